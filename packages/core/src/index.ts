@@ -1,0 +1,1 @@
+export * as ApiError from "./ApiError.ts"

@@ -1,0 +1,12 @@
+import { defineConfig } from "vitest/config"
+
+// One run covers every package's unit tests (next to the code) and the cross-package
+// integration tests. Benchmarks are not tests: they live in scripts/ and run via `npm run bench`.
+export default defineConfig({
+  test: {
+    include: ["packages/*/src/**/*.test.ts", "integration-tests/**/*.test.ts"],
+    testTimeout: 30_000,
+    hookTimeout: 60_000,
+    reporters: ["default"],
+  },
+})
