@@ -1,0 +1,311 @@
+/**
+ * The request programs, one per endpoint, behind the SalesIntelClient service.
+ *
+ * Each program validates its input before sending anything (InvalidRequest), sends GET with the
+ * X-CB-ApiKey and Accept headers, waits its turn at the shared rate limit, maps every non-200
+ * status to its typed error, decodes the envelope and each record (keeping the raw JSON), and
+ * retries passing faults with the policy of Retry.ts. The key is a Redacted value until the
+ * moment it becomes a header, and that header is on the platform's redaction list, so neither
+ * errors nor logged requests can show it.
+ */
+import {
+  FetchHttpClient,
+  Headers,
+  HttpClient,
+  HttpClientRequest,
+  type HttpClientResponse,
+} from "@effect/platform"
+import { Clock, Context, Duration, Effect, Either, Layer, Redacted, Schema } from "effect"
+import {
+  type ApiError,
+  Decode,
+  type Endpoint,
+  endpointPaths,
+  Forbidden,
+  InvalidRequest,
+  PaymentRequired,
+  RateLimited,
+  ServerError,
+  Transport,
+  Unauthorized,
+  UnexpectedStatus,
+} from "./ApiError.ts"
+import { CompanyTechnologies } from "./CompanyTechnologies.ts"
+import { type ConnectionConfig, endpointUrl } from "./Connection.ts"
+import { Contact } from "./Contact.ts"
+import * as Filters from "./Filters.ts"
+import { maxDepth, maxPageSize } from "./Limits.ts"
+import { decodeItems, Envelope, type Item, type Page } from "./Page.ts"
+import { fromParseError } from "./ParseIssue.ts"
+import * as RateLimit from "./RateLimit.ts"
+import * as Retry from "./Retry.ts"
+import { Category, Product } from "./Taxonomy.ts"
+
+/** Which page to ask for: 1-based page number and records per page (1 to 50). */
+export interface Paging {
+  readonly page: number
+  readonly pageSize: number
+}
+
+export interface SalesIntelClientService {
+  /** 4.1, credited: one credit per record on the page returned. */
+  readonly searchPeople: (
+    filters: Filters.PeopleFilters,
+    paging: Paging,
+  ) => Effect.Effect<Page<Contact>, ApiError>
+  /** 4.2, free: contact details masked; the match ids feed searchPeople({ match_ids }). */
+  readonly previewPeople: (
+    filters: Filters.PeopleFilters,
+    paging: Paging,
+  ) => Effect.Effect<Page<Contact>, ApiError>
+  /** 4.3, credited: one credit per company returned. */
+  readonly appendTechnologies: (
+    filters: Filters.TechnologyFilters,
+    paging: Paging,
+  ) => Effect.Effect<Page<CompanyTechnologies>, ApiError>
+  /** 4.4, free, unpaged. */
+  readonly taxonomyCategories: Effect.Effect<ReadonlyArray<Item<Category>>, ApiError>
+  /** 4.5, free. */
+  readonly taxonomyProducts: (
+    filters: Filters.ProductFilters,
+    paging: Paging,
+  ) => Effect.Effect<Page<Product>, ApiError>
+}
+
+export class SalesIntelClient extends Context.Tag("@salesintel/core/SalesIntelClient")<
+  SalesIntelClient,
+  SalesIntelClientService
+>() {}
+
+/** The header that carries the key; added to the platform's list of header values never shown. */
+const apiKeyHeader = "X-CB-ApiKey"
+
+// ---------------------------------------------------------------------------------------------
+// Responses
+
+/** A short human message from an error body: JSON `error` or `message`, else the text itself. */
+export const providerMessageOf = (body: string): string | undefined => {
+  const text = body.trim()
+  if (text.length === 0) return undefined
+  try {
+    const parsed: unknown = JSON.parse(text)
+    if (typeof parsed === "object" && parsed !== null) {
+      for (const key of ["error", "message", "detail"]) {
+        const value = (parsed as Record<string, unknown>)[key]
+        if (typeof value === "string" && value.length > 0) return value
+      }
+    }
+  } catch {
+    // Not JSON: the provider's error bodies are undocumented, so plain text is as good a message.
+  }
+  return text.slice(0, 300)
+}
+
+/** Retry-After as milliseconds from now: delta-seconds or an HTTP date; absent or unreadable is undefined. */
+export const parseRetryAfter = (value: string | undefined, nowMillis: number): number | undefined => {
+  if (value === undefined) return undefined
+  const trimmed = value.trim()
+  if (/^\d+$/.test(trimmed)) return Number(trimmed) * 1000
+  const date = Date.parse(trimmed)
+  return Number.isNaN(date) ? undefined : Math.max(0, date - nowMillis)
+}
+
+const errorForStatus = (
+  endpoint: Endpoint,
+  response: HttpClientResponse.HttpClientResponse,
+  techFilters: ReadonlyArray<string>,
+): Effect.Effect<never, ApiError> =>
+  Effect.gen(function* () {
+    const providerMessage = providerMessageOf(yield* Effect.orElseSucceed(response.text, () => ""))
+    const status = response.status
+    switch (status) {
+      case 401:
+        return yield* new Unauthorized({ endpoint, providerMessage })
+      case 402:
+        return yield* new PaymentRequired({ endpoint, providerMessage })
+      case 403:
+        return yield* new Forbidden({ endpoint, techFilters, providerMessage })
+      case 429: {
+        const retryAfterMillis = parseRetryAfter(
+          response.headers["retry-after"],
+          yield* Clock.currentTimeMillis,
+        )
+        return yield* new RateLimited({ endpoint, retryAfterMillis, providerMessage })
+      }
+      default:
+        return yield* status >= 500
+          ? new ServerError({ endpoint, status, providerMessage })
+          : new UnexpectedStatus({ endpoint, status, providerMessage })
+    }
+  })
+
+/** A 200 body that is not complete JSON was cut short on the way: a transport fault, retried. */
+const readJson = (endpoint: Endpoint, response: HttpClientResponse.HttpClientResponse) =>
+  Effect.flatMap(
+    Effect.mapError(
+      response.text,
+      (error) =>
+        new Transport({ endpoint, reason: "body", description: `reading the body failed: ${error.reason}` }),
+    ),
+    (text) =>
+      Effect.try({
+        try: (): unknown => JSON.parse(text),
+        catch: () =>
+          new Transport({
+            endpoint,
+            reason: "body",
+            description: `the body is not complete JSON (${text.length} characters received)`,
+          }),
+      }),
+  )
+
+// ---------------------------------------------------------------------------------------------
+// Requests
+
+const invalid = (endpoint: Endpoint, field: string, description: string) =>
+  new InvalidRequest({ endpoint, field, description })
+
+const pagingParameters = (endpoint: Endpoint, paging: Paging) => {
+  const { page, pageSize } = paging
+  if (!Number.isInteger(page) || page < 1)
+    return Either.left(invalid(endpoint, "page", `a whole number from 1, got ${page}`))
+  if (!Number.isInteger(pageSize) || pageSize < 1 || pageSize > maxPageSize)
+    return Either.left(
+      invalid(endpoint, "page_size", `a whole number from 1 to ${maxPageSize}, got ${pageSize}`),
+    )
+  if (page * pageSize > maxDepth)
+    return Either.left(
+      invalid(
+        endpoint,
+        "page",
+        `page ${page} at page_size ${pageSize} reaches record ${page * pageSize}, past the provider's ${maxDepth}-record paging depth; partition the query instead`,
+      ),
+    )
+  return Either.right([
+    ["page", String(page)],
+    ["page_size", String(pageSize)],
+  ] as const)
+}
+
+const filterParameters = <A, I>(endpoint: Endpoint, schema: Schema.Schema<A, I>, filters: unknown) =>
+  Either.mapLeft(Filters.encode(schema, filters), (issue) =>
+    invalid(endpoint, issue.path === "(root)" ? "filters" : `filters.${issue.path}`, issue.description),
+  )
+
+export const make = (config: ConnectionConfig) =>
+  Effect.gen(function* () {
+    const http = yield* HttpClient.HttpClient
+    const rateLimit = yield* RateLimit.RequestRateLimit
+    const timeout = Duration.millis(config.timeout_ms)
+
+    /** One GET with retries; succeeds with the parsed JSON body of a 200. */
+    const getJson = (
+      endpoint: Endpoint,
+      parameters: ReadonlyArray<readonly [string, string]>,
+      techFilters: ReadonlyArray<string>,
+    ): Effect.Effect<unknown, ApiError> => {
+      const request = HttpClientRequest.get(endpointUrl(config, endpointPaths[endpoint])).pipe(
+        HttpClientRequest.setUrlParams(parameters),
+        HttpClientRequest.setHeaders({
+          [apiKeyHeader]: Redacted.value(config.api_key),
+          Accept: "application/json",
+        }),
+      )
+      const attempt = rateLimit.limit(http.execute(request)).pipe(
+        Effect.mapError(
+          (error) => new Transport({ endpoint, reason: "network", description: error.message }),
+        ),
+        Effect.flatMap((response) =>
+          response.status >= 200 && response.status < 300
+            ? readJson(endpoint, response)
+            : errorForStatus(endpoint, response, techFilters),
+        ),
+        Effect.timeoutFail({
+          duration: timeout,
+          onTimeout: () =>
+            new Transport({
+              endpoint,
+              reason: "timeout",
+              description: `no complete answer within ${config.timeout_ms} ms`,
+            }),
+        }),
+      )
+      return Retry.withRetry(config.retry)(attempt).pipe(
+        Effect.locallyWith(Headers.currentRedactedNames, (names) => [...names, apiKeyHeader.toLowerCase()]),
+        Effect.withSpan(`SalesIntel.${endpoint}`, {
+          attributes: { parameters: Object.fromEntries(parameters) },
+        }),
+      )
+    }
+
+    const decodeEnvelope = (endpoint: Endpoint, body: unknown) =>
+      Either.mapLeft(
+        Schema.decodeUnknownEither(Envelope)(body),
+        (error) => new Decode({ endpoint, ...fromParseError(error) }),
+      )
+
+    const pageOf =
+      <A, I>(endpoint: Endpoint, recordSchema: Schema.Schema<A, I>) =>
+      (paging: Paging, body: unknown): Effect.Effect<Page<A>, ApiError> =>
+        Effect.gen(function* () {
+          const envelope = yield* decodeEnvelope(endpoint, body)
+          const items = yield* Either.mapLeft(
+            decodeItems(recordSchema, envelope.search_results),
+            (issue) => new Decode({ endpoint, ...issue }),
+          )
+          return {
+            page: paging.page,
+            pageSize: paging.pageSize,
+            resultCount: envelope.result_count ?? undefined,
+            isPreview: envelope.is_preview ?? endpoint === "people.preview",
+            items,
+          }
+        })
+
+    const paged =
+      <F, FI, A, I>(
+        endpoint: Endpoint,
+        filterSchema: Schema.Schema<F, FI>,
+        recordSchema: Schema.Schema<A, I>,
+      ) =>
+      (filters: F, paging: Paging): Effect.Effect<Page<A>, ApiError> =>
+        Effect.gen(function* () {
+          const filterParams = yield* filterParameters(endpoint, filterSchema, filters)
+          const pageParams = yield* pagingParameters(endpoint, paging)
+          const techFilters = Filters.techFiltersUsed(filters as Readonly<Record<string, unknown>>)
+          const body = yield* getJson(endpoint, [...filterParams, ...pageParams], techFilters)
+          return yield* pageOf(endpoint, recordSchema)(paging, body)
+        })
+
+    const taxonomyCategories = Effect.gen(function* () {
+      const body = yield* getJson("taxonomy.categories", [], [])
+      // Undocumented body: accept a bare array as well as the usual envelope.
+      const records = Array.isArray(body) ? { search_results: body } : body
+      const envelope = yield* decodeEnvelope("taxonomy.categories", records)
+      return yield* Either.mapLeft(
+        decodeItems(Category, envelope.search_results),
+        (issue) => new Decode({ endpoint: "taxonomy.categories", ...issue }),
+      )
+    })
+
+    return SalesIntelClient.of({
+      searchPeople: paged("people.search", Filters.PeopleFilters, Contact),
+      previewPeople: paged("people.preview", Filters.PeopleFilters, Contact),
+      appendTechnologies: paged("technologies.append", Filters.TechnologyFilters, CompanyTechnologies),
+      taxonomyCategories,
+      taxonomyProducts: paged("taxonomy.products", Filters.ProductFilters, Product),
+    })
+  })
+
+/** The client over whatever HttpClient and rate limit the caller provides. */
+export const layer = (
+  config: ConnectionConfig,
+): Layer.Layer<SalesIntelClient, never, HttpClient.HttpClient | RateLimit.RequestRateLimit> =>
+  Layer.effect(SalesIntelClient, make(config))
+
+/** The client over fetch (Node, Deno, Bun) with its own rate limit at the configured pace. */
+export const layerFetch = (config: ConnectionConfig): Layer.Layer<SalesIntelClient> =>
+  layer(config).pipe(
+    Layer.provide(FetchHttpClient.layer),
+    Layer.provide(RateLimit.layer(config.requests_per_minute)),
+  )

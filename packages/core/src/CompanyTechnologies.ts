@@ -1,0 +1,27 @@
+/**
+ * A company record of /service/technologies/append: the company and the technologies appended
+ * to it. The provider documents no body for this endpoint; these keys follow the composed
+ * example in upstream-api-notes.md section 11b and are decoded loosely, the raw JSON kept.
+ */
+import { Schema } from "effect"
+import { CompanySummary } from "./Contact.ts"
+import { LooseInt, optionalNullable } from "./Values.ts"
+
+export const Technology = Schema.Struct({
+  category: optionalNullable(Schema.String),
+  subcategory: optionalNullable(Schema.String),
+  product: optionalNullable(Schema.String),
+  vendor: optionalNullable(Schema.String),
+  /** Whether the company uses it; append charges per company whether or not it does. */
+  in_use: optionalNullable(Schema.Boolean),
+})
+export type Technology = typeof Technology.Type
+
+export const CompanyTechnologies = Schema.Struct({
+  company_id: LooseInt,
+  company_name: optionalNullable(Schema.String),
+  company_domains: optionalNullable(Schema.Array(Schema.String)),
+  company: optionalNullable(CompanySummary),
+  technologies: optionalNullable(Schema.Array(Technology)),
+})
+export type CompanyTechnologies = typeof CompanyTechnologies.Type

@@ -1,0 +1,227 @@
+/**
+ * The query parameters of every endpoint (interface-spec.md section 4), with their real types:
+ * lists are arrays, flags are booleans, numbers are integers and the documented codes are literal
+ * unions. Encoding joins lists with ',' or '~' as the spec says for each parameter; a value that
+ * contains its own separator cannot be sent faithfully, so it is refused with the field's path
+ * instead of silently becoming two values.
+ */
+import { Either, ParseResult, Schema } from "effect"
+import { fromParseError, type ParseIssue } from "./ParseIssue.ts"
+
+// ---------------------------------------------------------------------------------------------
+// Code lists (interface-spec.md section 2)
+
+export const jobLevels = ["brd", "chf", "vp", "dir", "mgr", "stf"] as const
+export const JobLevel = Schema.Literal(...jobLevels)
+export type JobLevel = typeof JobLevel.Type
+
+export const jobDepartments = [
+  "fnad",
+  "hr",
+  "it_is",
+  "lgl",
+  "mrkt",
+  "ops",
+  "prc",
+  "enrd",
+  "sale",
+  "other",
+] as const
+export const JobDepartment = Schema.Literal(...jobDepartments)
+export type JobDepartment = typeof JobDepartment.Type
+
+export const requiredFieldCodes = [
+  "address",
+  "phone",
+  "direct_phone",
+  "any_mobile",
+  "personal_email",
+  "linkedin_url",
+  "job_title",
+] as const
+export const RequiredField = Schema.Literal(...requiredFieldCodes)
+export type RequiredField = typeof RequiredField.Type
+
+export const SortDirection = Schema.Literal("asc", "desc")
+export const CompanySortBy = Schema.Literal("company_name", "company_location")
+export const ProductSortBy = Schema.Literal("product", "vendor")
+
+// ---------------------------------------------------------------------------------------------
+// List values
+
+/** A list item sent inside a separated list: non-empty and free of its list's separator. */
+const listItem = (separator: "," | "~") =>
+  Schema.String.pipe(
+    Schema.filter(
+      (value) =>
+        value.trim().length === 0
+          ? "a non-empty value"
+          : value.includes(separator)
+            ? `a value without '${separator}' (the provider splits this list on '${separator}', so "${value}" would be read as several values)`
+            : undefined,
+      { identifier: separator === "," ? "CommaListItem" : "TildeListItem" },
+    ),
+  )
+
+/** A list the spec joins with commas. */
+export const CommaList = Schema.Array(listItem(","))
+/** A list the spec joins with tildes (the tech_* filters and the taxonomy terms). */
+export const TildeList = Schema.Array(listItem("~"))
+const CodeList = <S extends Schema.Schema.Any>(code: S) => Schema.Array(code)
+
+const NonNegativeInt = Schema.Int.pipe(Schema.nonNegative())
+
+const CountryCode = Schema.String.pipe(
+  Schema.pattern(/^[A-Za-z]{2}$/, { message: () => "an ISO 3166-1 alpha-2 country code such as US or DE" }),
+)
+const Digits = Schema.String.pipe(
+  Schema.pattern(/^[0-9]+$/, { message: () => "digits only, without spaces or punctuation" }),
+)
+
+// ---------------------------------------------------------------------------------------------
+// Filters per endpoint
+
+const techFilterFields = {
+  tech_category: Schema.optional(TildeList),
+  tech_subcategory: Schema.optional(TildeList),
+  tech_product: Schema.optional(TildeList),
+  tech_vendor: Schema.optional(TildeList),
+}
+
+const orderFields = {
+  sort_by: Schema.optional(CompanySortBy),
+  sort_direction: Schema.optional(SortDirection),
+}
+
+/** Min and max of a range filter must not cross: the provider would silently return nothing. */
+const rangeCheck =
+  (minKey: string, maxKey: string) =>
+  (filters: Readonly<Record<string, unknown>>): ParseResult.ParseIssue | undefined => {
+    const min = filters[minKey]
+    const max = filters[maxKey]
+    return typeof min === "number" && typeof max === "number" && min > max
+      ? new ParseResult.Pointer(
+          minKey,
+          filters,
+          new ParseResult.Type(
+            NonNegativeInt.ast,
+            min,
+            `${minKey} (${min}) must not exceed ${maxKey} (${max})`,
+          ),
+        )
+      : undefined
+  }
+
+/** Filters of 4.1 (search, credited) and 4.2 (preview, free); both take the same parameters. */
+export const PeopleFilters = Schema.Struct({
+  // Company filters
+  company_domain: Schema.optional(CommaList),
+  /** Obsolete in the spec; still sent if given, and the provider ignores it. */
+  company_industries: Schema.optional(CommaList),
+  company_location_states: Schema.optional(CommaList),
+  company_location_zipcodes: Schema.optional(CommaList),
+  company_location_zipcodes_distance: Schema.optional(NonNegativeInt),
+  company_max_revenue: Schema.optional(NonNegativeInt),
+  company_min_revenue: Schema.optional(NonNegativeInt),
+  company_max_size: Schema.optional(NonNegativeInt),
+  company_min_size: Schema.optional(NonNegativeInt),
+  company_naics_codes: Schema.optional(CommaList),
+  company_sic_codes: Schema.optional(CommaList),
+  company_name: Schema.optional(CommaList),
+  is_international: Schema.optional(Schema.Boolean),
+  location_country_codes: Schema.optional(Schema.Array(CountryCode)),
+  specialties: Schema.optional(CommaList),
+  verified: Schema.optional(Schema.Boolean),
+  // Technology filters (need the add-on permission)
+  ...techFilterFields,
+  // Contact filters
+  email: Schema.optional(CommaList),
+  matchOnJobHistory: Schema.optional(Schema.Boolean),
+  first_name: Schema.optional(Schema.String),
+  last_name: Schema.optional(Schema.String),
+  job_title: Schema.optional(CommaList),
+  job_levels: Schema.optional(CodeList(JobLevel)),
+  job_departments: Schema.optional(CodeList(JobDepartment)),
+  match_ids: Schema.optional(CommaList),
+  required_fields: Schema.optional(CodeList(RequiredField)),
+  is_ev_contact: Schema.optional(Schema.Boolean),
+  linkedin_url: Schema.optional(Schema.String),
+  mobile_phone: Schema.optional(Digits),
+  ...orderFields,
+}).pipe(
+  Schema.filter((filters) => [
+    rangeCheck("company_min_size", "company_max_size")(filters),
+    rangeCheck("company_min_revenue", "company_max_revenue")(filters),
+  ]),
+)
+export type PeopleFilters = typeof PeopleFilters.Type
+
+/** Filters of 4.3, technology append (credited per company returned). */
+export const TechnologyFilters = Schema.Struct({
+  company_domain: Schema.optional(CommaList),
+  company_name: Schema.optional(CommaList),
+  is_international: Schema.optional(Schema.Boolean),
+  ...techFilterFields,
+  verified: Schema.optional(Schema.Boolean),
+  ...orderFields,
+})
+export type TechnologyFilters = typeof TechnologyFilters.Type
+
+/** Filters of 4.5, taxonomy products and vendors: at least one of product or vendor. */
+export const ProductFilters = Schema.Struct({
+  product: Schema.optional(TildeList),
+  vendor: Schema.optional(TildeList),
+  sort_by: Schema.optional(ProductSortBy),
+  sort_direction: Schema.optional(SortDirection),
+}).pipe(
+  Schema.filter(
+    (filters) =>
+      (filters.product?.length ?? 0) + (filters.vendor?.length ?? 0) > 0 ||
+      "at least one product or vendor term (the provider refuses a lookup with neither)",
+  ),
+)
+export type ProductFilters = typeof ProductFilters.Type
+
+// ---------------------------------------------------------------------------------------------
+// Encoding
+
+/** Which parameters are joined with '~' rather than ','. */
+const tildeParameters = new Set([
+  "tech_category",
+  "tech_subcategory",
+  "tech_product",
+  "tech_vendor",
+  "product",
+  "vendor",
+])
+
+/** The tech_* filters present in a filter set: they need the add-on, and a 403 names them. */
+export const techFiltersUsed = (filters: Readonly<Record<string, unknown>>): ReadonlyArray<string> =>
+  Object.keys(techFilterFields).filter((key) => {
+    const value = filters[key]
+    return Array.isArray(value) && value.length > 0
+  })
+
+/**
+ * Validates filters and turns them into query parameters, in the spec's order. Lists are joined
+ * with their separator, booleans become "true"/"false", empty lists are left out (no filter).
+ */
+export const encode = <A, I>(
+  schema: Schema.Schema<A, I>,
+  filters: unknown,
+): Either.Either<ReadonlyArray<readonly [string, string]>, ParseIssue> =>
+  Schema.decodeUnknownEither(schema, { onExcessProperty: "error" })(filters).pipe(
+    Either.mapLeft((error) => fromParseError(error)),
+    Either.map((decoded) => {
+      const parameters: Array<readonly [string, string]> = []
+      for (const [key, value] of Object.entries(decoded as Record<string, unknown>)) {
+        if (value === undefined) continue
+        if (Array.isArray(value)) {
+          if (value.length > 0) parameters.push([key, value.join(tildeParameters.has(key) ? "~" : ",")])
+        } else {
+          parameters.push([key, String(value)])
+        }
+      }
+      return parameters
+    }),
+  )

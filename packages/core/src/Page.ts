@@ -1,0 +1,50 @@
+/**
+ * One page of results: the envelope the provider wraps records in, and the decoded records each
+ * kept with its raw JSON. Decoding a record that does not fit its schema fails the page with the
+ * path of the bad value (e.g. `search_results[3].company.id`): nothing is dropped silently.
+ */
+import { Either, Schema } from "effect"
+import { fromParseError, type ParseIssue } from "./ParseIssue.ts"
+import { LooseInt, optionalNullable } from "./Values.ts"
+
+export const Envelope = Schema.Struct({
+  page: optionalNullable(LooseInt),
+  page_size: optionalNullable(LooseInt),
+  /** The total number of matches of the query, not of this page. */
+  result_count: optionalNullable(LooseInt),
+  is_preview: optionalNullable(Schema.Boolean),
+  error: optionalNullable(Schema.String),
+  search_results: Schema.Array(Schema.Record({ key: Schema.String, value: Schema.Unknown })),
+})
+export type Envelope = typeof Envelope.Type
+
+/** A decoded record and the JSON object it came from. */
+export interface Item<A> {
+  readonly record: A
+  readonly raw: Readonly<Record<string, unknown>>
+}
+
+export interface Page<A> {
+  /** The page number we asked for (1-based). */
+  readonly page: number
+  readonly pageSize: number
+  /** The query's total match count, when the provider sent one. */
+  readonly resultCount: number | undefined
+  readonly isPreview: boolean
+  readonly items: ReadonlyArray<Item<A>>
+}
+
+/** Decodes each record of an envelope with `schema`, keeping its raw object. */
+export const decodeItems = <A, I>(
+  schema: Schema.Schema<A, I>,
+  rawRecords: ReadonlyArray<Readonly<Record<string, unknown>>>,
+): Either.Either<ReadonlyArray<Item<A>>, ParseIssue> => {
+  const decode = Schema.decodeUnknownEither(schema)
+  const items: Array<Item<A>> = []
+  for (const [index, raw] of rawRecords.entries()) {
+    const decoded = decode(raw)
+    if (Either.isLeft(decoded)) return Either.left(fromParseError(decoded.left, ["search_results", index]))
+    items.push({ record: decoded.right, raw })
+  }
+  return Either.right(items)
+}

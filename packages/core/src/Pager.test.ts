@@ -1,0 +1,232 @@
+import { describe, expect, it } from "@effect/vitest"
+import { Chunk, Effect, Layer, Random, Stream } from "effect"
+import fc from "fast-check"
+import { ServerError } from "./ApiError.ts"
+import type { Paging } from "./Client.ts"
+import { CreditBudget, type CreditBudgetService, make as makeBudget } from "./CreditBudget.ts"
+import type { Page } from "./Page.ts"
+import * as Pager from "./Pager.ts"
+
+/**
+ * A fake query of `total` records (ids 0..total-1) that charges one credit per record returned,
+ * like the provider. Pages complete in a scrambled order (random yields) to exercise concurrency.
+ */
+const fakeQuery = (total: number, options: { failOnPage?: number; resultCount?: boolean } = {}) => {
+  const requested: Array<number> = []
+  let charged = 0
+  const fetch = (paging: Paging) =>
+    Effect.gen(function* () {
+      requested.push(paging.page)
+      const yields = yield* Random.nextIntBetween(0, 20)
+      for (let i = 0; i < yields; i++) yield* Effect.yieldNow()
+      if (paging.page === options.failOnPage)
+        return yield* new ServerError({ endpoint: "people.search", status: 500 })
+      const start = (paging.page - 1) * paging.pageSize
+      const ids = Array.from(
+        { length: Math.max(0, Math.min(paging.pageSize, total - start)) },
+        (_, i) => start + i,
+      )
+      charged += ids.length
+      const page: Page<number> = {
+        page: paging.page,
+        pageSize: paging.pageSize,
+        resultCount: options.resultCount === false ? undefined : total,
+        isPreview: false,
+        items: ids.map((id) => ({ record: id, raw: { id } })),
+      }
+      return page
+    })
+  return { fetch, requested, charged: () => charged }
+}
+
+/** A budget that checks, at every step, that spent + reserved never passes the limit. */
+const watchedBudget = (limit: number) =>
+  Effect.gen(function* () {
+    const inner = yield* makeBudget(limit)
+    let worst = 0
+    const watch = Effect.tap(inner.snapshot, (s) => {
+      worst = Math.max(worst, s.spent + s.reserved)
+    })
+    const service: CreditBudgetService = {
+      ...inner,
+      reserve: (credits) => Effect.tap(inner.reserve(credits), () => watch),
+      settle: (reservation, charged) => Effect.tap(inner.settle(reservation, charged), () => watch),
+    }
+    return { service, worst: () => worst }
+  })
+
+const collect = <A>(options: Pager.Options<A>, budgetLimit: number) =>
+  Effect.gen(function* () {
+    const budget = yield* watchedBudget(budgetLimit)
+    const events = yield* Stream.runCollect(Pager.stream(options)).pipe(
+      Effect.provide(Layer.succeed(CreditBudget, budget.service)),
+    )
+    const snapshot = yield* budget.service.snapshot
+    const list = Chunk.toReadonlyArray(events)
+    const records = list.flatMap((event) =>
+      event._tag === "PageFetched" ? event.page.items.map((i) => i.record) : [],
+    )
+    return { events: list, records, snapshot, worst: budget.worst() }
+  })
+
+const range = (n: number) => Array.from({ length: n }, (_, i) => i)
+
+describe("Pager", () => {
+  it.effect("reads every page of a query once, in order, and stops at the last page", () =>
+    Effect.gen(function* () {
+      const query = fakeQuery(137)
+      const { records, events, snapshot } = yield* collect(
+        { fetch: query.fetch, credited: true, pageSize: 50, concurrency: 4 },
+        10_000,
+      )
+      expect(records).toEqual(range(137))
+      expect(query.requested.sort((a, b) => a - b)).toEqual([1, 2, 3])
+      expect(events.map((e) => e._tag)).toEqual(["PageFetched", "PageFetched", "PageFetched"])
+      expect(snapshot).toMatchObject({ spent: 137, reserved: 0 })
+    }),
+  )
+
+  it.effect("caps page_size at 50", () =>
+    Effect.gen(function* () {
+      const query = fakeQuery(120)
+      const { events } = yield* collect({ fetch: query.fetch, credited: false, pageSize: 500 }, 0)
+      expect(events.map((e) => (e._tag === "PageFetched" ? e.page.pageSize : 0))).toEqual([50, 50, 50])
+    }),
+  )
+
+  it.effect("never pages past 10,000 records deep and says so", () =>
+    Effect.gen(function* () {
+      const query = fakeQuery(25_000)
+      const { records, events } = yield* collect({ fetch: query.fetch, credited: false, concurrency: 4 }, 0)
+      expect(records).toHaveLength(10_000)
+      expect(Math.max(...query.requested)).toBe(200)
+      expect(events.at(-1)).toEqual(
+        new Pager.DepthLimitReached({ resultCount: 25_000, recordsReachable: 10_000 }),
+      )
+    }),
+  )
+
+  it.effect("does not request a page the budget cannot cover, and reports what was left", () =>
+    Effect.gen(function* () {
+      const query = fakeQuery(137)
+      const { records, events, snapshot } = yield* collect(
+        { fetch: query.fetch, credited: true, pageSize: 50, concurrency: 4 },
+        120,
+      )
+      expect(records).toEqual(range(100))
+      expect(query.requested.sort((a, b) => a - b)).toEqual([1, 2])
+      expect(events.at(-1)).toEqual(
+        new Pager.BudgetExhausted({
+          nextPage: 3,
+          recordsRemaining: 37,
+          creditsNeeded: 50,
+          creditsAvailable: 20,
+        }),
+      )
+      expect(snapshot).toMatchObject({ spent: 100, reserved: 0 })
+    }),
+  )
+
+  it.effect("a budget too small for the first page requests nothing", () =>
+    Effect.gen(function* () {
+      const query = fakeQuery(137)
+      const { events } = yield* collect({ fetch: query.fetch, credited: true, pageSize: 50 }, 49)
+      expect(query.requested).toEqual([])
+      expect(events).toEqual([
+        new Pager.BudgetExhausted({
+          nextPage: 1,
+          recordsRemaining: undefined,
+          creditsNeeded: 50,
+          creditsAvailable: 49,
+        }),
+      ])
+    }),
+  )
+
+  it.effect("reserves no more than maxRecords allows (a match_ids fetch of 30 ids)", () =>
+    Effect.gen(function* () {
+      const query = fakeQuery(30)
+      const { records, snapshot } = yield* collect({ fetch: query.fetch, credited: true, maxRecords: 30 }, 30)
+      expect(records).toEqual(range(30))
+      expect(snapshot).toMatchObject({ spent: 30, reserved: 0 })
+    }),
+  )
+
+  it.effect("without a result count, reads one page at a time until a short page", () =>
+    Effect.gen(function* () {
+      const query = fakeQuery(120, { resultCount: false })
+      const { records } = yield* collect({ fetch: query.fetch, credited: true, concurrency: 4 }, 10_000)
+      expect(records).toEqual(range(120))
+      expect(query.requested).toEqual([1, 2, 3])
+    }),
+  )
+
+  it.effect("a failed page fails the stream and releases every reservation", () =>
+    Effect.gen(function* () {
+      const query = fakeQuery(1000, { failOnPage: 5 })
+      const budget = yield* makeBudget(10_000)
+      const result = yield* Stream.runCollect(
+        Pager.stream({ fetch: query.fetch, credited: true, concurrency: 4 }),
+      ).pipe(Effect.provide(Layer.succeed(CreditBudget, budget)), Effect.either)
+      expect(result._tag === "Left" && result.left._tag).toBe("ServerError")
+      const snapshot = yield* budget.snapshot
+      expect(snapshot.reserved).toBe(0)
+      expect(snapshot.spent).toBe(query.charged())
+    }),
+  )
+
+  it.effect("property: never reserves or spends past the budget, never skips or repeats a record", () =>
+    Effect.promise(() =>
+      fc.assert(
+        fc.asyncProperty(
+          fc.integer({ min: 0, max: 2_500 }),
+          fc.integer({ min: 1, max: 50 }),
+          fc.integer({ min: 0, max: 3_000 }),
+          fc.integer({ min: 1, max: 6 }),
+          fc.integer(),
+          async (total, pageSize, budget, concurrency, seed) => {
+            const query = fakeQuery(total)
+            const outcome = await Effect.runPromise(
+              collect({ fetch: query.fetch, credited: true, pageSize, concurrency }, budget).pipe(
+                Effect.withRandom(Random.make(seed)),
+              ),
+            )
+            const { records, events, snapshot, worst } = outcome
+            // Budget: spent + reserved never above the limit; spent equals what the provider charged.
+            expect(worst).toBeLessThanOrEqual(budget)
+            expect(snapshot.spent).toBe(query.charged())
+            expect(snapshot.reserved).toBe(0)
+            // Records: a gap-free prefix, each once.
+            expect(records).toEqual(range(records.length))
+            // Pages requested: each at most once, none past the last.
+            expect(new Set(query.requested).size).toBe(query.requested.length)
+            expect(Math.max(0, ...query.requested)).toBeLessThanOrEqual(
+              Math.max(1, Math.ceil(total / pageSize)),
+            )
+            const reachable = Math.min(total, Math.floor(10_000 / pageSize) * pageSize)
+            const last = events.at(-1)
+            if (records.length < reachable) {
+              expect(last?._tag).toBe("BudgetExhausted")
+              const remaining = last?._tag === "BudgetExhausted" ? last.recordsRemaining : undefined
+              if (records.length > 0) expect(remaining).toBe(total - records.length)
+              // Stopping was necessary: the next page would not have fit.
+              expect(budget - snapshot.spent).toBeLessThan(pageSize)
+            } else {
+              expect(records.length).toBe(reachable)
+            }
+          },
+        ),
+        { numRuns: 150 },
+      ),
+    ),
+  )
+
+  it.effect("a free endpoint reads whole with a zero budget and records no spending", () =>
+    Effect.gen(function* () {
+      const query = fakeQuery(75)
+      const { records, snapshot } = yield* collect({ fetch: query.fetch, credited: false }, 0)
+      expect(records).toEqual(range(75))
+      expect(snapshot).toMatchObject({ spent: 0, reserved: 0 })
+    }),
+  )
+})

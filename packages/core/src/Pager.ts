@@ -1,0 +1,179 @@
+/**
+ * A paginated query as a Stream of page events, spending credits only as the budget allows.
+ *
+ * - Page 1 is fetched alone; its result_count says how many pages exist, and no page past that
+ *   (or past what `maxRecords` allows) is ever reserved or requested.
+ * - Each credited page reserves its worst-case cost (page_size records, or fewer when
+ *   `maxRecords` bounds the query) before it is requested, in page order, and settles to the
+ *   records it returned. The first page the budget cannot cover ends the stream with a
+ *   BudgetExhausted event saying what was left: no later page is requested, so no record is
+ *   skipped and the caller can resume from `nextPage`.
+ * - Up to `concurrency` pages are in flight at once; events still come in page order.
+ * - No page deeper than 10,000 records is requested. A result set larger than that ends with a
+ *   DepthLimitReached event: the query must be partitioned (Partitioner.ts) to be read whole.
+ */
+import { Data, Deferred, Effect, Exit, FiberId, Option, Ref, Stream } from "effect"
+import type { ApiError } from "./ApiError.ts"
+import type { Paging } from "./Client.ts"
+import { CreditBudget, type Reservation } from "./CreditBudget.ts"
+import { lastReachablePage, maxPageSize } from "./Limits.ts"
+import type { Page } from "./Page.ts"
+
+export interface Options<A> {
+  readonly fetch: (paging: Paging) => Effect.Effect<Page<A>, ApiError>
+  /** Records per page, 1 to 50 (larger values are capped at 50). Default 50. */
+  readonly pageSize?: number | undefined
+  /** A credited endpoint: reserve before each page, settle to the records it returned. */
+  readonly credited: boolean
+  /** A known ceiling on the query's records, e.g. the number of match_ids it names. */
+  readonly maxRecords?: number | undefined
+  /** Pages in flight at once after the first. Default 1. */
+  readonly concurrency?: number | undefined
+}
+
+/** A page arrived; `creditsCharged` is what it cost (0 on free endpoints). */
+export class PageFetched<A> extends Data.TaggedClass("PageFetched")<{
+  readonly page: Page<A>
+  readonly creditsCharged: number
+}> {}
+
+/** The budget could not cover `nextPage`; nothing from it on was requested. */
+export class BudgetExhausted extends Data.TaggedClass("BudgetExhausted")<{
+  readonly nextPage: number
+  /** Records the query still had past the pages read, when the result count is known. */
+  readonly recordsRemaining: number | undefined
+  /** What the next page would have reserved, and what the budget had left. */
+  readonly creditsNeeded: number
+  readonly creditsAvailable: number
+}> {}
+
+/** The query matched more records than paging can reach; read it through partitions. */
+export class DepthLimitReached extends Data.TaggedClass("DepthLimitReached")<{
+  readonly resultCount: number | undefined
+  readonly recordsReachable: number
+}> {}
+
+export type Event<A> = PageFetched<A> | BudgetExhausted | DepthLimitReached
+
+export const stream = <A>(options: Options<A>): Stream.Stream<Event<A>, ApiError, CreditBudget> =>
+  Stream.unwrap(
+    Effect.gen(function* () {
+      const budget = yield* CreditBudget
+      const pageSize = Math.max(1, Math.min(maxPageSize, Math.floor(options.pageSize ?? maxPageSize)))
+      const deepestPage = lastReachablePage(pageSize)
+      const { credited, maxRecords } = options
+      const recordsBefore = (page: number) => (page - 1) * pageSize
+      const worstCase = (page: number) =>
+        credited
+          ? Math.min(
+              pageSize,
+              maxRecords === undefined ? pageSize : Math.max(0, maxRecords - recordsBefore(page)),
+            )
+          : 0
+
+      // Reservations are made strictly in page order, even with pages in flight concurrently:
+      // page p waits for page p - 1's decision. Once one page is refused, no later page reserves.
+      const turns = new Map<number, Deferred.Deferred<void>>()
+      const turnOf = (page: number) => {
+        let turn = turns.get(page)
+        if (turn === undefined) {
+          // Made on first use by whichever page asks first; synchronous, so no two fibers race.
+          turn = Deferred.unsafeMake<void>(FiberId.none)
+          turns.set(page, turn)
+        }
+        return turn
+      }
+      const refusal = yield* Ref.make(Option.none<BudgetExhausted>())
+      let knownTotal: number | undefined
+
+      const decide = (page: number): Effect.Effect<Option.Option<Reservation>> =>
+        Effect.gen(function* () {
+          if (Option.isSome(yield* Ref.get(refusal))) return Option.none()
+          const needed = worstCase(page)
+          const reservation = yield* budget.reserve(needed)
+          if (Option.isNone(reservation)) {
+            const { available } = yield* budget.snapshot
+            const recordsRemaining = knownTotal === undefined ? undefined : knownTotal - recordsBefore(page)
+            yield* Ref.set(
+              refusal,
+              Option.some(
+                new BudgetExhausted({
+                  nextPage: page,
+                  recordsRemaining,
+                  creditsNeeded: needed,
+                  creditsAvailable: available,
+                }),
+              ),
+            )
+          }
+          return reservation
+        }).pipe(Effect.ensuring(Deferred.succeed(turnOf(page + 1), undefined)))
+
+      const fetchPage = (page: number): Effect.Effect<Event<A>, ApiError> =>
+        Deferred.await(turnOf(page)).pipe(
+          Effect.zipRight(
+            Effect.acquireUseRelease(
+              decide(page),
+              (reservation) =>
+                Option.isNone(reservation)
+                  ? Effect.map(Ref.get(refusal), (refused) => Option.getOrThrow(refused) as Event<A>)
+                  : Effect.map(
+                      options.fetch({ page, pageSize }),
+                      (fetched) =>
+                        new PageFetched({
+                          page: fetched,
+                          creditsCharged: credited ? fetched.items.length : 0,
+                        }) as Event<A>,
+                    ),
+              (reservation, exit) =>
+                Option.match(reservation, {
+                  onNone: () => Effect.void,
+                  onSome: (held) =>
+                    Exit.isSuccess(exit) && exit.value._tag === "PageFetched"
+                      ? budget.settle(held, exit.value.creditsCharged)
+                      : budget.release(held),
+                }),
+            ),
+          ),
+          // A page interrupted while waiting for its turn must still pass the turn on.
+          Effect.ensuring(Deferred.succeed(turnOf(page + 1), undefined)),
+        )
+
+      yield* Deferred.succeed(turnOf(1), undefined)
+      const first = yield* fetchPage(1)
+      if (first._tag !== "PageFetched" || first.page.items.length < pageSize) return Stream.make(first)
+
+      const resultCount = first.page.resultCount
+      const reachableTotal =
+        resultCount === undefined ? maxRecords : Math.min(resultCount, maxRecords ?? Number.POSITIVE_INFINITY)
+      knownTotal = reachableTotal
+      const lastPage =
+        reachableTotal === undefined
+          ? deepestPage
+          : Math.min(deepestPage, Math.ceil(reachableTotal / pageSize))
+      // Without a count, the end is the first short page: request one page at a time so that no
+      // page past the end is reserved.
+      const concurrency = reachableTotal === undefined ? 1 : Math.max(1, Math.floor(options.concurrency ?? 1))
+
+      const rest = (lastPage < 2 ? Stream.empty : Stream.range(2, lastPage)).pipe(
+        Stream.mapEffect(fetchPage, { concurrency }),
+        Stream.takeUntil(
+          (event) =>
+            event._tag !== "PageFetched" ||
+            (reachableTotal === undefined && event.page.items.length < pageSize),
+        ),
+      )
+
+      // After the last page: say so if the query held more than paging can reach.
+      const trailer = Stream.unwrap(
+        Effect.map(Ref.get(refusal), (refused): Stream.Stream<Event<A>> => {
+          if (Option.isSome(refused)) return Stream.empty
+          const pastDepth = reachableTotal === undefined ? false : reachableTotal > deepestPage * pageSize
+          return pastDepth
+            ? Stream.make(new DepthLimitReached({ resultCount, recordsReachable: deepestPage * pageSize }))
+            : Stream.empty
+        }),
+      )
+      return Stream.concat(Stream.make(first), Stream.concat(rest, trailer))
+    }),
+  )

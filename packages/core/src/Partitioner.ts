@@ -1,0 +1,219 @@
+/**
+ * Splits a contact query whose result set is deeper than paging can reach (10,000 records) into
+ * disjoint sub-queries that each fit, sized with the free preview's result_count.
+ *
+ * Dimensions are tried in order: company size ranges (bisected, on a geometric midpoint since
+ * company sizes span orders of magnitude), then job levels, job departments and US states. A
+ * split is kept only if its parts' counts add up to the parent's count, which is what proves the
+ * parts disjoint and complete (a contact with no company size, say, would fall out of every size
+ * range: the sums disagree and the next dimension is tried instead). A part that no dimension
+ * can split is reported as unsplittable, never dropped.
+ */
+import { Effect } from "effect"
+import { type ApiError, Decode } from "./ApiError.ts"
+import type { SalesIntelClientService } from "./Client.ts"
+import {
+  type JobDepartment,
+  type JobLevel,
+  jobDepartments,
+  jobLevels,
+  type PeopleFilters,
+} from "./Filters.ts"
+import { maxDepth } from "./Limits.ts"
+
+/** US states and DC, the values of company_location_states for a US split. */
+export const usStates = [
+  "AL",
+  "AK",
+  "AZ",
+  "AR",
+  "CA",
+  "CO",
+  "CT",
+  "DE",
+  "DC",
+  "FL",
+  "GA",
+  "HI",
+  "ID",
+  "IL",
+  "IN",
+  "IA",
+  "KS",
+  "KY",
+  "LA",
+  "ME",
+  "MD",
+  "MA",
+  "MI",
+  "MN",
+  "MS",
+  "MO",
+  "MT",
+  "NE",
+  "NV",
+  "NH",
+  "NJ",
+  "NM",
+  "NY",
+  "NC",
+  "ND",
+  "OH",
+  "OK",
+  "OR",
+  "PA",
+  "RI",
+  "SC",
+  "SD",
+  "TN",
+  "TX",
+  "UT",
+  "VT",
+  "VA",
+  "WA",
+  "WV",
+  "WI",
+  "WY",
+] as const
+
+/** Above any real company's employee count: the open upper end of a size range. */
+export const maxCompanySize = 10_000_000
+
+export interface Part {
+  readonly filters: PeopleFilters
+  readonly count: number
+}
+
+export interface Unsplittable extends Part {
+  readonly reason: string
+}
+
+export interface Plan {
+  /** Disjoint sub-queries, each at most `limit` records, in a stable order. */
+  readonly parts: ReadonlyArray<Part>
+  /** Sub-queries over the limit that could not be split further; their records are not in `parts`. */
+  readonly unsplittable: ReadonlyArray<Unsplittable>
+  /** The whole query's count. */
+  readonly total: number
+  /** How many count requests the plan took. */
+  readonly countRequests: number
+}
+
+export interface Options {
+  /** The count of a query: normally the preview's result_count (see previewCount). */
+  readonly count: (filters: PeopleFilters) => Effect.Effect<number, ApiError>
+  /** Largest part. Default 10,000 (the paging depth). */
+  readonly limit?: number | undefined
+  /** Most count requests a plan may take; past it, what is left is reported unsplittable. */
+  readonly maxCountRequests?: number | undefined
+  /** Count requests in flight at once. Default 4. */
+  readonly concurrency?: number | undefined
+}
+
+/** A way to cut a query into pieces; None when this dimension cannot cut it any further. */
+type Dimension = (filters: PeopleFilters) => ReadonlyArray<PeopleFilters> | undefined
+
+const bySize: Dimension = (filters) => {
+  const low = filters.company_min_size ?? 0
+  const high = filters.company_max_size ?? maxCompanySize
+  if (low >= high) return undefined
+  // Geometric midpoint: sizes cluster low, so halving the range linearly would take many rounds.
+  const geometric = Math.floor(Math.sqrt((low + 1) * (high + 1))) - 1
+  const middle = Math.min(high - 1, Math.max(low, geometric))
+  return [
+    { ...filters, company_min_size: low, company_max_size: middle },
+    { ...filters, company_min_size: middle + 1, company_max_size: high },
+  ]
+}
+
+/** One sub-query per value of a list filter (all its codes when the filter is not set). */
+const byValues =
+  <K extends "job_levels" | "job_departments" | "company_location_states", V extends string>(
+    key: K,
+    allValues: ReadonlyArray<V>,
+  ): Dimension =>
+  (filters) => {
+    const current = (filters[key] as ReadonlyArray<V> | undefined) ?? allValues
+    if (current.length <= 1) return undefined
+    return current.map((value) => ({ ...filters, [key]: [value] }))
+  }
+
+const dimensions: ReadonlyArray<readonly [string, Dimension]> = [
+  ["company size", bySize],
+  ["job level", byValues<"job_levels", JobLevel>("job_levels", jobLevels)],
+  ["job department", byValues<"job_departments", JobDepartment>("job_departments", jobDepartments)],
+  ["US state", byValues("company_location_states", usStates)],
+]
+
+export const plan = (filters: PeopleFilters, options: Options): Effect.Effect<Plan, ApiError> =>
+  Effect.gen(function* () {
+    const limit = options.limit ?? maxDepth
+    const maxCountRequests = options.maxCountRequests ?? 2_000
+    const concurrency = options.concurrency ?? 4
+    let countRequests = 0
+    const parts: Array<Part> = []
+    const unsplittable: Array<Unsplittable> = []
+
+    const count = (query: PeopleFilters) =>
+      Effect.suspend(() => {
+        countRequests++
+        return options.count(query)
+      })
+
+    const split = (query: PeopleFilters, queryCount: number): Effect.Effect<void, ApiError> =>
+      Effect.gen(function* () {
+        if (queryCount === 0) return
+        if (queryCount <= limit) {
+          parts.push({ filters: query, count: queryCount })
+          return
+        }
+        const mismatches: Array<string> = []
+        for (const [name, dimension] of dimensions) {
+          const children = dimension(query)
+          if (children === undefined) continue
+          if (countRequests + children.length > maxCountRequests) {
+            unsplittable.push({
+              filters: query,
+              count: queryCount,
+              reason: `the plan reached its limit of ${maxCountRequests} count requests`,
+            })
+            return
+          }
+          const counts = yield* Effect.forEach(children, count, { concurrency })
+          const sum = counts.reduce((total, value) => total + value, 0)
+          if (sum !== queryCount) {
+            mismatches.push(`${name} parts add up to ${sum}, not ${queryCount}`)
+            continue
+          }
+          // Children in order; each may split again on any dimension that still applies.
+          for (const [index, child] of children.entries()) yield* split(child, counts[index] ?? 0)
+          return
+        }
+        unsplittable.push({
+          filters: query,
+          count: queryCount,
+          reason:
+            mismatches.length > 0
+              ? `no dimension splits it into disjoint parts (${mismatches.join("; ")})`
+              : "every dimension is already down to a single value",
+        })
+      })
+
+    const total = yield* count(filters)
+    yield* split(filters, total)
+    return { parts, unsplittable, total, countRequests }
+  })
+
+/** The count of a query from the free preview: one record per page, result_count read. */
+export const previewCount =
+  (client: Pick<SalesIntelClientService, "previewPeople">) =>
+  (filters: PeopleFilters): Effect.Effect<number, ApiError> =>
+    Effect.flatMap(client.previewPeople(filters, { page: 1, pageSize: 1 }), (page) =>
+      page.resultCount === undefined
+        ? new Decode({
+            endpoint: "people.preview",
+            path: "result_count",
+            description: "a total count is needed to size the query, and the preview sent none",
+          })
+        : Effect.succeed(page.resultCount),
+    )

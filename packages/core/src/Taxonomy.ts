@@ -1,0 +1,20 @@
+/**
+ * The technology taxonomy: the category/subcategory tree (4.4) and the product/vendor values
+ * (4.5) that the tech_* filters accept. Bodies are undocumented; decoded loosely, raw kept.
+ */
+import { Schema } from "effect"
+import { optionalNullable } from "./Values.ts"
+
+export const Category = Schema.Struct({
+  category: Schema.String.pipe(Schema.minLength(1)),
+  subcategories: optionalNullable(Schema.Array(Schema.String)),
+})
+export type Category = typeof Category.Type
+
+export const Product = Schema.Struct({
+  product: Schema.String.pipe(Schema.minLength(1)),
+  vendor: optionalNullable(Schema.String),
+  category: optionalNullable(Schema.String),
+  subcategory: optionalNullable(Schema.String),
+})
+export type Product = typeof Product.Type
