@@ -1,6 +1,6 @@
 /**
  * A client-side limit on how fast requests start, shared by everything that calls the provider in
- * one process. The provider allows 1,800 requests a minute per user and answers more with 429s
+ * one program: the provider allows 1,800 requests a minute per user and answers more with 429s
  * and, if pushed, a cooldown of unknown length; staying under the limit is cheaper than backing
  * off from it.
  *
