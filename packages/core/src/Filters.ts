@@ -12,7 +12,15 @@ import { fromParseError, type ParseIssue } from "./ParseIssue.ts"
 // Code lists (interface-spec.md section 2)
 
 export const jobLevels = ["brd", "chf", "vp", "dir", "mgr", "stf"] as const
-export const JobLevel = Schema.Literal(...jobLevels)
+/** One message for a whole code list, instead of one "Expected ..." per code. */
+const oneOf = (codes: ReadonlyArray<string>) => ({
+  message: (issue: ParseResult.ParseIssue) => ({
+    message: `Expected one of ${codes.join(", ")}, actual ${JSON.stringify(issue.actual)}`,
+    override: true,
+  }),
+})
+
+export const JobLevel = Schema.Literal(...jobLevels).annotations(oneOf(jobLevels))
 export type JobLevel = typeof JobLevel.Type
 
 export const jobDepartments = [
@@ -27,7 +35,7 @@ export const jobDepartments = [
   "sale",
   "other",
 ] as const
-export const JobDepartment = Schema.Literal(...jobDepartments)
+export const JobDepartment = Schema.Literal(...jobDepartments).annotations(oneOf(jobDepartments))
 export type JobDepartment = typeof JobDepartment.Type
 
 export const requiredFieldCodes = [
@@ -39,12 +47,14 @@ export const requiredFieldCodes = [
   "linkedin_url",
   "job_title",
 ] as const
-export const RequiredField = Schema.Literal(...requiredFieldCodes)
+export const RequiredField = Schema.Literal(...requiredFieldCodes).annotations(oneOf(requiredFieldCodes))
 export type RequiredField = typeof RequiredField.Type
 
-export const SortDirection = Schema.Literal("asc", "desc")
-export const CompanySortBy = Schema.Literal("company_name", "company_location")
-export const ProductSortBy = Schema.Literal("product", "vendor")
+export const SortDirection = Schema.Literal("asc", "desc").annotations(oneOf(["asc", "desc"]))
+export const CompanySortBy = Schema.Literal("company_name", "company_location").annotations(
+  oneOf(["company_name", "company_location"]),
+)
+export const ProductSortBy = Schema.Literal("product", "vendor").annotations(oneOf(["product", "vendor"]))
 
 // ---------------------------------------------------------------------------------------------
 // List values

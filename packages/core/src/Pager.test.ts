@@ -86,6 +86,19 @@ describe("Pager", () => {
     }),
   )
 
+  it.effect("resumes from startPage without requesting the pages before it", () =>
+    Effect.gen(function* () {
+      const query = fakeQuery(230)
+      const { records, snapshot } = yield* collect(
+        { fetch: query.fetch, credited: true, pageSize: 50, startPage: 3, concurrency: 2 },
+        10_000,
+      )
+      expect(records).toEqual(range(230).slice(100))
+      expect(query.requested.sort((a, b) => a - b)).toEqual([3, 4, 5])
+      expect(snapshot.spent).toBe(130)
+    }),
+  )
+
   it.effect("caps page_size at 50", () =>
     Effect.gen(function* () {
       const query = fakeQuery(120)

@@ -1,8 +1,9 @@
 /**
  * A paginated query as a Stream of page events, spending credits only as the budget allows.
  *
- * - Page 1 is fetched alone; its result_count says how many pages exist, and no page past that
- *   (or past what `maxRecords` allows) is ever reserved or requested.
+ * - The first page (1, or `startPage` when resuming) is fetched alone; its result_count says how
+ *   many pages exist, and no page past that (or past what `maxRecords` allows) is ever reserved
+ *   or requested.
  * - Each credited page reserves its worst-case cost (page_size records, or fewer when
  *   `maxRecords` bounds the query) before it is requested, in page order, and settles to the
  *   records it returned. The first page the budget cannot cover ends the stream with a
@@ -29,6 +30,8 @@ export interface Options<A> {
   readonly maxRecords?: number | undefined
   /** Pages in flight at once after the first. Default 1. */
   readonly concurrency?: number | undefined
+  /** The page to start from, to resume a query read part-way before. Default 1. */
+  readonly startPage?: number | undefined
 }
 
 /** A page arrived; `creditsCharged` is what it cost (0 on free endpoints). */
@@ -139,8 +142,10 @@ export const stream = <A>(options: Options<A>): Stream.Stream<Event<A>, ApiError
           Effect.ensuring(Deferred.succeed(turnOf(page + 1), undefined)),
         )
 
-      yield* Deferred.succeed(turnOf(1), undefined)
-      const first = yield* fetchPage(1)
+      const startPage = Math.max(1, Math.floor(options.startPage ?? 1))
+      if (startPage > deepestPage) return Stream.empty
+      yield* Deferred.succeed(turnOf(startPage), undefined)
+      const first = yield* fetchPage(startPage)
       if (first._tag !== "PageFetched" || first.page.items.length < pageSize) return Stream.make(first)
 
       const resultCount = first.page.resultCount
@@ -155,7 +160,7 @@ export const stream = <A>(options: Options<A>): Stream.Stream<Event<A>, ApiError
       // page past the end is reserved.
       const concurrency = reachableTotal === undefined ? 1 : Math.max(1, Math.floor(options.concurrency ?? 1))
 
-      const rest = (lastPage < 2 ? Stream.empty : Stream.range(2, lastPage)).pipe(
+      const rest = (lastPage <= startPage ? Stream.empty : Stream.range(startPage + 1, lastPage)).pipe(
         Stream.mapEffect(fetchPage, { concurrency }),
         Stream.takeUntil(
           (event) =>

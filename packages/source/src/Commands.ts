@@ -1,0 +1,65 @@
+/**
+ * The four commands as streams of protocol messages, independent of where they are printed:
+ * bin.ts writes them to stdout, and `salesintel sync` feeds `read` straight into the loader.
+ * A bad config, catalog or state file ends the command with a TRACE config_error; for check, the
+ * protocol asks for a FAILED connection status instead.
+ */
+import { Client, CreditBudget } from "@salesintel/core"
+import { Effect, Either, Layer, Stream } from "effect"
+import * as Catalog from "./Catalog.ts"
+import * as Check from "./Check.ts"
+import * as Config from "./Config.ts"
+import * as InputState from "./InputState.ts"
+import * as Protocol from "./Protocol.ts"
+import * as Read from "./Read.ts"
+import * as Spec from "./Spec.ts"
+
+/** The client and the run's budget, over fetch with the configured rate limit. */
+export const layerFor = (
+  config: Config.SourceConfig,
+): Layer.Layer<Client.SalesIntelClient | CreditBudget.CreditBudget> =>
+  Layer.merge(Client.layerFetch(Config.connectionOf(config)), CreditBudget.layer(config.credit_budget))
+
+const configError = (message: string): Stream.Stream<Protocol.Message> =>
+  Stream.make(Protocol.traceError("config_error", message, Date.now()))
+
+export const spec = (): Stream.Stream<Protocol.Message> => Stream.make(Spec.spec())
+
+export const check = (configJson: unknown): Stream.Stream<Protocol.Message> =>
+  Either.match(Config.decode(configJson), {
+    onLeft: (error) => Stream.make(Protocol.connectionStatus(false, error.message)),
+    onRight: (config) => Stream.fromEffect(Check.check(config).pipe(Effect.provide(layerFor(config)))),
+  })
+
+export const discover = (configJson: unknown): Stream.Stream<Protocol.Message> =>
+  Either.match(Config.decode(configJson), {
+    onLeft: (error) => configError(error.message),
+    onRight: () => Stream.make(Catalog.catalog()),
+  })
+
+export interface ReadInputs {
+  readonly config: unknown
+  readonly catalog: unknown
+  readonly state?: unknown
+  readonly startedAt?: number
+}
+
+/** The read's messages and summary, or a config error before anything is requested. */
+export const prepareRead = (
+  inputs: ReadInputs,
+): Either.Either<{ readonly config: Config.SourceConfig; readonly read: Read.Read }, string> =>
+  Either.gen(function* () {
+    const config = yield* Either.mapLeft(Config.decode(inputs.config), (error) => error.message)
+    const catalog = yield* Catalog.decodeConfigured(inputs.catalog)
+    const state = yield* InputState.decode(inputs.state)
+    return {
+      config,
+      read: Read.read({ config, catalog, state, startedAt: inputs.startedAt ?? Date.now() }),
+    }
+  })
+
+export const read = (inputs: ReadInputs): Stream.Stream<Protocol.Message> =>
+  Either.match(prepareRead(inputs), {
+    onLeft: configError,
+    onRight: ({ config, read }) => Stream.provideLayer(read.messages, layerFor(config)),
+  })

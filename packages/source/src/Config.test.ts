@@ -1,0 +1,80 @@
+import { Either } from "effect"
+import { describe, expect, it } from "vitest"
+import * as Config from "./Config.ts"
+
+/** The config of the issue, verbatim: it must be accepted as it stands. */
+const issueConfig = {
+  api_key: "sandbox-full",
+  base_url: "http://127.0.0.1:8787",
+  credit_budget: 5000,
+  contacts: {
+    searches: [{ name: "it-vps", filters: { job_departments: ["it_is"], job_levels: ["vp"] } }],
+    refresh_after_days: 30,
+  },
+  companies: { domains: ["example.com"] },
+  taxonomy: { products: ["cloud"], vendors: ["micro"] },
+}
+
+const problemsOf = (input: unknown) =>
+  Either.match(Config.decode(input), { onLeft: (error) => error.problems, onRight: () => [] })
+
+describe("Config.decode", () => {
+  it("accepts the documented example with defaults filled in", () => {
+    const config = Either.getOrThrow(Config.decode(issueConfig))
+    expect(config.page_size).toBe(50)
+    expect(config.concurrency).toBe(4)
+    expect(config.requests_per_minute).toBe(1800)
+    expect(config.contacts?.searches[0]?.filters.job_levels).toEqual(["vp"])
+    expect(config.contacts?.match_on_job_history).toBe(true)
+    expect(config.companies?.names).toEqual([])
+    expect(config.taxonomy?.full_crawl).toBe(false)
+    expect(String(config.api_key)).not.toContain("sandbox-full")
+  })
+
+  it("accepts a config that leaves streams out", () => {
+    expect(problemsOf({ api_key: "k", credit_budget: 0 })).toEqual([])
+  })
+
+  it("names the path of every bad field and what was expected", () => {
+    const problems = problemsOf({
+      ...issueConfig,
+      credit_budget: -5,
+      page_size: 80,
+      contacts: { searches: [{ name: "x", filters: { job_levels: ["ceo"], company_name: ["A, B"] } }] },
+    })
+    expect(problems.map((p) => p.path)).toEqual([
+      "credit_budget",
+      "page_size",
+      "contacts.searches[0].filters.company_name[0]",
+      "contacts.searches[0].filters.job_levels[0]",
+    ])
+    expect(problems.find((p) => p.path.endsWith("job_levels[0]"))?.message).toBe(
+      'Expected one of brd, chf, vp, dir, mgr, stf, actual "ceo"',
+    )
+    expect(problems.find((p) => p.path === "page_size")?.message).toContain("less than or equal to 50")
+  })
+
+  it("requires the key and the budget", () => {
+    expect(problemsOf({}).map((p) => p.path)).toEqual(["api_key", "credit_budget"])
+  })
+
+  it("refuses unknown keys (a typo must not silently drop a setting)", () => {
+    expect(problemsOf({ ...issueConfig, credit_budjet: 10 }).map((p) => p.path)).toEqual(["credit_budjet"])
+  })
+
+  it("refuses duplicate search names", () => {
+    const search = { name: "same", filters: {} }
+    const problems = problemsOf({ ...issueConfig, contacts: { searches: [search, search] } })
+    expect(problems[0]?.message).toContain('"same" is used twice')
+  })
+
+  it("never echoes the key in an error", () => {
+    const error = Either.getLeft(Config.decode({ api_key: 12345678, credit_budget: 1 }))
+    expect(error._tag).toBe("Some")
+    const secret = "sk-very-secret-value"
+    const withBadKey = Config.decode({ api_key: secret, credit_budget: "lots", base_url: "ftp://x" })
+    const message = Either.match(withBadKey, { onLeft: (e) => e.message, onRight: () => "" })
+    expect(message).toContain("credit_budget")
+    expect(message).not.toContain(secret)
+  })
+})

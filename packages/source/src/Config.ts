@@ -1,0 +1,140 @@
+/**
+ * The source's JSON config: how to reach the provider, the run's credit ceiling, and what each
+ * stream reads. One Schema is the single source of truth: it decodes (and rejects, with the path
+ * of the bad field) the user's file, and it renders the spec's connectionSpecification.
+ */
+import { Connection, Filters, ParseIssue } from "@salesintel/core"
+import { Either, ParseResult, Schema } from "effect"
+
+const PositiveInt = Schema.Int.pipe(Schema.positive())
+const NonNegativeInt = Schema.Int.pipe(Schema.nonNegative())
+
+const Email = Schema.String.pipe(
+  Schema.pattern(/^[^\s@,]+@[^\s@,]+\.[^\s@,]+$/, {
+    message: () => "an email address such as jane@example.com",
+  }),
+)
+
+const SearchName = Schema.String.pipe(
+  Schema.pattern(/^[A-Za-z0-9_.-]{1,64}$/, {
+    message: () => "a name of 1 to 64 letters, digits, '_', '.' or '-' (it keys the search's state)",
+  }),
+)
+
+const RefreshAfterDays = PositiveInt.annotations({
+  description: "Re-buy a record once it is older than this many days; left out, a record is bought once.",
+})
+
+export const ContactSearch = Schema.Struct({
+  name: SearchName,
+  filters: Filters.PeopleFilters,
+})
+export type ContactSearch = typeof ContactSearch.Type
+
+export const ContactsConfig = Schema.Struct({
+  /** Named searches, each a set of 4.1 filters; read whole through partitions past 10,000. */
+  searches: Schema.optionalWith(Schema.Array(ContactSearch), { default: () => [] }),
+  /** Known contacts to enrich by email (work or personal). */
+  emails: Schema.optionalWith(Schema.Array(Email), { default: () => [] }),
+  /** Match emails against past jobs too; the provider's default is true. */
+  match_on_job_history: Schema.optionalWith(Schema.Boolean, { default: () => true }),
+  refresh_after_days: Schema.optional(RefreshAfterDays),
+}).pipe(
+  Schema.filter((contacts) => {
+    const names = contacts.searches.map((search) => search.name)
+    const duplicate = names.find((name, index) => names.indexOf(name) !== index)
+    return duplicate === undefined || `search names must be unique; "${duplicate}" is used twice`
+  }),
+)
+export type ContactsConfig = typeof ContactsConfig.Type
+
+export const CompaniesConfig = Schema.Struct({
+  domains: Schema.optionalWith(Filters.CommaList, { default: () => [] }),
+  names: Schema.optionalWith(Filters.CommaList, { default: () => [] }),
+  tech_category: Schema.optional(Filters.TildeList),
+  tech_subcategory: Schema.optional(Filters.TildeList),
+  tech_product: Schema.optional(Filters.TildeList),
+  tech_vendor: Schema.optional(Filters.TildeList),
+  is_international: Schema.optional(Schema.Boolean),
+  verified: Schema.optional(Schema.Boolean),
+  refresh_after_days: Schema.optional(RefreshAfterDays),
+})
+export type CompaniesConfig = typeof CompaniesConfig.Type
+
+export const TaxonomyConfig = Schema.Struct({
+  products: Schema.optionalWith(Filters.TildeList, { default: () => [] }),
+  vendors: Schema.optionalWith(Filters.TildeList, { default: () => [] }),
+  /** Read the whole product taxonomy (every letter and digit as a term) instead of given terms. */
+  full_crawl: Schema.optionalWith(Schema.Boolean, { default: () => false }),
+})
+export type TaxonomyConfig = typeof TaxonomyConfig.Type
+
+export const SourceConfig = Schema.Struct({
+  ...Connection.ConnectionConfig.fields,
+  /** Ceiling on credits for the whole run, all streams together. */
+  credit_budget: NonNegativeInt,
+  page_size: Schema.optionalWith(PositiveInt.pipe(Schema.lessThanOrEqualTo(50)), { default: () => 50 }),
+  /** Credited pages in flight at once. */
+  concurrency: Schema.optionalWith(PositiveInt.pipe(Schema.lessThanOrEqualTo(16)), { default: () => 4 }),
+  contacts: Schema.optional(ContactsConfig),
+  companies: Schema.optional(CompaniesConfig),
+  taxonomy: Schema.optional(TaxonomyConfig),
+})
+export type SourceConfig = typeof SourceConfig.Type
+
+/** The connection part of a source config, as the core's client takes it. */
+export const connectionOf = (config: SourceConfig): Connection.ConnectionConfig => ({
+  api_key: config.api_key,
+  base_url: config.base_url,
+  timeout_ms: config.timeout_ms,
+  retry: config.retry,
+  requests_per_minute: config.requests_per_minute,
+})
+
+/** A config that does not decode: every problem with its path, and never the key's value. */
+export class ConfigError extends Error {
+  readonly _tag = "ConfigError"
+  constructor(readonly problems: ReadonlyArray<{ readonly path: string; readonly message: string }>) {
+    super(
+      `invalid config: ${problems
+        .slice(0, 10)
+        .map((p) => `${p.path || "(root)"}: ${p.message}`)
+        .join("; ")}${problems.length > 10 ? ` (and ${problems.length - 10} more)` : ""}`,
+    )
+  }
+}
+
+/** The Schema's messages quote the value they saw; for the key, that would print the secret. */
+const redactValue = (path: string, message: string, input: unknown): string => {
+  if (!path.startsWith("api_key")) return message
+  const key =
+    typeof input === "object" && input !== null ? (input as Record<string, unknown>).api_key : undefined
+  return typeof key === "string" && key.length > 0 ? message.split(key).join("<redacted>") : message
+}
+
+export const decode = (input: unknown): Either.Either<SourceConfig, ConfigError> =>
+  Schema.decodeUnknownEither(SourceConfig, { errors: "all", onExcessProperty: "error" })(input).pipe(
+    Either.mapLeft((error) => {
+      const issues = ParseResult.ArrayFormatter.formatErrorSync(error).map((issue) => {
+        const path = ParseIssue.formatPath(issue.path)
+        return { path, message: redactValue(path, issue.message, input) }
+      })
+      // An optional field is a union with undefined: its "Expected undefined" adds nothing when
+      // the field's real problem is reported too. Repeated messages are folded into one.
+      const meaningful = issues.filter(
+        (issue) =>
+          !issue.message.startsWith("Expected undefined") ||
+          !issues.some(
+            (other) =>
+              other !== issue &&
+              other.path.startsWith(issue.path) &&
+              !other.message.startsWith("Expected undefined"),
+          ),
+      )
+      const unique = meaningful.filter(
+        (issue, index) =>
+          meaningful.findIndex((o) => o.path === issue.path && o.message === issue.message) === index,
+      )
+      return new ConfigError(unique)
+    }),
+  )

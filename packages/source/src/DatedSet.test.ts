@@ -1,0 +1,27 @@
+import { describe, expect, it } from "vitest"
+import { DatedSet, epochDay } from "./DatedSet.ts"
+
+describe("DatedSet", () => {
+  it("round-trips through its compact JSON, grouped by day", () => {
+    const set = new DatedSet()
+    set.add("m-1", 20_000)
+    set.add("m-2", 20_001)
+    set.add("m-3", 20_000)
+    set.add("m-1", 19_000) // an older day never replaces a newer one
+    expect(set.toJson()).toEqual({ "20000": ["m-1", "m-3"], "20001": ["m-2"] })
+    expect(DatedSet.fromJson(set.toJson()).toJson()).toEqual(set.toJson())
+  })
+
+  it("needs buying when unknown or older than refresh_after_days", () => {
+    const set = DatedSet.fromJson({ "100": ["old"], "129": ["recent"] })
+    expect(set.needsBuying("new", 130, 30)).toBe(true)
+    expect(set.needsBuying("old", 130, 30)).toBe(true)
+    expect(set.needsBuying("recent", 130, 30)).toBe(false)
+    expect(set.needsBuying("old", 130, undefined)).toBe(false)
+  })
+
+  it("counts days in UTC", () => {
+    expect(epochDay(Date.parse("1970-01-02T00:00:00Z"))).toBe(1)
+    expect(epochDay(Date.parse("1970-01-01T23:59:59Z"))).toBe(0)
+  })
+})

@@ -1,0 +1,66 @@
+/**
+ * A set of keys (match ids, emails, domains) with the day each was last bought: what incremental
+ * reads diff against so that nothing is bought twice, and what refresh_after_days ages.
+ *
+ * It is the one part of the state that grows with the data, so it is kept compact both ways: in
+ * memory a Map from key to a day number, in the state JSON grouped by day
+ * (`{"20413": ["m-1", "m-2"]}`), so each key is written once with no per-key timestamp.
+ */
+import { Schema } from "effect"
+
+/** Days since 1970-01-01 (UTC). */
+export const epochDay = (millis: number): number => Math.floor(millis / 86_400_000)
+
+/** The JSON form: day number (as a string key) to the keys bought that day. */
+export const DatedSetJson = Schema.Record({ key: Schema.String, value: Schema.Array(Schema.String) })
+export type DatedSetJson = typeof DatedSetJson.Type
+
+export class DatedSet {
+  private readonly days = new Map<string, number>()
+
+  static fromJson(json: DatedSetJson | undefined): DatedSet {
+    const set = new DatedSet()
+    for (const [day, keys] of Object.entries(json ?? {})) {
+      const dayNumber = Number(day)
+      if (!Number.isInteger(dayNumber)) continue
+      for (const key of keys) set.add(key, dayNumber)
+    }
+    return set
+  }
+
+  get size(): number {
+    return this.days.size
+  }
+
+  /** Records `key` as bought on `day`, keeping the later day if it was already there. */
+  add(key: string, day: number): void {
+    const previous = this.days.get(key)
+    if (previous === undefined || previous < day) this.days.set(key, day)
+  }
+
+  has(key: string): boolean {
+    return this.days.has(key)
+  }
+
+  /** Not bought yet, or bought `refreshAfterDays` or more days before `today`. */
+  needsBuying(key: string, today: number, refreshAfterDays: number | undefined): boolean {
+    const day = this.days.get(key)
+    if (day === undefined) return true
+    return refreshAfterDays !== undefined && today - day >= refreshAfterDays
+  }
+
+  toJson(): DatedSetJson {
+    const byDay = new Map<number, Array<string>>()
+    for (const [key, day] of this.days) {
+      let keys = byDay.get(day)
+      if (keys === undefined) {
+        keys = []
+        byDay.set(day, keys)
+      }
+      keys.push(key)
+    }
+    const json: Record<string, ReadonlyArray<string>> = {}
+    for (const day of [...byDay.keys()].sort((a, b) => a - b)) json[String(day)] = byDay.get(day) ?? []
+    return json
+  }
+}

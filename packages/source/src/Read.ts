@@ -1,0 +1,217 @@
+/**
+ * The read engine: runs each configured stream's definition in catalog order and turns what it
+ * yields into protocol messages. Records go out as they come; each checkpoint becomes a STATE
+ * message counting the records since the previous one; shortfalls (work the credit budget did not
+ * cover) are summed and reported at the end, and the read still succeeds. The first failure ends
+ * the read with a TRACE error whose failure_type says who must act: config_error (the key, the
+ * account, the config), transient_error (the provider's passing faults) or system_error.
+ */
+import { type ApiError, type Client, CreditBudget } from "@salesintel/core"
+import { Cause, Effect, Option, Redacted, Stream } from "effect"
+import type { ConfiguredCatalog } from "./Catalog.ts"
+import { definitions } from "./Catalog.ts"
+import type { SourceConfig } from "./Config.ts"
+import type { InputState } from "./InputState.ts"
+import type { Output } from "./Output.ts"
+import * as Protocol from "./Protocol.ts"
+import type { StateError } from "./StateError.ts"
+
+export interface StreamSummary {
+  readonly stream: string
+  readonly syncMode: Protocol.SyncMode
+  records: number
+  creditsSpent: number
+  /** Records the budget did not cover, when counted. */
+  recordsLeft: number
+  creditsNeeded: number
+  status: "running" | "succeeded" | "failed" | "nothing to read"
+}
+
+export interface ReadSummary {
+  readonly streams: Array<StreamSummary>
+  creditsSpent: number
+  readonly creditBudget: number
+  failure: { readonly failureType: Protocol.FailureType; readonly message: string } | undefined
+}
+
+export const failureTypeOf = (error: ApiError.ApiError | StateError): Protocol.FailureType => {
+  switch (error._tag) {
+    case "Unauthorized":
+    case "Forbidden":
+    case "PaymentRequired":
+    case "InvalidRequest":
+    case "StateError":
+      return "config_error"
+    case "RateLimited":
+    case "ServerError":
+    case "Transport":
+      return "transient_error"
+    case "Decode":
+    case "UnexpectedStatus":
+      return "system_error"
+  }
+}
+
+/** Removes the key from any text that leaves the process, however it got there. */
+export const scrubber = (config: SourceConfig) => {
+  const key = Redacted.value(config.api_key)
+  return (text: string): string => (key.length >= 4 ? text.split(key).join("<redacted>") : text)
+}
+
+export interface ReadOptions {
+  readonly config: SourceConfig
+  readonly catalog: ConfiguredCatalog
+  readonly state: InputState
+  /** The run's "now" in epoch milliseconds. */
+  readonly startedAt: number
+}
+
+export interface Read {
+  readonly messages: Stream.Stream<
+    Protocol.Message,
+    never,
+    Client.SalesIntelClient | CreditBudget.CreditBudget
+  >
+  /** Complete once `messages` has been consumed. */
+  readonly summary: ReadSummary
+}
+
+/** The messages of a read, and its summary (complete once the messages have been consumed). */
+export const read = (options: ReadOptions): Read => {
+  const { config, catalog, state, startedAt } = options
+  const scrub = scrubber(config)
+  const summary: ReadSummary = {
+    streams: [],
+    creditsSpent: 0,
+    creditBudget: config.credit_budget,
+    failure: undefined,
+  }
+
+  const runStream = (entry: ConfiguredCatalog["streams"][number]) => {
+    const definition = definitions.find((candidate) => candidate.name === entry.stream.name)
+    const streamSummary: StreamSummary = {
+      stream: entry.stream.name,
+      syncMode: entry.sync_mode,
+      records: 0,
+      creditsSpent: 0,
+      recordsLeft: 0,
+      creditsNeeded: 0,
+      status: "running",
+    }
+    summary.streams.push(streamSummary)
+    if (definition === undefined || !definition.isConfigured(config)) {
+      streamSummary.status = "nothing to read"
+      return Stream.make(Protocol.log("INFO", `stream ${entry.stream.name}: nothing configured to read`))
+    }
+    let sinceCheckpoint = 0
+    const toMessage = (output: Output): ReadonlyArray<Protocol.Message> => {
+      switch (output._tag) {
+        case "Record":
+          sinceCheckpoint++
+          streamSummary.records++
+          return [Protocol.record(definition.name, output.data, Date.now())]
+        case "Checkpoint": {
+          const message = Protocol.streamState(definition.name, output.state, sinceCheckpoint)
+          sinceCheckpoint = 0
+          return [message]
+        }
+        case "Log":
+          return [Protocol.log(output.level, `${definition.name}: ${output.message}`)]
+        case "Shortfall":
+          streamSummary.recordsLeft += output.records ?? 0
+          streamSummary.creditsNeeded += output.credits ?? 0
+          return [
+            Protocol.log(
+              "WARN",
+              `${definition.name}: the credit budget did not cover ${output.records ?? "some"} records of ${output.detail}`,
+            ),
+          ]
+      }
+    }
+    const spentNow = Effect.map(CreditBudget.CreditBudget, (budget) => budget.snapshot).pipe(
+      Effect.flatten,
+      Effect.map((snapshot) => snapshot.spent),
+    )
+    return Stream.unwrap(
+      Effect.map(spentNow, (spentBefore) =>
+        definition
+          .read({ config, syncMode: entry.sync_mode, state: state.get(definition.name), startedAt })
+          .pipe(
+            Stream.mapConcat(toMessage),
+            Stream.ensuring(
+              Effect.map(spentNow, (spentAfter) => {
+                streamSummary.creditsSpent = spentAfter - spentBefore
+                if (streamSummary.status === "running") streamSummary.status = "failed"
+              }),
+            ),
+            (messages) =>
+              Stream.concat(
+                messages,
+                Stream.sync(() => {
+                  streamSummary.status = "succeeded"
+                  return Protocol.log(
+                    "INFO",
+                    `${definition.name}: ${streamSummary.records} records (${entry.sync_mode}), ${streamSummary.creditsSpent} credits`,
+                  )
+                }),
+              ),
+          ),
+      ),
+    )
+  }
+
+  const closing = Stream.unwrap(
+    Effect.gen(function* () {
+      const budget = yield* CreditBudget.CreditBudget
+      const snapshot = yield* budget.snapshot
+      summary.creditsSpent = snapshot.spent
+      const left = summary.streams.filter((s) => s.recordsLeft > 0)
+      const lines: Array<Protocol.Message> = []
+      if (left.length > 0) {
+        const records = left.reduce((sum, s) => sum + s.recordsLeft, 0)
+        const credits = left.reduce((sum, s) => sum + s.creditsNeeded, 0)
+        lines.push(
+          Protocol.log(
+            "WARN",
+            `credit budget reached: ${snapshot.spent} of ${config.credit_budget} credits spent; ${records} records were left unread (${left.map((s) => `${s.stream} ${s.recordsLeft}`).join(", ")}), needing about ${credits} more credits. The state is saved: raise credit_budget or run again to continue.`,
+          ),
+        )
+      }
+      lines.push(
+        Protocol.log(
+          "INFO",
+          `read finished: ${summary.streams.map((s) => `${s.stream} ${s.records}`).join(", ")} records; ${snapshot.spent} of ${config.credit_budget} credits spent`,
+        ),
+      )
+      return Stream.fromIterable(lines)
+    }),
+  )
+
+  const messages = Stream.fromIterable(catalog.streams).pipe(
+    Stream.flatMap(runStream),
+    Stream.concat(closing),
+    Stream.catchAllCause((cause) => {
+      const failure = Cause.failureOption(cause)
+      const failureType = Option.match(failure, {
+        onNone: () => "system_error" as const,
+        onSome: failureTypeOf,
+      })
+      const message = Option.match(failure, {
+        onNone: () => `unexpected failure: ${Cause.pretty(cause).split("\n")[0] ?? "unknown"}`,
+        onSome: (error) => error.message,
+      })
+      summary.failure = { failureType, message: scrub(message) }
+      const failedStream = summary.streams.find((s) => s.status === "failed" || s.status === "running")
+      return Stream.make(
+        Protocol.traceError(failureType, scrub(message), Date.now(), {
+          internal: scrub(Cause.pretty(cause)).slice(0, 4_000),
+          ...(failedStream === undefined ? {} : { stream: failedStream.stream }),
+        }),
+      )
+    }),
+    Stream.map((message) =>
+      message.type === "LOG" ? Protocol.log(message.log.level, scrub(message.log.message)) : message,
+    ),
+  )
+  return { messages, summary }
+}

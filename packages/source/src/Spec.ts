@@ -1,0 +1,44 @@
+/**
+ * The SPEC message: the config's JSON Schema, rendered from the same Schema that decodes configs
+ * (Config.ts), with definitions inlined (Airbyte's config form does not follow $ref) and the key
+ * marked airbyte_secret so that Airbyte masks and encrypts it.
+ */
+import { JSONSchema } from "effect"
+import { SourceConfig } from "./Config.ts"
+import { inlineDefinitions, type Json } from "./JsonSchemas.ts"
+import type { SpecMessage } from "./Protocol.ts"
+
+const descriptions: Record<string, string> = {
+  api_key: "Your SalesIntel API key (sent as the X-CB-ApiKey header).",
+  base_url: "The API's address. Default https://api.salesintel.io.",
+  credit_budget: "The most credits one run may spend, all streams together. The run stops before passing it.",
+  page_size: "Records per page, 1 to 50.",
+  concurrency: "Credited pages in flight at once.",
+  timeout_ms: "Per-request timeout in milliseconds.",
+  requests_per_minute: "Client-side request rate ceiling; the provider allows 1,800 a minute per user.",
+  contacts: "The contacts stream: named searches, emails to enrich, and when to re-buy stale contacts.",
+  companies: "The companies stream: technographics appended to companies by domain or name.",
+  taxonomy: "The taxonomy streams: product and vendor terms, or a full crawl of the product taxonomy.",
+}
+
+export const connectionSpecification = (): Record<string, unknown> => {
+  const schema = inlineDefinitions(
+    JSONSchema.make(SourceConfig) as unknown as { readonly [key: string]: Json },
+  )
+  const properties = { ...(schema.properties as Record<string, Record<string, Json>>) }
+  for (const [key, description] of Object.entries(descriptions)) {
+    const property = properties[key]
+    if (property !== undefined) properties[key] = { ...property, description }
+  }
+  properties.api_key = { ...properties.api_key, airbyte_secret: true, title: "API key" }
+  return { ...schema, title: "SalesIntel source", properties }
+}
+
+export const spec = (): SpecMessage => ({
+  type: "SPEC",
+  spec: {
+    connectionSpecification: connectionSpecification(),
+    supportsIncremental: true,
+    supported_destination_sync_modes: ["append", "overwrite", "append_dedup"],
+  },
+})

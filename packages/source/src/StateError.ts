@@ -1,0 +1,12 @@
+/** A stream's saved state does not have the shape this version writes. */
+import { Data } from "effect"
+
+export class StateError extends Data.TaggedError("StateError")<{
+  readonly stream: string
+  readonly path: string
+  readonly description: string
+}> {
+  override get message(): string {
+    return `the saved state of stream ${this.stream} is not readable at ${this.path}: ${this.description}. Remove that stream's state to start it afresh.`
+  }
+}

@@ -1,0 +1,86 @@
+#!/usr/bin/env node
+/**
+ * source-salesintel: spec | check --config F | discover --config F |
+ * read --config F --catalog F [--state F]. stdout carries only protocol messages; anything else
+ * (usage errors, a crash) goes to stderr. Exits 1 after a TRACE error.
+ */
+import { readFile } from "node:fs/promises"
+import { Command, Options } from "@effect/cli"
+import { NodeContext, NodeRuntime } from "@effect/platform-node"
+import { Effect, Logger, Option, Stream } from "effect"
+import * as Commands from "./Commands.ts"
+import * as Protocol from "./Protocol.ts"
+import * as Stdout from "./Stdout.ts"
+
+/** A JSON file's content, or a protocol error naming the file and what is wrong with it. */
+const readJson = (role: string, path: string) =>
+  Effect.tryPromise({
+    try: async (): Promise<unknown> => JSON.parse(await readFile(path, "utf8")),
+    catch: (error) =>
+      `cannot read the ${role} file ${path}: ${error instanceof Error ? error.message : String(error)}`,
+  })
+
+const withJson = (
+  files: ReadonlyArray<readonly [string, string | undefined]>,
+  use: (values: ReadonlyArray<unknown>) => Stream.Stream<Protocol.Message>,
+): Stream.Stream<Protocol.Message> =>
+  Stream.unwrap(
+    Effect.forEach(files, ([role, path]) =>
+      path === undefined ? Effect.succeed(undefined) : readJson(role, path),
+    ).pipe(
+      Effect.map(use),
+      Effect.catchAll((message) =>
+        Effect.succeed(Stream.make(Protocol.traceError("config_error", message, Date.now()))),
+      ),
+    ),
+  )
+
+const run = (messages: Stream.Stream<Protocol.Message>) =>
+  Effect.flatMap(Stdout.print(messages), (failed) =>
+    Effect.sync(() => {
+      if (failed) process.exitCode = 1
+    }),
+  )
+
+const config = Options.file("config").pipe(Options.withDescription("the source's JSON config"))
+
+const spec = Command.make("spec", {}, () => run(Commands.spec())).pipe(
+  Command.withDescription("print the config's JSON Schema (SPEC)"),
+)
+const check = Command.make("check", { config }, ({ config }) =>
+  run(withJson([["config", config]], ([json]) => Commands.check(json))),
+).pipe(Command.withDescription("check the key and the account's permissions (free requests only)"))
+const discover = Command.make("discover", { config }, ({ config }) =>
+  run(withJson([["config", config]], ([json]) => Commands.discover(json))),
+).pipe(Command.withDescription("print the catalog of streams"))
+const read = Command.make(
+  "read",
+  {
+    config,
+    catalog: Options.file("catalog").pipe(Options.withDescription("the configured catalog")),
+    state: Options.file("state").pipe(Options.optional, Options.withDescription("the last run's state")),
+  },
+  ({ config, catalog, state }) =>
+    run(
+      withJson(
+        [
+          ["config", config],
+          ["catalog", catalog],
+          ["state", Option.getOrUndefined(state)],
+        ],
+        ([configJson, catalogJson, stateJson]) =>
+          Commands.read({ config: configJson, catalog: catalogJson, state: stateJson }),
+      ),
+    ),
+).pipe(Command.withDescription("read the configured streams, emitting RECORD, STATE and LOG messages"))
+
+const command = Command.make("source-salesintel").pipe(Command.withSubcommands([spec, check, discover, read]))
+
+const cli = Command.run(command, { name: "source-salesintel", version: "0.1.0" })
+
+cli(process.argv).pipe(
+  // Effect's own log lines must never reach stdout, which belongs to the protocol.
+  Effect.provide(Logger.replace(Logger.defaultLogger, Logger.prettyLogger({ stderr: true }))),
+  Effect.provide(NodeContext.layer),
+  NodeRuntime.runMain({ disableErrorReporting: false }),
+)

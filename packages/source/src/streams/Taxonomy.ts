@@ -1,0 +1,94 @@
+/**
+ * The taxonomy streams, both free: the category/subcategory tree, and the product/vendor values.
+ *
+ * The products endpoint needs a term, so a full crawl asks for every letter and digit as a
+ * product term and keeps each (product, vendor) pair once. Configured terms are asked for as
+ * product and as vendor terms respectively.
+ */
+import { Client, Pager, Taxonomy } from "@salesintel/core"
+import { Effect, Stream } from "effect"
+import type { SourceConfig } from "../Config.ts"
+import { recordSchema } from "../JsonSchemas.ts"
+import * as Output from "../Output.ts"
+import type { StreamDefinition } from "../StreamDefinition.ts"
+
+export const crawlTerms = [..."abcdefghijklmnopqrstuvwxyz0123456789"]
+
+export const taxonomyCategories: StreamDefinition = {
+  name: "taxonomy_categories",
+  primaryKey: [["category"]],
+  syncModes: ["full_refresh"],
+  jsonSchema: recordSchema(Taxonomy.Category),
+  isConfigured: (config: SourceConfig) => config.taxonomy !== undefined,
+  read: (input) =>
+    Stream.unwrap(
+      Effect.gen(function* () {
+        if (input.config.taxonomy === undefined) return Stream.empty
+        const client = yield* Client.SalesIntelClient
+        const items = yield* client.taxonomyCategories
+        return Stream.fromIterable([
+          ...items.map((item) => Output.record(item.raw)),
+          Output.checkpoint({ categories: items.length }),
+        ])
+      }),
+    ),
+}
+
+const productQueries = (config: SourceConfig) => {
+  const settings = config.taxonomy
+  if (settings === undefined) return []
+  if (settings.full_crawl) return crawlTerms.map((term) => ({ product: [term] }))
+  return [
+    ...settings.products.map((term) => ({ product: [term] })),
+    ...settings.vendors.map((term) => ({ vendor: [term] })),
+  ]
+}
+
+export const taxonomyProducts: StreamDefinition = {
+  name: "taxonomy_products",
+  primaryKey: [["product"], ["vendor"]],
+  syncModes: ["full_refresh"],
+  jsonSchema: recordSchema(Taxonomy.Product),
+  isConfigured: (config) => productQueries(config).length > 0,
+  read: (input) =>
+    Stream.unwrap(
+      Effect.gen(function* () {
+        const client = yield* Client.SalesIntelClient
+        const seen = new Set<string>()
+        const queries = productQueries(input.config)
+        return Stream.fromIterable(queries).pipe(
+          Stream.flatMap((filters) =>
+            Pager.stream({
+              fetch: (paging) => client.taxonomyProducts(filters, paging),
+              credited: false,
+              concurrency: input.config.concurrency,
+            }),
+          ),
+          Stream.mapConcat((event): ReadonlyArray<Output.Output> => {
+            if (event._tag === "DepthLimitReached")
+              return [
+                Output.log(
+                  "WARN",
+                  `taxonomy_products: a term matched ${event.resultCount ?? "more than"} products; only ${event.recordsReachable} are reachable by paging`,
+                ),
+              ]
+            if (event._tag !== "PageFetched") return []
+            const fresh = event.page.items.filter((item) => {
+              const key = `${item.record.product}\u0000${item.record.vendor ?? ""}`
+              if (seen.has(key)) return false
+              seen.add(key)
+              return true
+            })
+            return fresh.map((item) => Output.record(item.raw))
+          }),
+          (records) =>
+            Stream.concat(
+              records,
+              Stream.suspend(() =>
+                Stream.make(Output.checkpoint({ products: seen.size, terms: queries.length })),
+              ),
+            ),
+        )
+      }),
+    ),
+}
