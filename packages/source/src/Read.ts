@@ -87,7 +87,12 @@ export const read = (options: ReadOptions): Read => {
     failure: undefined,
   }
 
-  const runStream = (entry: ConfiguredCatalog["streams"][number]) => {
+  // The budget service is resolved once, up front: stream finalizers can run outside the region
+  // where layers were provided, so no finalizer below may look a service up itself.
+  const runStream = (
+    budget: CreditBudget.CreditBudgetService,
+    entry: ConfiguredCatalog["streams"][number],
+  ) => {
     const definition = definitions.find((candidate) => candidate.name === entry.stream.name)
     const streamSummary: StreamSummary = {
       stream: entry.stream.name,
@@ -128,10 +133,7 @@ export const read = (options: ReadOptions): Read => {
           ]
       }
     }
-    const spentNow = Effect.map(CreditBudget.CreditBudget, (budget) => budget.snapshot).pipe(
-      Effect.flatten,
-      Effect.map((snapshot) => snapshot.spent),
-    )
+    const spentNow = Effect.map(budget.snapshot, (snapshot) => snapshot.spent)
     return Stream.unwrap(
       Effect.map(spentNow, (spentBefore) =>
         definition
@@ -160,36 +162,41 @@ export const read = (options: ReadOptions): Read => {
     )
   }
 
-  const closing = Stream.unwrap(
-    Effect.gen(function* () {
-      const budget = yield* CreditBudget.CreditBudget
-      const snapshot = yield* budget.snapshot
-      summary.creditsSpent = snapshot.spent
-      const left = summary.streams.filter((s) => s.recordsLeft > 0)
-      const lines: Array<Protocol.Message> = []
-      if (left.length > 0) {
-        const records = left.reduce((sum, s) => sum + s.recordsLeft, 0)
-        const credits = left.reduce((sum, s) => sum + s.creditsNeeded, 0)
+  const closing = (budget: CreditBudget.CreditBudgetService) =>
+    Stream.unwrap(
+      Effect.gen(function* () {
+        const snapshot = yield* budget.snapshot
+        summary.creditsSpent = snapshot.spent
+        const left = summary.streams.filter((s) => s.recordsLeft > 0)
+        const lines: Array<Protocol.Message> = []
+        if (left.length > 0) {
+          const records = left.reduce((sum, s) => sum + s.recordsLeft, 0)
+          const credits = left.reduce((sum, s) => sum + s.creditsNeeded, 0)
+          lines.push(
+            Protocol.log(
+              "WARN",
+              `credit budget reached: ${snapshot.spent} of ${config.credit_budget} credits spent; ${records} records were left unread (${left.map((s) => `${s.stream} ${s.recordsLeft}`).join(", ")}), needing about ${credits} more credits. The state is saved: raise credit_budget or run again to continue.`,
+            ),
+          )
+        }
         lines.push(
           Protocol.log(
-            "WARN",
-            `credit budget reached: ${snapshot.spent} of ${config.credit_budget} credits spent; ${records} records were left unread (${left.map((s) => `${s.stream} ${s.recordsLeft}`).join(", ")}), needing about ${credits} more credits. The state is saved: raise credit_budget or run again to continue.`,
+            "INFO",
+            `read finished: ${summary.streams.map((s) => `${s.stream} ${s.records}`).join(", ")} records; ${snapshot.spent} of ${config.credit_budget} credits spent`,
           ),
         )
-      }
-      lines.push(
-        Protocol.log(
-          "INFO",
-          `read finished: ${summary.streams.map((s) => `${s.stream} ${s.records}`).join(", ")} records; ${snapshot.spent} of ${config.credit_budget} credits spent`,
-        ),
-      )
-      return Stream.fromIterable(lines)
-    }),
-  )
+        return Stream.fromIterable(lines)
+      }),
+    )
 
-  const messages = Stream.fromIterable(catalog.streams).pipe(
-    Stream.flatMap(runStream),
-    Stream.concat(closing),
+  const messages = Stream.unwrap(
+    Effect.map(CreditBudget.CreditBudget, (budget) =>
+      Stream.fromIterable(catalog.streams).pipe(
+        Stream.flatMap((entry) => runStream(budget, entry)),
+        Stream.concat(closing(budget)),
+      ),
+    ),
+  ).pipe(
     Stream.catchAllCause((cause) => {
       const failure = Cause.failureOption(cause)
       const failureType = Option.match(failure, {
