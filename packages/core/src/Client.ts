@@ -32,7 +32,7 @@ import {
 } from "./ApiError.ts"
 import { CompanyTechnologies } from "./CompanyTechnologies.ts"
 import { type ConnectionConfig, endpointUrl } from "./Connection.ts"
-import { Contact } from "./Contact.ts"
+import { Contact, PreviewContact } from "./Contact.ts"
 import * as Filters from "./Filters.ts"
 import { maxDepth, maxPageSize } from "./Limits.ts"
 import { decodeItems, Envelope, type Item, type Page } from "./Page.ts"
@@ -290,7 +290,7 @@ export const make = (config: ConnectionConfig) =>
 
     return SalesIntelClient.of({
       searchPeople: paged("people.search", Filters.PeopleFilters, Contact),
-      previewPeople: paged("people.preview", Filters.PeopleFilters, Contact),
+      previewPeople: paged("people.preview", Filters.PeopleFilters, PreviewContact),
       appendTechnologies: paged("technologies.append", Filters.TechnologyFilters, CompanyTechnologies),
       taxonomyCategories,
       taxonomyProducts: paged("taxonomy.products", Filters.ProductFilters, Product),

@@ -84,3 +84,18 @@ export const Contact = Schema.Struct({
   dates: optionalNullable(RecordDates),
 })
 export type Contact = typeof Contact.Type
+
+/**
+ * A contact as the free preview returns it: contact details are masked there, so only what the
+ * preview is documented to show is decoded (the id, name, title, company and location). The raw
+ * JSON is still kept, but masked values must never be stored as real data.
+ */
+export const PreviewContact = Schema.Struct({
+  match_id: Schema.String.pipe(Schema.minLength(1)),
+  first_name: optionalNullable(Schema.String),
+  last_name: optionalNullable(Schema.String),
+  job_title: optionalNullable(Schema.String),
+  company_name: optionalNullable(Schema.String),
+  location: optionalNullable(Schema.String),
+})
+export type PreviewContact = typeof PreviewContact.Type

@@ -11,7 +11,11 @@
  * nothing. Ids are shared by all searches: a contact two searches find is bought once.
  *
  * State is changed only in emission order (never inside a concurrent task), so a checkpoint
- * covers exactly the records emitted before it.
+ * covers exactly the records emitted before it. full_refresh state is only its position and is
+ * written after every page. incremental state holds every id bought, so it is written after every
+ * page while small and then amortised (see amortizedCheckpoints), at the end of each search, and
+ * before any failure is reported: a 402 or a provider fault loses nothing; only a run killed
+ * without warning can re-buy, at most 1/50 of the ids it had.
  */
 import {
   type ApiError,
@@ -29,7 +33,7 @@ import { DatedSet, DatedSetJson, epochDay } from "../DatedSet.ts"
 import { nullableString, recordSchema, timestamp } from "../JsonSchemas.ts"
 import * as Output from "../Output.ts"
 import type { StreamDefinition } from "../StreamDefinition.ts"
-import { canonicalJson, decodeState } from "./common.ts"
+import { amortizedCheckpoints, canonicalJson, decodeState } from "./common.ts"
 
 const FullRefreshProgress = Schema.Struct({
   /** Keys of the partitions read to the end in the current full refresh. */
@@ -114,7 +118,6 @@ const fullRefreshSearch = (
             Stream.mapConcat((event): ReadonlyArray<Output.Output> => {
               switch (event._tag) {
                 case "PageFetched": {
-                  for (const item of event.page.items) context.known.add(item.record.match_id, context.today)
                   progress.current = { part: key, next_page: event.page.page + 1 }
                   return [
                     ...event.page.items.map((item) => contactRecord(context, item, search.name)),
@@ -202,6 +205,7 @@ const incrementalSearch = (
       const plan = yield* partsOf(context, search)
       const queued = new Set<string>()
       const refused = { value: false }
+      const checkpoints = amortizedCheckpoints(() => context.known.size)
       let unbought = 0
       const candidates = Stream.fromIterable(plan.parts).pipe(
         Stream.flatMap((part) =>
@@ -235,8 +239,12 @@ const incrementalSearch = (
             return []
           }
           for (const item of purchase.items) context.known.add(item.record.match_id, context.today)
-          return [...purchase.items.map((item) => contactRecord(context, item, search.name)), checkpoint()]
+          const records = purchase.items.map((item) => contactRecord(context, item, search.name))
+          return checkpoints.due(records.length) ? [...records, checkpoint()] : records
         }),
+        // Whatever ends the walk, the ids bought so far are saved before the failure is reported.
+        Stream.catchAll((error) => Stream.concat(Stream.sync(checkpoint), Stream.fail(error))),
+        (outputs) => Stream.concat(outputs, Stream.sync(checkpoint)),
       )
       const summary = Stream.suspend(() =>
         unbought === 0
