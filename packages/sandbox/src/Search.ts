@@ -1,0 +1,430 @@
+// Query execution over the dataset's indexes. A people query narrows its candidates with the
+// most selective index available (identity lookups, company/site ranges, level or department
+// posting lists) and checks the remaining filters on typed columns; it never builds a record
+// except for the page it returns. Result sets are cached per filter set, so paging through
+// one query costs one evaluation.
+import type { Company } from "./Companies.ts"
+import { Flag, titles } from "./Contacts.ts"
+import type { Dataset } from "./Dataset.ts"
+import type { AppendQuery, Paging, PeopleQuery, ProductsQuery, TechFilter } from "./Filters.ts"
+import type { Product } from "./Taxonomy.ts"
+import { cities, firstNames, lastNames, type RequiredField } from "./Vocabulary.ts"
+
+export interface PageOf<T> {
+  /** Matches of the whole query, not of the page. */
+  readonly total: number
+  readonly items: readonly T[]
+}
+
+/** Which flag bits satisfy each required-field code (any one bit of the mask is enough). */
+const requiredMasks: Readonly<Record<RequiredField, number>> = {
+  address: Flag.address,
+  phone: Flag.sitePhone | Flag.directPhone | Flag.mobile,
+  direct_phone: Flag.directPhone | Flag.mobile,
+  any_mobile: Flag.mobile,
+  personal_email: Flag.personalEmail,
+  linkedin_url: Flag.linkedin,
+  job_title: Flag.jobTitle,
+}
+
+const containsAny = (text: string, needles: readonly string[]) => {
+  const haystack = text.toLowerCase()
+  return needles.some((n) => haystack.includes(n))
+}
+
+/** Taxonomy products a tech filter selects (exact, case-insensitive taxonomy values). */
+export const selectProducts = (products: readonly Product[], tech: TechFilter): Product[] =>
+  products.filter(
+    (p) =>
+      (tech.categories === undefined || tech.categories.includes(p.category.toLowerCase())) &&
+      (tech.subcategories === undefined || tech.subcategories.includes(p.subcategory.toLowerCase())) &&
+      (tech.products === undefined || tech.products.includes(p.product.toLowerCase())) &&
+      (tech.vendors === undefined || tech.vendors.includes(p.vendor.toLowerCase())),
+  )
+
+const milesBetween = (lat1: number, lon1: number, lat2: number, lon2: number): number => {
+  const rad = Math.PI / 180
+  const a =
+    Math.sin(((lat2 - lat1) * rad) / 2) ** 2 +
+    Math.cos(lat1 * rad) * Math.cos(lat2 * rad) * Math.sin(((lon2 - lon1) * rad) / 2) ** 2
+  return 3958.8 * 2 * Math.asin(Math.sqrt(a))
+}
+
+interface ResultSet {
+  readonly positions: Int32Array
+  /** Lazily built: for each company, where its run of matches starts in positions (-1 if none). */
+  runs?: { readonly start: Int32Array; readonly end: Int32Array }
+}
+
+const cacheSize = 24
+
+export class Search {
+  private readonly cache = new Map<string, ResultSet>()
+
+  constructor(readonly dataset: Dataset) {}
+
+  /** Contact indexes of one page of a people query, and the query's total. */
+  people(q: PeopleQuery): PageOf<number> {
+    let result = this.cache.get(q.cacheKey)
+    if (result === undefined) {
+      result = { positions: this.matchPositions(q) }
+      this.cache.set(q.cacheKey, result)
+      if (this.cache.size > cacheSize) this.cache.delete(this.cache.keys().next().value!)
+    } else {
+      // Refresh its place in the LRU order.
+      this.cache.delete(q.cacheKey)
+      this.cache.set(q.cacheKey, result)
+    }
+    const positions = this.pagePositions(result, q.paging)
+    return {
+      total: result.positions.length,
+      items: Array.from(positions, (p) => this.dataset.posToIndex[p]!),
+    }
+  }
+
+  private pagePositions(result: ResultSet, paging: Paging): number[] {
+    const offset = (paging.page - 1) * paging.pageSize
+    const all = result.positions
+    if (paging.sortBy === undefined) {
+      // The default order is the canonical one (company by company); desc reverses it.
+      if (!paging.descending) return Array.from(all.subarray(offset, offset + paging.pageSize))
+      const end = all.length - offset
+      return Array.from(all.subarray(Math.max(0, end - paging.pageSize), Math.max(0, end))).reverse()
+    }
+    const d = this.dataset
+    if (result.runs === undefined) {
+      // Positions are company-major, so each company's matches are one contiguous run.
+      const start = new Int32Array(d.companyCount).fill(-1)
+      const end = new Int32Array(d.companyCount)
+      for (let i = 0; i < all.length; i++) {
+        const company = d.siteCompany[d.posSite[all[i]!]!]!
+        if (start[company] === -1) start[company] = i
+        end[company] = i + 1
+      }
+      result.runs = { start, end }
+    }
+    const { start, end } = result.runs
+    const order = paging.sortBy === "company_location" ? d.companiesByLocation : d.companiesByName
+    const page: number[] = []
+    let skip = offset
+    for (let k = 0; k < order.length && page.length < paging.pageSize; k++) {
+      const company = order[paging.descending ? order.length - 1 - k : k]!
+      const s = start[company]!
+      if (s < 0) continue
+      const n = end[company]! - s
+      if (skip >= n) {
+        skip -= n
+        continue
+      }
+      for (let i = s + skip; i < s + n && page.length < paging.pageSize; i++) page.push(all[i]!)
+      skip = 0
+    }
+    return page
+  }
+
+  /** Ascending positions of every contact matching q. */
+  private matchPositions(q: PeopleQuery): Int32Array {
+    const d = this.dataset
+    const siteMask = this.siteMask(q)
+    const identity = this.identityCandidates(q)
+
+    let candidates: Int32Array | undefined
+    let rangeSource: Array<readonly [number, number]> | undefined
+    if (identity !== undefined) {
+      candidates = identity
+    } else {
+      // Pick the smallest of the available indexes as the candidate source.
+      const options: Array<{ size: number; make: () => void }> = [
+        { size: d.contactCount, make: () => (rangeSource = [[0, d.contactCount]]) },
+      ]
+      if (siteMask !== undefined) {
+        options.push({
+          size: siteMask.contacts,
+          make: () => {
+            const ranges: Array<readonly [number, number]> = []
+            for (let s = 0; s < siteMask.mask.length; s++) {
+              if (siteMask.mask[s] === 0) continue
+              const from = d.siteStart[s]!
+              const to = d.siteStart[s + 1]!
+              const last = ranges[ranges.length - 1]
+              if (last !== undefined && last[1] === from) ranges[ranges.length - 1] = [last[0], to]
+              else ranges.push([from, to])
+            }
+            rangeSource = ranges
+          },
+        })
+      }
+      for (const [codes, lists] of [
+        [q.levels, d.levelLists],
+        [q.departments, d.departmentLists],
+      ] as const) {
+        if (codes === undefined) continue
+        const chosen = codes.map((c) => lists[c]!)
+        options.push({
+          size: chosen.reduce((n, l) => n + l.length, 0),
+          make: () => (candidates = mergeSorted(chosen)),
+        })
+      }
+      options.sort((a, b) => a.size - b.size)
+      options[0]!.make()
+    }
+
+    const test = this.predicate(q, siteMask?.mask)
+    const out: number[] = []
+    if (candidates !== undefined) {
+      for (let i = 0; i < candidates.length; i++) if (test(candidates[i]!)) out.push(candidates[i]!)
+    } else {
+      for (const [from, to] of rangeSource ?? []) for (let p = from; p < to; p++) if (test(p)) out.push(p)
+    }
+    return Int32Array.from(out)
+  }
+
+  /** Every per-contact check other than the site mask's, as one closure over the columns. */
+  private predicate(q: PeopleQuery, siteMask: Uint8Array | undefined): (position: number) => boolean {
+    const d = this.dataset
+    const f = d.factory
+    const levelOk = q.levels && new Uint8Array(8).map((_, i) => (q.levels!.includes(i) ? 1 : 0))
+    const departmentOk =
+      q.departments && new Uint8Array(16).map((_, i) => (q.departments!.includes(i) ? 1 : 0))
+    const requiredMasksList = (q.required ?? []).map((r) => requiredMasks[r])
+    const flagMask =
+      (q.verified !== undefined ? Flag.verified : 0) | (q.isEvContact !== undefined ? Flag.emailVerified : 0)
+    const flagWant = (q.verified ? Flag.verified : 0) | (q.isEvContact ? Flag.emailVerified : 0)
+    const titleOk =
+      q.jobTitles && Uint8Array.from(titles, (t, i) => (i > 0 && containsAny(t, q.jobTitles!) ? 1 : 0))
+    const firstOk =
+      q.firstName !== undefined ? firstNames.map((n) => n.toLowerCase() === q.firstName) : undefined
+    const lastOk = q.lastName !== undefined ? lastNames.map((n) => n.toLowerCase() === q.lastName) : undefined
+    const { posSite, posLevel, posDepartment, posFlags, posTitle, posToIndex } = d
+    return (p) => {
+      if (siteMask !== undefined && siteMask[posSite[p]!] === 0) return false
+      if (levelOk !== undefined && levelOk[posLevel[p]!] === 0) return false
+      if (departmentOk !== undefined && departmentOk[posDepartment[p]!] === 0) return false
+      const flags = posFlags[p]!
+      if ((flags & flagMask) !== flagWant) return false
+      for (const mask of requiredMasksList) if ((flags & mask) === 0) return false
+      if (titleOk !== undefined && titleOk[posTitle[p]!] === 0) return false
+      if (firstOk !== undefined && !firstOk[f.firstNameId(posToIndex[p]!)]) return false
+      if (lastOk !== undefined && !lastOk[f.lastNameId(posToIndex[p]!)]) return false
+      return true
+    }
+  }
+
+  /** A mask over sites for the company and location filters, with how many contacts it admits. */
+  private siteMask(q: PeopleQuery): { mask: Uint8Array; contacts: number } | undefined {
+    const companyTest = this.companyTest(q)
+    const zipCenters =
+      q.zipcodes !== undefined && q.zipDistance !== undefined
+        ? cities.filter((c) => q.zipcodes!.includes(c.zip.toUpperCase()))
+        : undefined
+    const siteFilters =
+      q.states !== undefined ||
+      q.countries !== undefined ||
+      q.isInternational !== undefined ||
+      q.zipcodes !== undefined
+    if (companyTest === undefined && !siteFilters) return undefined
+    const d = this.dataset
+    const mask = new Uint8Array(d.sites.length)
+    let contacts = 0
+    const companies = q.domains
+      ? q.domains.flatMap((domain) => {
+          const c = d.domainToCompany.get(domain)
+          return c === undefined ? [] : [d.companies[c]!]
+        })
+      : d.companies
+    for (const company of companies) {
+      if (companyTest !== undefined && !companyTest(company)) continue
+      for (const site of company.sites) {
+        const city = site.city
+        if (q.states !== undefined && !q.states.includes(city.state.toUpperCase())) continue
+        if (q.countries !== undefined && !q.countries.includes(city.country)) continue
+        if (q.isInternational !== undefined && q.isInternational !== (city.country !== "US")) continue
+        if (q.zipcodes !== undefined) {
+          if (zipCenters === undefined) {
+            if (!q.zipcodes.includes(site.zip.toUpperCase())) continue
+          } else if (
+            city.country !== "US" ||
+            !zipCenters.some((z) => milesBetween(z.lat, z.lon, city.lat, city.lon) <= q.zipDistance!)
+          ) {
+            continue
+          }
+        }
+        mask[site.site] = 1
+        contacts += d.siteStart[site.site + 1]! - d.siteStart[site.site]!
+      }
+    }
+    return { mask, contacts }
+  }
+
+  private companyTest(q: PeopleQuery): ((c: Company) => boolean) | undefined {
+    const tests: Array<(c: Company) => boolean> = []
+    if (q.domains !== undefined) tests.push((c) => q.domains!.includes(c.domain))
+    if (q.names !== undefined) tests.push((c) => containsAny(c.name, q.names!))
+    if (q.minSize !== undefined) tests.push((c) => c.size >= q.minSize!)
+    if (q.maxSize !== undefined) tests.push((c) => c.size <= q.maxSize!)
+    if (q.minRevenue !== undefined) tests.push((c) => c.revenue >= q.minRevenue!)
+    if (q.maxRevenue !== undefined) tests.push((c) => c.revenue <= q.maxRevenue!)
+    if (q.naics !== undefined) tests.push((c) => c.naicsCodes.some((code) => q.naics!.includes(code)))
+    if (q.sic !== undefined) tests.push((c) => c.sicCodes.some((code) => q.sic!.includes(code)))
+    if (q.specialties !== undefined)
+      tests.push((c) => c.specialties.some((s) => containsAny(s, q.specialties!)))
+    if (q.tech !== undefined) {
+      const wanted = new Set(selectProducts(this.dataset.taxonomy.products, q.tech).map((p) => p.id))
+      tests.push((c) => c.products.some((id) => wanted.has(id)))
+    }
+    return tests.length === 0 ? undefined : (c) => tests.every((t) => t(c))
+  }
+
+  /** Sorted positions from the exact identifiers (email, match ids, LinkedIn URL, mobile), AND-ed. */
+  private identityCandidates(q: PeopleQuery): Int32Array | undefined {
+    const d = this.dataset
+    const f = d.factory
+    const sets: Array<Set<number>> = []
+    if (q.matchIds !== undefined) {
+      sets.push(new Set(q.matchIds.flatMap((id) => [d.indexOfMatchId(id)].filter((i) => i !== undefined))))
+    }
+    if (q.emails !== undefined) {
+      const found = new Set<number>()
+      for (const email of q.emails)
+        for (const i of this.emailMatches(email, q.matchOnJobHistory)) found.add(i)
+      sets.push(found)
+    }
+    if (q.linkedinUrl !== undefined) {
+      const token = /-([0-9a-z]{7})\/?$/.exec(q.linkedinUrl.toLowerCase())?.[1]
+      const index = token === undefined ? undefined : f.linkedinIds.decode(token)
+      const wanted = q.linkedinUrl
+        .toLowerCase()
+        .replace(/^https?:\/\//, "")
+        .replace(/^www\./, "")
+        .replace(/\/$/, "")
+      const ok =
+        index !== undefined &&
+        index < d.contactCount &&
+        (d.posFlags[d.indexToPos[index]!]! & Flag.linkedin) !== 0 &&
+        f.linkedinUrl(index) === wanted
+      sets.push(new Set(ok ? [index] : []))
+    }
+    if (q.mobilePhone !== undefined) {
+      const index = f.mobileDigits.decode(q.mobilePhone.slice(-7))
+      let ok = index < d.contactCount && (d.posFlags[d.indexToPos[index]!]! & Flag.mobile) !== 0
+      if (ok) {
+        const country = d.sites[d.posSite[d.indexToPos[index]!]!]!.city.country
+        const value = f.mobilePhone(index, country)
+        // No country code is needed in North America; a leading 1 is tolerated there.
+        ok = value === q.mobilePhone || value.endsWith(q.mobilePhone) || `1${value}` === q.mobilePhone
+        ok = ok && q.mobilePhone.length >= 10
+      }
+      sets.push(new Set(ok ? [index] : []))
+    }
+    if (sets.length === 0) return undefined
+    const [first, ...rest] = sets
+    const indexes = [...first!].filter((i) => rest.every((s) => s.has(i)))
+    return Int32Array.from(indexes.map((i) => d.indexToPos[i]!)).sort()
+  }
+
+  /** Contacts with this work or personal email, or (with job history) a past work email. */
+  private emailMatches(email: string, jobHistory: boolean): number[] {
+    const d = this.dataset
+    const f = d.factory
+    const domain = email.slice(email.indexOf("@") + 1)
+    const found: number[] = []
+    const company = d.domainToCompany.get(domain)
+    if (company !== undefined) {
+      const c = d.companies[company]!
+      const [from, to] = d.companyPositions(company)
+      for (let p = from; p < to; p++)
+        if (f.workEmail(d.posToIndex[p]!, c) === email) found.push(d.posToIndex[p]!)
+      if (jobHistory) {
+        for (let k = d.pastJobStart[company]!; k < d.pastJobStart[company + 1]!; k++) {
+          const i = d.pastJobIndexes[k]!
+          if (f.workEmail(i, c) === email) found.push(i)
+        }
+      }
+    }
+    const digits = /(\d{7})@/.exec(email)?.[1]
+    if (digits !== undefined) {
+      const i = f.personalDigits.decode(digits)
+      if (
+        i < d.contactCount &&
+        d.posFlags[d.indexToPos[i]!]! & Flag.personalEmail &&
+        f.personalEmail(i) === email
+      ) {
+        found.push(i)
+      }
+    }
+    return found
+  }
+
+  /** Company indexes of one page of an append query, and the total. */
+  append(q: AppendQuery): PageOf<Company> {
+    const d = this.dataset
+    const domains = q.domains && new Set(q.domains)
+    const test = (c: Company) =>
+      (domains === undefined || domains.has(c.domain)) &&
+      (q.names === undefined || containsAny(c.name, q.names)) &&
+      (q.isInternational === undefined || q.isInternational === (c.sites[0]!.city.country !== "US")) &&
+      (q.verified === undefined || q.verified === c.verified)
+    const candidates: readonly Company[] =
+      domains !== undefined
+        ? [...domains].flatMap((dom) => {
+            const c = d.domainToCompany.get(dom)
+            return c === undefined ? [] : [d.companies[c]!]
+          })
+        : d.companies
+    let matches = candidates.filter(test)
+    if (q.paging.sortBy !== undefined) {
+      const order = q.paging.sortBy === "company_location" ? d.companiesByLocation : d.companiesByName
+      const rank = new Int32Array(d.companyCount)
+      order.forEach((c, r) => {
+        rank[c] = r
+      })
+      matches = [...matches].sort((a, b) => rank[a.index]! - rank[b.index]!)
+    } else {
+      matches = [...matches].sort((a, b) => a.index - b.index)
+    }
+    if (q.paging.descending) matches.reverse()
+    const offset = (q.paging.page - 1) * q.paging.pageSize
+    return { total: matches.length, items: matches.slice(offset, offset + q.paging.pageSize) }
+  }
+
+  /** One page of taxonomy products matching a product/vendor lookup. */
+  products(q: ProductsQuery): PageOf<Product> {
+    let matches = this.dataset.taxonomy.products.filter(
+      (p) =>
+        (q.products === undefined || containsAny(p.product, q.products)) &&
+        (q.vendors === undefined || containsAny(p.vendor, q.vendors)),
+    )
+    const key =
+      q.paging.sortBy === "vendor" ? "vendor" : q.paging.sortBy === "product" ? "product" : undefined
+    if (key !== undefined) {
+      matches = [...matches].sort(
+        (a, b) => a[key].toLowerCase().localeCompare(b[key].toLowerCase()) || a.id - b.id,
+      )
+    }
+    if (q.paging.descending) matches = [...matches].reverse()
+    const offset = (q.paging.page - 1) * q.paging.pageSize
+    return { total: matches.length, items: matches.slice(offset, offset + q.paging.pageSize) }
+  }
+}
+
+/** Merges ascending position lists (few lists: a linear pick of the smallest head). */
+const mergeSorted = (lists: readonly Int32Array[]): Int32Array => {
+  if (lists.length === 1) return lists[0]!
+  const out = new Int32Array(lists.reduce((n, l) => n + l.length, 0))
+  const heads = new Int32Array(lists.length)
+  for (let o = 0; o < out.length; o++) {
+    let best = -1
+    let bestValue = Number.POSITIVE_INFINITY
+    for (let l = 0; l < lists.length; l++) {
+      const h = heads[l]!
+      const list = lists[l]!
+      if (h < list.length && list[h]! < bestValue) {
+        bestValue = list[h]!
+        best = l
+      }
+    }
+    out[o] = bestValue
+    heads[best]!++
+  }
+  return out
+}
