@@ -128,15 +128,19 @@ export class Search {
     const siteMask = this.siteMask(q)
     const identity = this.identityCandidates(q)
 
-    let candidates: Int32Array | undefined
-    let rangeSource: Array<readonly [number, number]> | undefined
+    // The candidate source: the smallest of the available indexes. Whatever condition the
+    // source already guarantees is left out of the per-contact checks below.
+    let source:
+      | { kind: "list"; list: Int32Array }
+      | { kind: "ranges"; ranges: Array<readonly [number, number]> } = {
+      kind: "ranges",
+      ranges: [[0, d.contactCount]],
+    }
+    let implied: "site" | "level" | "department" | undefined
     if (identity !== undefined) {
-      candidates = identity
+      source = { kind: "list", list: identity }
     } else {
-      // Pick the smallest of the available indexes as the candidate source.
-      const options: Array<{ size: number; make: () => void }> = [
-        { size: d.contactCount, make: () => (rangeSource = [[0, d.contactCount]]) },
-      ]
+      const options: Array<{ size: number; make: () => void }> = [{ size: d.contactCount, make: () => {} }]
       if (siteMask !== undefined) {
         options.push({
           size: siteMask.contacts,
@@ -150,64 +154,94 @@ export class Search {
               if (last !== undefined && last[1] === from) ranges[ranges.length - 1] = [last[0], to]
               else ranges.push([from, to])
             }
-            rangeSource = ranges
+            source = { kind: "ranges", ranges }
+            implied = "site"
           },
         })
       }
-      for (const [codes, lists] of [
-        [q.levels, d.levelLists],
-        [q.departments, d.departmentLists],
+      for (const [codes, lists, name] of [
+        [q.levels, d.levelLists, "level"],
+        [q.departments, d.departmentLists, "department"],
       ] as const) {
         if (codes === undefined) continue
         const chosen = codes.map((c) => lists[c]!)
         options.push({
           size: chosen.reduce((n, l) => n + l.length, 0),
-          make: () => (candidates = mergeSorted(chosen)),
+          make: () => {
+            source = { kind: "list", list: mergeSorted(chosen) }
+            implied = name
+          },
         })
       }
       options.sort((a, b) => a.size - b.size)
       options[0]!.make()
     }
 
-    const test = this.predicate(q, siteMask?.mask)
-    const out: number[] = []
-    if (candidates !== undefined) {
-      for (let i = 0; i < candidates.length; i++) if (test(candidates[i]!)) out.push(candidates[i]!)
-    } else {
-      for (const [from, to] of rangeSource ?? []) for (let p = from; p < to; p++) if (test(p)) out.push(p)
+    const checks = this.checks(q, siteMask?.mask, implied)
+    const test = (p: number) => {
+      for (let c = 0; c < checks.length; c++) if (!checks[c]!(p)) return false
+      return true
     }
-    return Int32Array.from(out)
+    if (source.kind === "list") {
+      const list = source.list
+      const out = new Int32Array(list.length)
+      let n = 0
+      for (let i = 0; i < list.length; i++) if (test(list[i]!)) out[n++] = list[i]!
+      return n === list.length && checks.length === 0 ? out : out.slice(0, n)
+    }
+    const total = source.ranges.reduce((sum, [from, to]) => sum + to - from, 0)
+    const out = new Int32Array(total)
+    let n = 0
+    for (const [from, to] of source.ranges) {
+      if (checks.length === 0) {
+        for (let p = from; p < to; p++) out[n++] = p
+      } else {
+        for (let p = from; p < to; p++) if (test(p)) out[n++] = p
+      }
+    }
+    return n === total ? out : out.slice(0, n)
   }
 
-  /** Every per-contact check other than the site mask's, as one closure over the columns. */
-  private predicate(q: PeopleQuery, siteMask: Uint8Array | undefined): (position: number) => boolean {
+  /** The per-contact checks of q on the typed columns, minus the one the candidate source implies. */
+  private checks(
+    q: PeopleQuery,
+    siteMask: Uint8Array | undefined,
+    implied: "site" | "level" | "department" | undefined,
+  ): Array<(position: number) => boolean> {
     const d = this.dataset
     const f = d.factory
-    const levelOk = q.levels && new Uint8Array(8).map((_, i) => (q.levels!.includes(i) ? 1 : 0))
-    const departmentOk =
-      q.departments && new Uint8Array(16).map((_, i) => (q.departments!.includes(i) ? 1 : 0))
-    const requiredMasksList = (q.required ?? []).map((r) => requiredMasks[r])
+    const { posSite, posLevel, posDepartment, posFlags, posTitle, posToIndex } = d
+    const checks: Array<(position: number) => boolean> = []
+    if (siteMask !== undefined && implied !== "site") checks.push((p) => siteMask[posSite[p]!] === 1)
+    if (q.levels !== undefined && implied !== "level") {
+      const ok = Uint8Array.from({ length: 8 }, (_, i) => (q.levels!.includes(i) ? 1 : 0))
+      checks.push((p) => ok[posLevel[p]!] === 1)
+    }
+    if (q.departments !== undefined && implied !== "department") {
+      const ok = Uint8Array.from({ length: 16 }, (_, i) => (q.departments!.includes(i) ? 1 : 0))
+      checks.push((p) => ok[posDepartment[p]!] === 1)
+    }
     const flagMask =
       (q.verified !== undefined ? Flag.verified : 0) | (q.isEvContact !== undefined ? Flag.emailVerified : 0)
     const flagWant = (q.verified ? Flag.verified : 0) | (q.isEvContact ? Flag.emailVerified : 0)
-    const titleOk =
-      q.jobTitles && Uint8Array.from(titles, (t, i) => (i > 0 && containsAny(t, q.jobTitles!) ? 1 : 0))
-    const firstOk =
-      q.firstName !== undefined ? firstNames.map((n) => n.toLowerCase() === q.firstName) : undefined
-    const lastOk = q.lastName !== undefined ? lastNames.map((n) => n.toLowerCase() === q.lastName) : undefined
-    const { posSite, posLevel, posDepartment, posFlags, posTitle, posToIndex } = d
-    return (p) => {
-      if (siteMask !== undefined && siteMask[posSite[p]!] === 0) return false
-      if (levelOk !== undefined && levelOk[posLevel[p]!] === 0) return false
-      if (departmentOk !== undefined && departmentOk[posDepartment[p]!] === 0) return false
-      const flags = posFlags[p]!
-      if ((flags & flagMask) !== flagWant) return false
-      for (const mask of requiredMasksList) if ((flags & mask) === 0) return false
-      if (titleOk !== undefined && titleOk[posTitle[p]!] === 0) return false
-      if (firstOk !== undefined && !firstOk[f.firstNameId(posToIndex[p]!)]) return false
-      if (lastOk !== undefined && !lastOk[f.lastNameId(posToIndex[p]!)]) return false
-      return true
+    if (flagMask !== 0) checks.push((p) => (posFlags[p]! & flagMask) === flagWant)
+    for (const r of q.required ?? []) {
+      const mask = requiredMasks[r]
+      checks.push((p) => (posFlags[p]! & mask) !== 0)
     }
+    if (q.jobTitles !== undefined) {
+      const ok = Uint8Array.from(titles, (t, i) => (i > 0 && containsAny(t, q.jobTitles!) ? 1 : 0))
+      checks.push((p) => ok[posTitle[p]!] === 1)
+    }
+    if (q.firstName !== undefined) {
+      const ok = firstNames.map((n) => n.toLowerCase() === q.firstName)
+      checks.push((p) => ok[f.firstNameId(posToIndex[p]!)]!)
+    }
+    if (q.lastName !== undefined) {
+      const ok = lastNames.map((n) => n.toLowerCase() === q.lastName)
+      checks.push((p) => ok[f.lastNameId(posToIndex[p]!)]!)
+    }
+    return checks
   }
 
   /** A mask over sites for the company and location filters, with how many contacts it admits. */
@@ -224,6 +258,7 @@ export class Search {
       q.zipcodes !== undefined
     if (companyTest === undefined && !siteFilters) return undefined
     const d = this.dataset
+    const states = q.states && new Set(q.states)
     const mask = new Uint8Array(d.sites.length)
     let contacts = 0
     const companies = q.domains
@@ -236,7 +271,7 @@ export class Search {
       if (companyTest !== undefined && !companyTest(company)) continue
       for (const site of company.sites) {
         const city = site.city
-        if (q.states !== undefined && !q.states.includes(city.state.toUpperCase())) continue
+        if (states !== undefined && !states.has(city.state)) continue
         if (q.countries !== undefined && !q.countries.includes(city.country)) continue
         if (q.isInternational !== undefined && q.isInternational !== (city.country !== "US")) continue
         if (q.zipcodes !== undefined) {
