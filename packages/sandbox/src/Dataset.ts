@@ -60,6 +60,14 @@ export class Dataset {
   /** Contact indexes whose previous job was at each company (CSR over companies). */
   readonly pastJobStart: Int32Array
   readonly pastJobIndexes: Int32Array
+  /** Company columns the range filters scan. */
+  readonly companySize: Int32Array
+  readonly companyRevenue: Int32Array
+  /** Companies (ascending) using each product: the tech_* filters' index. */
+  readonly productCompanies: readonly Int32Array[]
+  /** Sites (ascending) per state/region code and per country code. */
+  readonly sitesByState: ReadonlyMap<string, Int32Array>
+  readonly sitesByCountry: ReadonlyMap<string, Int32Array>
   /** Company indexes in ascending company_name and company_location order. */
   readonly companiesByName: Int32Array
   readonly companiesByLocation: Int32Array
@@ -78,6 +86,13 @@ export class Dataset {
     this.sites = this.companies.flatMap((c) => c.sites)
     this.siteCompany = Int32Array.from(this.sites, (s) => s.company)
     this.domainToCompany = new Map(this.companies.map((c) => [c.domain, c.index]))
+    this.companySize = Int32Array.from(this.companies, (c) => c.size)
+    this.companyRevenue = Int32Array.from(this.companies, (c) => c.revenue)
+    const users: number[][] = this.taxonomy.products.map(() => [])
+    for (const c of this.companies) for (const p of c.products) users[p]!.push(c.index)
+    this.productCompanies = users.map((list) => Int32Array.from(list))
+    this.sitesByState = groupSites(this.sites, (s) => s.city.state)
+    this.sitesByCountry = groupSites(this.sites, (s) => s.city.country)
 
     const m = options.contacts
     const siteOfIndex = new Int32Array(m)
@@ -218,6 +233,16 @@ export class Dataset {
 export const companyLocationKey = (c: Company): string => {
   const hq = c.sites[0]!.city
   return `${hq.country}, ${hq.state}, ${hq.city}`
+}
+
+const groupSites = (sites: readonly Site[], key: (s: Site) => string): Map<string, Int32Array> => {
+  const groups = new Map<string, number[]>()
+  for (const s of sites) {
+    const list = groups.get(key(s)) ?? []
+    list.push(s.site)
+    groups.set(key(s), list)
+  }
+  return new Map([...groups].map(([k, list]) => [k, Int32Array.from(list)]))
 }
 
 const postingLists = (column: Uint8Array, codes: number): Int32Array[] => {

@@ -177,101 +177,73 @@ export class Search {
       options[0]!.make()
     }
 
-    const checks = this.checks(q, siteMask?.mask, implied)
-    const test = (p: number) => {
-      for (let c = 0; c < checks.length; c++) if (!checks[c]!(p)) return false
-      return true
-    }
+    // Materialize the candidates, then narrow them with one tight pass per remaining filter
+    // (monomorphic loops over typed columns are much faster than one closure per contact).
+    let list: Int32Array
     if (source.kind === "list") {
-      const list = source.list
-      const out = new Int32Array(list.length)
+      list = source.list.slice()
+    } else {
+      list = new Int32Array(source.ranges.reduce((sum, [from, to]) => sum + to - from, 0))
       let n = 0
-      for (let i = 0; i < list.length; i++) if (test(list[i]!)) out[n++] = list[i]!
-      return n === list.length && checks.length === 0 ? out : out.slice(0, n)
+      for (const [from, to] of source.ranges) for (let p = from; p < to; p++) list[n++] = p
     }
-    const total = source.ranges.reduce((sum, [from, to]) => sum + to - from, 0)
-    const out = new Int32Array(total)
-    let n = 0
-    for (const [from, to] of source.ranges) {
-      if (checks.length === 0) {
-        for (let p = from; p < to; p++) out[n++] = p
-      } else {
-        for (let p = from; p < to; p++) if (test(p)) out[n++] = p
-      }
-    }
-    return n === total ? out : out.slice(0, n)
-  }
-
-  /** The per-contact checks of q on the typed columns, minus the one the candidate source implies. */
-  private checks(
-    q: PeopleQuery,
-    siteMask: Uint8Array | undefined,
-    implied: "site" | "level" | "department" | undefined,
-  ): Array<(position: number) => boolean> {
-    const d = this.dataset
+    let n = list.length
     const f = d.factory
-    const { posSite, posLevel, posDepartment, posFlags, posTitle, posToIndex } = d
-    const checks: Array<(position: number) => boolean> = []
-    if (siteMask !== undefined && implied !== "site") checks.push((p) => siteMask[posSite[p]!] === 1)
-    if (q.levels !== undefined && implied !== "level") {
-      const ok = Uint8Array.from({ length: 8 }, (_, i) => (q.levels!.includes(i) ? 1 : 0))
-      checks.push((p) => ok[posLevel[p]!] === 1)
-    }
+    if (siteMask !== undefined && implied !== "site") n = passTable(list, n, d.posSite, siteMask.mask)
+    if (q.levels !== undefined && implied !== "level") n = passTable(list, n, d.posLevel, codeTable(q.levels))
     if (q.departments !== undefined && implied !== "department") {
-      const ok = Uint8Array.from({ length: 16 }, (_, i) => (q.departments!.includes(i) ? 1 : 0))
-      checks.push((p) => ok[posDepartment[p]!] === 1)
+      n = passTable(list, n, d.posDepartment, codeTable(q.departments))
     }
     const flagMask =
       (q.verified !== undefined ? Flag.verified : 0) | (q.isEvContact !== undefined ? Flag.emailVerified : 0)
     const flagWant = (q.verified ? Flag.verified : 0) | (q.isEvContact ? Flag.emailVerified : 0)
-    if (flagMask !== 0) checks.push((p) => (posFlags[p]! & flagMask) === flagWant)
-    for (const r of q.required ?? []) {
-      const mask = requiredMasks[r]
-      checks.push((p) => (posFlags[p]! & mask) !== 0)
-    }
+    if (flagMask !== 0) n = passFlags(list, n, d.posFlags, flagMask, flagWant)
+    for (const r of q.required ?? []) n = passFlagsAny(list, n, d.posFlags, requiredMasks[r])
     if (q.jobTitles !== undefined) {
       const ok = Uint8Array.from(titles, (t, i) => (i > 0 && containsAny(t, q.jobTitles!) ? 1 : 0))
-      checks.push((p) => ok[posTitle[p]!] === 1)
+      n = passTable(list, n, d.posTitle, ok)
     }
     if (q.firstName !== undefined) {
-      const ok = firstNames.map((n) => n.toLowerCase() === q.firstName)
-      checks.push((p) => ok[f.firstNameId(posToIndex[p]!)]!)
+      const ok = firstNames.map((name) => name.toLowerCase() === q.firstName)
+      n = passTest(list, n, (p) => ok[f.firstNameId(d.posToIndex[p]!)]!)
     }
     if (q.lastName !== undefined) {
-      const ok = lastNames.map((n) => n.toLowerCase() === q.lastName)
-      checks.push((p) => ok[f.lastNameId(posToIndex[p]!)]!)
+      const ok = lastNames.map((name) => name.toLowerCase() === q.lastName)
+      n = passTest(list, n, (p) => ok[f.lastNameId(d.posToIndex[p]!)]!)
     }
-    return checks
+    return n === list.length ? list : list.slice(0, n)
   }
 
   /** A mask over sites for the company and location filters, with how many contacts it admits. */
   private siteMask(q: PeopleQuery): { mask: Uint8Array; contacts: number } | undefined {
-    const companyTest = this.companyTest(q)
-    const zipCenters =
-      q.zipcodes !== undefined && q.zipDistance !== undefined
-        ? cities.filter((c) => q.zipcodes!.includes(c.zip.toUpperCase()))
-        : undefined
+    const d = this.dataset
+    const companyOk = this.companyMask(q)
     const siteFilters =
       q.states !== undefined ||
       q.countries !== undefined ||
       q.isInternational !== undefined ||
       q.zipcodes !== undefined
-    if (companyTest === undefined && !siteFilters) return undefined
-    const d = this.dataset
-    const states = q.states && new Set(q.states)
+    if (companyOk === undefined && !siteFilters) return undefined
+    const zipCenters =
+      q.zipcodes !== undefined && q.zipDistance !== undefined
+        ? cities.filter((c) => q.zipcodes!.includes(c.zip.toUpperCase()))
+        : undefined
+    // Start from the inverted index of the narrowest location filter, else every site.
+    const candidates: ArrayLike<number> =
+      q.states !== undefined
+        ? concat(q.states.map((s) => d.sitesByState.get(s)))
+        : q.countries !== undefined
+          ? concat(q.countries.map((c) => d.sitesByCountry.get(c)))
+          : { length: d.sites.length }
+    const all = q.states === undefined && q.countries === undefined
     const mask = new Uint8Array(d.sites.length)
     let contacts = 0
-    const companies = q.domains
-      ? q.domains.flatMap((domain) => {
-          const c = d.domainToCompany.get(domain)
-          return c === undefined ? [] : [d.companies[c]!]
-        })
-      : d.companies
-    for (const company of companies) {
-      if (companyTest !== undefined && !companyTest(company)) continue
-      for (const site of company.sites) {
+    for (let k = 0; k < candidates.length; k++) {
+      const s = all ? k : candidates[k]!
+      if (companyOk !== undefined && companyOk[d.siteCompany[s]!] === 0) continue
+      if (siteFilters) {
+        const site = d.sites[s]!
         const city = site.city
-        if (states !== undefined && !states.has(city.state)) continue
         if (q.countries !== undefined && !q.countries.includes(city.country)) continue
         if (q.isInternational !== undefined && q.isInternational !== (city.country !== "US")) continue
         if (q.zipcodes !== undefined) {
@@ -284,30 +256,64 @@ export class Search {
             continue
           }
         }
-        mask[site.site] = 1
-        contacts += d.siteStart[site.site + 1]! - d.siteStart[site.site]!
       }
+      mask[s] = 1
+      contacts += d.siteStart[s + 1]! - d.siteStart[s]!
     }
     return { mask, contacts }
   }
 
-  private companyTest(q: PeopleQuery): ((c: Company) => boolean) | undefined {
+  /** A mask over companies for the company-level filters, or undefined when there are none. */
+  private companyMask(q: PeopleQuery): Uint8Array | undefined {
+    const d = this.dataset
+    const n = d.companyCount
     const tests: Array<(c: Company) => boolean> = []
-    if (q.domains !== undefined) tests.push((c) => q.domains!.includes(c.domain))
     if (q.names !== undefined) tests.push((c) => containsAny(c.name, q.names!))
-    if (q.minSize !== undefined) tests.push((c) => c.size >= q.minSize!)
-    if (q.maxSize !== undefined) tests.push((c) => c.size <= q.maxSize!)
-    if (q.minRevenue !== undefined) tests.push((c) => c.revenue >= q.minRevenue!)
-    if (q.maxRevenue !== undefined) tests.push((c) => c.revenue <= q.maxRevenue!)
     if (q.naics !== undefined) tests.push((c) => c.naicsCodes.some((code) => q.naics!.includes(code)))
     if (q.sic !== undefined) tests.push((c) => c.sicCodes.some((code) => q.sic!.includes(code)))
     if (q.specialties !== undefined)
       tests.push((c) => c.specialties.some((s) => containsAny(s, q.specialties!)))
-    if (q.tech !== undefined) {
-      const wanted = new Set(selectProducts(this.dataset.taxonomy.products, q.tech).map((p) => p.id))
-      tests.push((c) => c.products.some((id) => wanted.has(id)))
+    const ranged =
+      q.minSize !== undefined ||
+      q.maxSize !== undefined ||
+      q.minRevenue !== undefined ||
+      q.maxRevenue !== undefined
+    if (q.domains === undefined && q.tech === undefined && !ranged && tests.length === 0) return undefined
+
+    let mask: Uint8Array
+    if (q.domains !== undefined) {
+      mask = new Uint8Array(n)
+      for (const domain of q.domains) {
+        const c = d.domainToCompany.get(domain)
+        if (c !== undefined) mask[c] = 1
+      }
+    } else {
+      mask = new Uint8Array(n).fill(1)
     }
-    return tests.length === 0 ? undefined : (c) => tests.every((t) => t(c))
+    if (q.tech !== undefined) {
+      // Companies using any selected product, from the product -> companies index.
+      const users = new Uint8Array(n)
+      for (const p of selectProducts(d.taxonomy.products, q.tech)) {
+        for (const c of d.productCompanies[p.id]!) users[c] = 1
+      }
+      for (let c = 0; c < n; c++) mask[c]! &= users[c]!
+    }
+    if (ranged) {
+      const minSize = q.minSize ?? 0
+      const maxSize = q.maxSize ?? Number.POSITIVE_INFINITY
+      const minRevenue = q.minRevenue ?? 0
+      const maxRevenue = q.maxRevenue ?? Number.POSITIVE_INFINITY
+      const { companySize, companyRevenue } = d
+      for (let c = 0; c < n; c++) {
+        const size = companySize[c]!
+        const revenue = companyRevenue[c]!
+        if (size < minSize || size > maxSize || revenue < minRevenue || revenue > maxRevenue) mask[c] = 0
+      }
+    }
+    if (tests.length > 0) {
+      for (let c = 0; c < n; c++) if (mask[c] === 1 && !tests.every((t) => t(d.companies[c]!))) mask[c] = 0
+    }
+    return mask
   }
 
   /** Sorted positions from the exact identifiers (email, match ids, LinkedIn URL, mobile), AND-ed. */
@@ -442,24 +448,81 @@ export class Search {
   }
 }
 
-/** Merges ascending position lists (few lists: a linear pick of the smallest head). */
-const mergeSorted = (lists: readonly Int32Array[]): Int32Array => {
-  if (lists.length === 1) return lists[0]!
-  const out = new Int32Array(lists.reduce((n, l) => n + l.length, 0))
-  const heads = new Int32Array(lists.length)
-  for (let o = 0; o < out.length; o++) {
-    let best = -1
-    let bestValue = Number.POSITIVE_INFINITY
-    for (let l = 0; l < lists.length; l++) {
-      const h = heads[l]!
-      const list = lists[l]!
-      if (h < list.length && list[h]! < bestValue) {
-        bestValue = list[h]!
-        best = l
-      }
-    }
-    out[o] = bestValue
-    heads[best]!++
+const codeTable = (codes: readonly number[]): Uint8Array => {
+  const table = new Uint8Array(16)
+  for (const c of codes) table[c] = 1
+  return table
+}
+
+/** Keeps, in place, the positions whose column value is marked in table; returns the new length. */
+const passTable = (
+  list: Int32Array,
+  n: number,
+  column: Int32Array | Uint8Array | Uint16Array,
+  table: Uint8Array,
+) => {
+  let kept = 0
+  for (let i = 0; i < n; i++) {
+    const p = list[i]!
+    if (table[column[p]!] === 1) list[kept++] = p
   }
+  return kept
+}
+
+const passFlags = (list: Int32Array, n: number, flags: Uint16Array, mask: number, want: number) => {
+  let kept = 0
+  for (let i = 0; i < n; i++) {
+    const p = list[i]!
+    if ((flags[p]! & mask) === want) list[kept++] = p
+  }
+  return kept
+}
+
+const passFlagsAny = (list: Int32Array, n: number, flags: Uint16Array, mask: number) => {
+  let kept = 0
+  for (let i = 0; i < n; i++) {
+    const p = list[i]!
+    if ((flags[p]! & mask) !== 0) list[kept++] = p
+  }
+  return kept
+}
+
+const passTest = (list: Int32Array, n: number, test: (position: number) => boolean) => {
+  let kept = 0
+  for (let i = 0; i < n; i++) {
+    const p = list[i]!
+    if (test(p)) list[kept++] = p
+  }
+  return kept
+}
+
+/** The concatenation of the lists present (site lists from inverted indexes). */
+const concat = (lists: ReadonlyArray<Int32Array | undefined>): Int32Array => {
+  const present = lists.filter((l) => l !== undefined)
+  const out = new Int32Array(present.reduce((n, l) => n + l.length, 0))
+  let offset = 0
+  for (const l of present) {
+    out.set(l, offset)
+    offset += l.length
+  }
+  return out
+}
+
+/** Merges ascending position lists (pairwise two-way merges). */
+const mergeSorted = (lists: readonly Int32Array[]): Int32Array => {
+  if (lists.length === 0) return new Int32Array(0)
+  let merged = lists[0]!
+  for (let l = 1; l < lists.length; l++) merged = mergeTwo(merged, lists[l]!)
+  return merged
+}
+
+const mergeTwo = (a: Int32Array, b: Int32Array): Int32Array => {
+  const out = new Int32Array(a.length + b.length)
+  let i = 0
+  let j = 0
+  let o = 0
+  while (i < a.length && j < b.length) out[o++] = a[i]! < b[j]! ? a[i++]! : b[j++]!
+  while (i < a.length) out[o++] = a[i++]!
+  while (j < b.length) out[o++] = b[j++]!
   return out
 }

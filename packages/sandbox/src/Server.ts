@@ -330,6 +330,7 @@ export class SandboxServer {
       companies: d.companyCount,
       generation: d.generation,
       products: d.taxonomy.products.length,
+      rss_mb: Math.round(process.memoryUsage().rss / 1e6),
     }
   }
 
