@@ -164,7 +164,20 @@ export class Dataset {
   }
 
   static build(options: DatasetOptions = {}): Dataset {
-    return new Dataset({ ...defaultDatasetOptions, ...options })
+    const pick = (given: number | undefined, fallback: number, name: string) => {
+      const value = given ?? fallback
+      if (!Number.isSafeInteger(value) || value < 0)
+        throw new RangeError(`${name} must be a non-negative integer`)
+      return value
+    }
+    const companies = pick(options.companies, defaultDatasetOptions.companies, "companies")
+    if (companies < 1) throw new RangeError("a dataset needs at least one company")
+    return new Dataset({
+      seed: pick(options.seed, defaultDatasetOptions.seed, "seed") >>> 0,
+      contacts: pick(options.contacts, defaultDatasetOptions.contacts, "contacts"),
+      companies,
+      generation: pick(options.generation, defaultDatasetOptions.generation, "generation"),
+    })
   }
 
   /** The same dataset with another contact count or modification generation. Existing
