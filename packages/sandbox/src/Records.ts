@@ -136,6 +136,7 @@ export const contactRecord = (dataset: Dataset, index: number): ContactRecord =>
     socials.push({ type: "twitter", url: `twitter.com/${first.toLowerCase()}${index}` })
   const dates = f.dates(index, dataset.generation)
   const block = companyBlock(company)
+  const home = remote ? f.remoteCity(index, site.city.country) : undefined
   const hasAddresses = (flags & Flag.address) !== 0
   const level = dataset.posLevel[position]!
   const department = dataset.posDepartment[position]!
@@ -153,9 +154,7 @@ export const contactRecord = (dataset: Dataset, index: number): ContactRecord =>
     job_department: jobDepartments[department]!.code,
     phone_numbers: phones,
     social_profiles: socials,
-    location: remote
-      ? `${f.remoteCity(index, site.city.country).city}, ${f.remoteCity(index, site.city.country).state}, ${site.city.country}`
-      : siteLocation(site),
+    location: home ? `${home.city}, ${home.state}, ${home.country}` : siteLocation(site),
     // HQ is the provider's fallback when it knows nothing better (no address on file).
     location_type: remote ? "remote" : site.isHq || !hasAddresses ? "hq" : "branch",
     position_location_id: remote || !hasAddresses ? null : site.locationId,

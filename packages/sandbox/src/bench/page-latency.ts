@@ -62,7 +62,21 @@ const get = (path: string, key = "sandbox-full"): Promise<{ status: number; body
     req.end()
   })
 
+// Ten variants per scenario, all distinct, so every "first page" is a fresh evaluation.
 const states = ["CA", "TX", "NY", "MA", "WA", "IL", "FL", "GA", "CO", "PA"]
+const departments = ["sale", "enrd", "it_is", "mrkt", "ops", "fnad", "hr", "other", "lgl", "prc"]
+const products = [
+  "Salesforce Sales Cloud",
+  "HubSpot CRM",
+  "Zendesk",
+  "Okta",
+  "Slack",
+  "Zoom",
+  "Tableau",
+  "Shopify",
+  "Jira",
+  "Stripe",
+]
 const scenarios: Array<{ name: string; query: (variant: number) => string }> = [
   {
     name: "job_departments",
@@ -78,12 +92,11 @@ const scenarios: Array<{ name: string; query: (variant: number) => string }> = [
   },
   {
     name: "tech_product + level",
-    query: (v) =>
-      `tech_product=${encodeURIComponent(["Salesforce Sales Cloud", "HubSpot CRM", "Zendesk", "Okta", "Slack"][v % 5]!)}&job_levels=mgr`,
+    query: (v) => `tech_product=${encodeURIComponent(products[v]!)}&job_levels=mgr`,
   },
   {
     name: "required_fields + verified",
-    query: (v) => `required_fields=phone,linkedin_url&verified=true&job_departments=${["sale", "hr"][v % 2]}`,
+    query: (v) => `required_fields=phone,linkedin_url&verified=true&job_departments=${departments[v]}`,
   },
   {
     name: "preview: department + state",
@@ -98,8 +111,16 @@ const fmt = (xs: number[]) => {
   return `median ${quantile(s, 0.5).toFixed(2)} ms  p99 ${quantile(s, 0.99).toFixed(2)} ms  (n=${s.length})`
 }
 
-// Warm the server's JIT a little with unrelated queries, as a running sandbox would be.
-for (let i = 0; i < 30; i++) await get(`/service/people/preview?job_levels=stf&page=${i + 1}`)
+// Warm the server's JIT with unrelated queries (not the measured filter sets), as a
+// sandbox that has been serving a test suite for a while would be.
+for (let i = 0; i < 60; i++) {
+  await get(
+    `/service/people/preview?company_min_size=${1 + i}&job_levels=${["stf", "vp,dir", "mgr"][i % 3]}&company_location_states=${states[i % 10]}&required_fields=phone&verified=${i % 2 === 0}&page=${1 + (i % 3)}`,
+  )
+  await get(
+    `/service/people?tech_category=Sales&company_max_size=${100_000 + i}&job_departments=${departments[i % 10]}&sort_by=company_name`,
+  )
+}
 
 const info = JSON.parse((await get("/_sandbox/dataset")).body) as { rss_mb: number; contacts: number }
 console.log(`sandbox page latency: ${info.contacts} contacts, ${companies} companies, 50 records per page`)
