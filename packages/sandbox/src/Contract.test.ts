@@ -7,6 +7,7 @@ import { Ajv2020, type ValidateFunction } from "ajv/dist/2020.js"
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest"
 import { parse } from "yaml"
 import { Flag } from "./Contacts.ts"
+import { appendParams, peopleParams, productsParams } from "./Filters.ts"
 import type { CompanyTechnologies, ContactRecord } from "./Records.ts"
 import { type Sandbox, startSandbox } from "./Server.ts"
 
@@ -773,5 +774,45 @@ describe("dataset changes", () => {
     )
     expect(modified.length).toBeGreaterThan(contacts * 0.02)
     await admin("/_sandbox/dataset", { generation: 0 })
+  })
+})
+
+describe("spec and sandbox agree on the parameters", () => {
+  const specParameters = (path: string) =>
+    (
+      spec.paths[path] as unknown as {
+        get: { parameters: Array<{ $ref?: string; name?: string; in?: string }> }
+      }
+    ).get.parameters
+      .map((p) => {
+        const resolved = p.$ref
+          ? (spec.components as unknown as { parameters: Record<string, { name: string; in: string }> })
+              .parameters[p.$ref.split("/").pop()!]!
+          : p
+        return resolved
+      })
+      .filter((p) => p.in === "query")
+      .map((p) => p.name!)
+      .sort()
+
+  for (const [path, accepted] of [
+    ["/service/people", peopleParams],
+    ["/service/people/preview", peopleParams],
+    ["/service/technologies/append", appendParams],
+    ["/service/technologies/taxonomy/products", productsParams],
+    ["/service/technologies/taxonomy/categories", []],
+  ] as const) {
+    it(`${path}: the query parameters of the spec are exactly those the sandbox accepts`, () => {
+      expect(specParameters(path)).toEqual([...accepted].sort())
+    })
+  }
+
+  it("every operation declares its JSON error statuses", () => {
+    for (const path of endpointPaths) {
+      const statuses = Object.keys(spec.paths[path]!.get.responses)
+      for (const s of ["200", "400", "401", "403", "429", "500"]) expect(statuses).toContain(s)
+      const credited = path === "/service/people" || path === "/service/technologies/append"
+      expect(statuses.includes("402")).toBe(credited)
+    }
   })
 })
