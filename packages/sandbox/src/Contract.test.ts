@@ -330,14 +330,14 @@ describe("filters (4.1/4.2): result_count and records agree with an oracle over 
     expect(work.body.search_results.map((r) => r.match_id)).toContain(withPersonal.match_id)
     for (const r of work.body.search_results) {
       const index = d.indexOfMatchId(r.match_id)!
-      const past = (flagsOf(r) & Flag.pastJob) !== 0 ? d.factory.pastEmail(index, companyOf(r).index) : ""
+      const past = d.pastJobEmail(index) ?? ""
       expect([r.email, past]).toContain(withPersonal.email)
     }
     const personal = await people({ email: withPersonal.personal_email! })
     expect(personal.body.search_results.map((r) => r.match_id)).toEqual([withPersonal.match_id])
 
     const mover = records().find((r) => (flagsOf(r) & Flag.pastJob) !== 0)!
-    const pastEmail = d.factory.pastEmail(d.indexOfMatchId(mover.match_id)!, companyOf(mover).index)
+    const pastEmail = d.pastJobEmail(d.indexOfMatchId(mover.match_id)!)!
     const withHistory = await people({ email: pastEmail })
     expect(withHistory.body.search_results.map((r) => r.match_id)).toContain(mover.match_id)
     const explicit = await people({ email: pastEmail, matchOnJobHistory: true })

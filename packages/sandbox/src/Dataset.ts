@@ -231,8 +231,23 @@ export class Dataset {
     return companyTechnologies(company, this.taxonomy, undefined)
   }
 
+  /** The company with this provider id (company_id in records), if any. */
   companyById(id: number): Company | undefined {
-    return this.companies.find((c) => c.id === id)
+    const company = this.companies[id - (this.companies[0]?.id ?? 0)]
+    return company?.id === id ? company : undefined
+  }
+
+  /** The append record (all products in use) of the company with this id. */
+  companyTechnologiesById(id: number): CompanyTechnologies | undefined {
+    const company = this.companyById(id)
+    return company === undefined ? undefined : this.company(company.index)
+  }
+
+  /** The work email of the contact's previous job, which `email` matches with job history; null if none. */
+  pastJobEmail(index: number): string | null {
+    const position = this.indexToPos[index]!
+    if ((this.posFlags[position]! & Flag.pastJob) === 0) return null
+    return this.factory.pastEmail(index, this.siteCompany[this.posSite[position]!]!)
   }
 
   /** First position of a company's contacts and one past its last. */
