@@ -816,3 +816,31 @@ describe("spec and sandbox agree on the parameters", () => {
     }
   })
 })
+
+describe("duplicates (opt-in)", () => {
+  it("append without is_international returns a multi-country company once per country, each row charged", async () => {
+    const dup = await startSandbox({ seed: 7, contacts: 1000, companies: companies, duplicates: true })
+    try {
+      const d = dup.dataset
+      const spread = d.companies.find((c) => new Set(c.sites.map((s) => s.city.country)).size > 1)!
+      const countries = [...new Set(spread.sites.map((s) => s.city.country))]
+      const get = async (params: Record<string, string>) => {
+        const res = await fetch(`${dup.url}/service/technologies/append?${new URLSearchParams(params)}`, {
+          headers: { "X-CB-ApiKey": "sandbox-full", Accept: "application/json" },
+        })
+        const body = (await res.json()) as Envelope<CompanyTechnologies>
+        const validate = validatorFor("/service/technologies/append", res.status)
+        expect(validate(body)).toBe(true)
+        return body
+      }
+      const all = await get({ company_domain: spread.domain })
+      expect(all.result_count).toBe(countries.length)
+      expect(new Set(all.search_results.map((r) => r.company_id))).toEqual(new Set([spread.id]))
+      const us = await get({ company_domain: spread.domain, is_international: "false" })
+      expect(us.result_count).toBe(countries.includes("US") ? 1 : 0)
+      expect(dup.accounts()["sandbox-full"]!.credits_charged).toBe(countries.length + us.result_count)
+    } finally {
+      await dup.close()
+    }
+  })
+})

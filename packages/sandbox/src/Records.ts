@@ -207,6 +207,7 @@ export const companyTechnologies = (
   c: Company,
   taxonomy: Taxonomy,
   selection: readonly Product[] | undefined,
+  country: string = c.sites[0]!.city.country,
 ): CompanyTechnologies => {
   const used = new Set(c.products)
   const technologies =
@@ -218,7 +219,7 @@ export const companyTechnologies = (
     company_id: c.id,
     company_name: c.name,
     company_domains: block.domains,
-    is_international: c.sites[0]!.city.country !== "US",
+    is_international: country !== "US",
     verified: c.verified,
     company: block,
     technologies,

@@ -58,10 +58,23 @@ interface ResultSet {
 
 const cacheSize = 24
 
+/** A company as one append row: with duplicates on, a company may appear once per country. */
+export interface CompanyRow {
+  readonly company: Company
+  readonly country: string
+}
+
 export class Search {
   private readonly cache = new Map<string, ResultSet>()
 
-  constructor(readonly dataset: Dataset) {}
+  /**
+   * @param duplicates when true, append answers without is_international return a company
+   *   once per country it has sites in (the provider's documented duplicates).
+   */
+  constructor(
+    readonly dataset: Dataset,
+    readonly duplicates = false,
+  ) {}
 
   /** Contact indexes of one page of a people query, and the query's total. */
   people(q: PeopleQuery): PageOf<number> {
@@ -397,13 +410,12 @@ export class Search {
   }
 
   /** Company indexes of one page of an append query, and the total. */
-  append(q: AppendQuery): PageOf<Company> {
+  append(q: AppendQuery): PageOf<CompanyRow> {
     const d = this.dataset
     const domains = q.domains && new Set(q.domains)
     const test = (c: Company) =>
       (domains === undefined || domains.has(c.domain)) &&
       (q.names === undefined || containsAny(c.name, q.names)) &&
-      (q.isInternational === undefined || q.isInternational === (c.sites[0]!.city.country !== "US")) &&
       (q.verified === undefined || q.verified === c.verified)
     const candidates: readonly Company[] =
       domains !== undefined
@@ -423,9 +435,20 @@ export class Search {
     } else {
       matches = [...matches].sort((a, b) => a.index - b.index)
     }
-    if (q.paging.descending) matches.reverse()
+    // One row per company (its HQ country), or with duplicates on and is_international
+    // omitted, one row per country the company has sites in, as the provider warns.
+    const rows: CompanyRow[] = matches.flatMap((company) => {
+      const countries = this.duplicates
+        ? [...new Set(company.sites.map((s) => s.city.country))]
+        : [company.sites[0]!.city.country]
+      return countries
+        .filter((country) => q.isInternational === undefined || q.isInternational === (country !== "US"))
+        .slice(0, this.duplicates && q.isInternational === undefined ? undefined : 1)
+        .map((country) => ({ company, country }))
+    })
+    if (q.paging.descending) rows.reverse()
     const offset = (q.paging.page - 1) * q.paging.pageSize
-    return { total: matches.length, items: matches.slice(offset, offset + q.paging.pageSize) }
+    return { total: rows.length, items: rows.slice(offset, offset + q.paging.pageSize) }
   }
 
   /** One page of taxonomy products matching a product/vendor lookup. */

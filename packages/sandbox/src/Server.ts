@@ -27,6 +27,11 @@ export interface SandboxOptions extends DatasetOptions {
   readonly accounts?: readonly AccountSpec[]
   /** Global fault settings at start (and after POST /_sandbox/reset). */
   readonly faults?: FaultSettings
+  /**
+   * Return an organization once per country on append when is_international is omitted,
+   * as the provider warns it may. Off by default; connector tests should turn it on.
+   */
+  readonly duplicates?: boolean
 }
 
 export interface Sandbox {
@@ -99,7 +104,7 @@ export class SandboxServer {
 
   constructor(readonly options: SandboxOptions = {}) {
     this.dataset = Dataset.build(options)
-    this.search = new Search(this.dataset)
+    this.search = new Search(this.dataset, options.duplicates ?? false)
     this.accounts = new Map(mergeAccounts(options.accounts).map((spec) => [spec.key, new Account(spec)]))
     this.faults = new Faults(this.dataset.seed, options.faults)
   }
@@ -241,7 +246,9 @@ export class SandboxServer {
         const q = parseAppendQuery(params)
         const page = this.search.append(q)
         const selection = q.tech === undefined ? undefined : selectProducts(d.taxonomy.products, q.tech)
-        const records = page.items.map((c) => companyTechnologies(c, d.taxonomy, selection))
+        const records = page.items.map((row) =>
+          companyTechnologies(row.company, d.taxonomy, selection, row.country),
+        )
         return {
           status: 200,
           body: envelope(false, q.paging.page, q.paging.pageSize, page.total, records),
@@ -311,7 +318,7 @@ export class SandboxServer {
             contacts: json.contacts as number | undefined,
             generation: json.generation as number | undefined,
           })
-          this.search = new Search(this.dataset)
+          this.search = new Search(this.dataset, this.options.duplicates ?? false)
           return this.send(res, { status: 200, body: this.datasetInfo() })
         }
         default:

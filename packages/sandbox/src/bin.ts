@@ -22,6 +22,7 @@ const usage = `salesintel-sandbox: a local stand-in for the SalesIntel API
   --drop-rate <r>            share of connections dropped without an answer
   --truncate-rate <r>        share of 200 bodies cut short
   --requests-per-minute <n>  per-key limit (default 1800; 0 = none)
+  --duplicates               append without is_international returns a company once per country
   --help`
 
 const { values } = parseArgs({
@@ -41,6 +42,7 @@ const { values } = parseArgs({
     "drop-rate": { type: "string" },
     "truncate-rate": { type: "string" },
     "requests-per-minute": { type: "string" },
+    duplicates: { type: "boolean" },
     help: { type: "boolean" },
   },
 })
@@ -85,6 +87,7 @@ const sandbox = await startSandbox({
   generation: number("generation"),
   accounts: extraAccounts,
   faults,
+  duplicates: values.duplicates ?? false,
 })
 const d = sandbox.dataset
 console.log(`SalesIntel sandbox serving ${sandbox.url}`)
