@@ -146,31 +146,33 @@ export class ContactFactory {
 
   traits(index: number): ContactTraits {
     const seed = this.seed
-    const u = (salt: number) => unit(seed, index, salt)
-    const company = searchCumulative(this.companyWeights, u(S.company) * this.companyWeightTotal)
+    const company = searchCumulative(
+      this.companyWeights,
+      unit(seed, index, S.company) * this.companyWeightTotal,
+    )
     const sites = this.companies[company]!.sites
-    const remote = u(S.remote) < 0.12
+    const remote = unit(seed, index, S.remote) < 0.12
     const siteOffset =
-      remote || sites.length === 1 || u(S.site) < 0.55
+      remote || sites.length === 1 || unit(seed, index, S.site) < 0.55
         ? 0
         : 1 + below(seed, index, S.site + 50, sites.length - 1)
-    const level = searchCumulative(levelWeights, u(S.level) * levelTotal)
-    const department = searchCumulative(departmentWeights, u(S.department) * departmentTotal)
-    const hasTitle = u(S.hasTitle) >= 0.07
-    const verified = u(S.verified) < 0.4
+    const level = searchCumulative(levelWeights, unit(seed, index, S.level) * levelTotal)
+    const department = searchCumulative(departmentWeights, unit(seed, index, S.department) * departmentTotal)
+    const hasTitle = unit(seed, index, S.hasTitle) >= 0.07
+    const verified = unit(seed, index, S.verified) < 0.4
     const hasAddress = this.companies[company]!.hasAddresses
     let flags = 0
-    if (!remote && u(S.sitePhone) < 0.7) flags |= Flag.sitePhone
-    if (u(S.direct) < 0.45) flags |= Flag.directPhone
-    if (u(S.mobile) < 0.35) flags |= Flag.mobile
-    if (u(S.personal) < 0.35) flags |= Flag.personalEmail
-    if (u(S.linkedin) < 0.72) flags |= Flag.linkedin
-    if (u(S.facebook) < 0.1) flags |= Flag.facebook
-    if (u(S.twitter) < 0.15) flags |= Flag.twitter
+    if (!remote && unit(seed, index, S.sitePhone) < 0.7) flags |= Flag.sitePhone
+    if (unit(seed, index, S.direct) < 0.45) flags |= Flag.directPhone
+    if (unit(seed, index, S.mobile) < 0.35) flags |= Flag.mobile
+    if (unit(seed, index, S.personal) < 0.35) flags |= Flag.personalEmail
+    if (unit(seed, index, S.linkedin) < 0.72) flags |= Flag.linkedin
+    if (unit(seed, index, S.facebook) < 0.1) flags |= Flag.facebook
+    if (unit(seed, index, S.twitter) < 0.15) flags |= Flag.twitter
     if (hasTitle) flags |= Flag.jobTitle
     if (verified) flags |= Flag.verified | Flag.emailVerified
-    else if (u(S.emailVerified) < 0.5) flags |= Flag.emailVerified
-    if (u(S.pastJob) < 0.15 && this.companies.length > 1) flags |= Flag.pastJob
+    else if (unit(seed, index, S.emailVerified) < 0.5) flags |= Flag.emailVerified
+    if (unit(seed, index, S.pastJob) < 0.15 && this.companies.length > 1) flags |= Flag.pastJob
     if (hasAddress) flags |= Flag.address
     if (remote) flags |= Flag.remote
     return {
