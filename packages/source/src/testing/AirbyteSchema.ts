@@ -5,12 +5,14 @@
 import { readFileSync } from "node:fs"
 import { fileURLToPath } from "node:url"
 import { Ajv } from "ajv"
+import addFormats from "ajv-formats"
 import { parse } from "yaml"
 
 const protocolPath = fileURLToPath(new URL("../../../../spec/airbyte/airbyte_protocol.yaml", import.meta.url))
 
 const protocol = parse(readFileSync(protocolPath, "utf8")) as Record<string, unknown>
 const ajv = new Ajv({ strict: false, allErrors: true })
+addFormats.default(ajv)
 ajv.addSchema(protocol, "airbyte_protocol")
 
 const validatorFor = (definition: string) => {

@@ -1,0 +1,316 @@
+/**
+ * The Airbyte source against the sandbox over real HTTP on 127.0.0.1: every command, every
+ * message validated against the official protocol schema, incremental reruns that spend nothing,
+ * the budget (never exceeded, and equal to the sandbox's own count), a 25,000-contact search read
+ * whole through partitions, the error paths (401, 403, 402) and a flaky provider.
+ */
+import { execFile } from "node:child_process"
+import { mkdtempSync, writeFileSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import { type Sandbox, startSandbox } from "@salesintel/sandbox"
+import { Commands, type Protocol } from "@salesintel/source"
+import { Effect, Stream } from "effect"
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest"
+import { messageProblems } from "../packages/source/src/testing/AirbyteSchema.ts"
+
+let sandbox: Sandbox
+
+beforeAll(async () => {
+  sandbox = await startSandbox({ seed: 42, contacts: 100_000, companies: 10_000 })
+})
+afterAll(async () => {
+  await sandbox?.close()
+})
+beforeEach(() => {
+  sandbox.reset()
+})
+
+const itVps = { name: "it-vps", filters: { job_departments: ["it_is"], job_levels: ["vp"] } }
+
+const configFor = (overrides: Record<string, unknown> = {}) => ({
+  api_key: "sandbox-full",
+  base_url: sandbox.url,
+  credit_budget: 100_000,
+  // Keep retries quick: the sandbox's faults are passing by construction.
+  retry: { initial_delay_ms: 5, max_delay_ms: 50 },
+  ...overrides,
+})
+
+const catalogOf = (streams: Record<string, "full_refresh" | "incremental">) => ({
+  streams: Object.entries(streams).map(([name, mode]) => ({
+    stream: { name },
+    sync_mode: mode,
+    destination_sync_mode: mode === "incremental" ? "append_dedup" : "overwrite",
+  })),
+})
+
+interface ReadResult {
+  readonly messages: ReadonlyArray<Protocol.Message>
+  readonly records: (stream: string) => ReadonlyArray<Record<string, unknown>>
+  /** The last STATE of each stream, as a --state file holds them. */
+  readonly state: ReadonlyArray<unknown>
+  readonly trace: Protocol.TraceErrorMessage | undefined
+  readonly logs: ReadonlyArray<string>
+}
+
+const read = async (config: unknown, catalog: unknown, state?: unknown): Promise<ReadResult> => {
+  const chunk = await Effect.runPromise(Stream.runCollect(Commands.read({ config, catalog, state })))
+  const messages = [...chunk]
+  for (const message of messages) expect(messageProblems(message)).toEqual([])
+  const lastState = new Map<string, unknown>()
+  for (const message of messages)
+    if (message.type === "STATE") lastState.set(message.state.stream.stream_descriptor.name, message.state)
+  return {
+    messages,
+    records: (stream) =>
+      messages.flatMap((m) => (m.type === "RECORD" && m.record.stream === stream ? [m.record.data] : [])),
+    state: [...lastState.values()],
+    trace: messages.find((m): m is Protocol.TraceErrorMessage => m.type === "TRACE"),
+    logs: messages.flatMap((m) => (m.type === "LOG" ? [m.log.message] : [])),
+  }
+}
+
+const charged = (key = "sandbox-full") => sandbox.accounts()[key]?.credits_charged ?? 0
+const previewCount = async (filters: Record<string, string>) => {
+  const url = new URL("/service/people/preview", sandbox.url)
+  for (const [key, value] of Object.entries({ ...filters, page: "1", page_size: "1" }))
+    url.searchParams.set(key, value)
+  const response = await fetch(url, {
+    headers: { "X-CB-ApiKey": "sandbox-full", Accept: "application/json" },
+  })
+  return ((await response.json()) as { result_count: number }).result_count
+}
+const matchIds = (records: ReadonlyArray<Record<string, unknown>>) => records.map((r) => String(r.match_id))
+
+describe("source-salesintel against the sandbox", () => {
+  it("spec, check and discover through the bin: protocol lines only on stdout", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "source-"))
+    const bin = join(import.meta.dirname, "../packages/source/dist/bin.js")
+    // Asynchronous on purpose: the sandbox answers from this process's event loop.
+    const run = (args: ReadonlyArray<string>) =>
+      new Promise<{ status: number; messages: Array<Protocol.Message> }>((resolve) => {
+        execFile(process.execPath, [bin, ...args], { timeout: 60_000 }, (error, stdout) => {
+          const lines = stdout.split("\n").filter((line) => line.length > 0)
+          const messages = lines.map((line) => JSON.parse(line) as Protocol.Message)
+          for (const message of messages) expect(messageProblems(message)).toEqual([])
+          resolve({ status: error === null ? 0 : Number(error.code ?? 1), messages })
+        })
+      })
+    const write = (name: string, value: unknown) => {
+      const path = join(dir, name)
+      writeFileSync(path, JSON.stringify(value))
+      return path
+    }
+
+    expect((await run(["spec"])).messages.map((m) => m.type)).toEqual(["SPEC"])
+
+    const good = await run([
+      "check",
+      "--config",
+      write("good.json", configFor({ taxonomy: { products: ["cloud"] } })),
+    ])
+    expect(good.status).toBe(0)
+    expect(good.messages).toMatchObject([
+      { type: "CONNECTION_STATUS", connectionStatus: { status: "SUCCEEDED" } },
+    ])
+
+    for (const key of ["sandbox-no-access", "not-a-key-at-all"]) {
+      const failed = await run(["check", "--config", write(`${key}.json`, configFor({ api_key: key }))])
+      expect(failed.messages).toMatchObject([
+        { type: "CONNECTION_STATUS", connectionStatus: { status: "FAILED" } },
+      ])
+      expect(JSON.stringify(failed.messages)).not.toContain(key === "not-a-key-at-all" ? key : "x-never")
+    }
+
+    const discover = await run(["discover", "--config", write("d.json", configFor())])
+    expect(discover.messages.map((m) => m.type)).toEqual(["CATALOG"])
+
+    const bad = await run([
+      "read",
+      "--config",
+      write("bad.json", { api_key: "k" }),
+      "--catalog",
+      write("c.json", {}),
+    ])
+    expect(bad.status).toBe(1)
+    expect(bad.messages).toMatchObject([
+      { type: "TRACE", trace: { error: { failure_type: "config_error" } } },
+    ])
+  })
+
+  it("reads every stream, and an incremental rerun with its state spends zero credits", async () => {
+    const config = configFor({
+      credit_budget: 5_000,
+      contacts: { searches: [itVps], refresh_after_days: 30 },
+      companies: { domains: [sandbox.dataset.companies[0]!.domain, sandbox.dataset.companies[1]!.domain] },
+      taxonomy: { products: ["cloud"], vendors: ["micro"] },
+    })
+    const catalog = catalogOf({
+      taxonomy_categories: "full_refresh",
+      taxonomy_products: "full_refresh",
+      contacts: "incremental",
+      companies: "incremental",
+    })
+    const first = await read(config, catalog)
+    expect(first.trace).toBeUndefined()
+    const expected = await previewCount({ job_departments: "it_is", job_levels: "vp" })
+    const contacts = first.records("contacts")
+    expect(new Set(matchIds(contacts)).size).toBe(expected)
+    expect(contacts).toHaveLength(expected)
+    expect(first.records("companies").length).toBeGreaterThanOrEqual(2)
+    expect(first.records("taxonomy_categories").length).toBeGreaterThan(0)
+    expect(first.records("taxonomy_products").length).toBeGreaterThan(0)
+    const spent = charged()
+    expect(spent).toBe(contacts.length + first.records("companies").length)
+    expect(first.logs.at(-1)).toContain(`${spent} of 5000 credits spent`)
+
+    sandbox.reset()
+    const second = await read(config, catalog, first.state)
+    expect(second.trace).toBeUndefined()
+    expect(second.records("contacts")).toHaveLength(0)
+    expect(second.records("companies")).toHaveLength(0)
+    expect(charged()).toBe(0)
+  })
+
+  it("never spends past the budget, matches the sandbox's count, and resumes without buying twice", async () => {
+    const config = configFor({ credit_budget: 430, contacts: { searches: [itVps] } })
+    const catalog = catalogOf({ contacts: "incremental" })
+    const total = await previewCount({ job_departments: "it_is", job_levels: "vp" })
+    const first = await read(config, catalog)
+    expect(first.trace).toBeUndefined()
+    const firstSpent = charged()
+    expect(firstSpent).toBeLessThanOrEqual(430)
+    expect(firstSpent).toBe(first.records("contacts").length)
+    expect(firstSpent).toBeGreaterThan(430 - 50)
+    const warning = first.logs.find((log) => log.startsWith("credit budget reached"))
+    expect(warning).toContain(`${total - firstSpent} records were left unread`)
+    expect(warning).toContain(`needing about ${total - firstSpent} more credits`)
+
+    sandbox.reset()
+    const second = await read(
+      configFor({ credit_budget: 5_000, contacts: { searches: [itVps] } }),
+      catalog,
+      first.state,
+    )
+    expect(charged()).toBe(total - firstSpent)
+    const all = [...matchIds(first.records("contacts")), ...matchIds(second.records("contacts"))]
+    expect(new Set(all).size).toBe(total)
+    expect(all).toHaveLength(total)
+  })
+
+  it("reads a 25,000-contact search whole through partitions, in the same order at any concurrency", async () => {
+    const total = await previewCount({ job_levels: "mgr" })
+    expect(total).toBeGreaterThan(20_000)
+    const managers = { searches: [{ name: "managers", filters: { job_levels: ["mgr"] } }] }
+    const catalog = catalogOf({ contacts: "full_refresh" })
+    const result = await read(configFor({ contacts: managers, requests_per_minute: 60_000 }), catalog)
+    expect(result.trace).toBeUndefined()
+    const ids = matchIds(result.records("contacts"))
+    expect(ids).toHaveLength(total)
+    expect(new Set(ids).size).toBe(total)
+    expect(charged()).toBe(total)
+
+    sandbox.reset()
+    const sequential = await read(
+      configFor({ contacts: managers, concurrency: 1, requests_per_minute: 60_000 }),
+      catalog,
+    )
+    expect(matchIds(sequential.records("contacts"))).toEqual(ids)
+  })
+
+  it("fails a bad key with a config_error, and never prints it", async () => {
+    const key = "sk-this-key-does-not-exist"
+    const result = await read(
+      configFor({ api_key: key, contacts: { searches: [itVps] } }),
+      catalogOf({ contacts: "incremental" }),
+    )
+    expect(result.trace?.trace.error.failure_type).toBe("config_error")
+    expect(result.trace?.trace.error.message).toContain("HTTP 401")
+    expect(JSON.stringify(result.messages)).not.toContain(key)
+  })
+
+  it("names the tech add-on on a 403", async () => {
+    const search = { name: "crm-users", filters: { tech_category: ["Sales"] } }
+    const result = await read(
+      configFor({ api_key: "sandbox-no-tech", contacts: { searches: [search] } }),
+      catalogOf({ contacts: "incremental" }),
+    )
+    expect(result.trace?.trace.error.failure_type).toBe("config_error")
+    expect(result.trace?.trace.error.message).toContain("technology add-on")
+  })
+
+  it("on a 402 mid-run, checkpoints what was emitted; the next read buys nothing twice", async () => {
+    const lowCredit = "sandbox-low-credit"
+    const catalog = catalogOf({ contacts: "incremental" })
+    const first = await read(configFor({ api_key: lowCredit, contacts: { searches: [itVps] } }), catalog)
+    expect(first.trace?.trace.error.message).toContain("HTTP 402")
+    const bought = matchIds(first.records("contacts"))
+    expect(bought.length).toBe(charged(lowCredit))
+    expect(bought.length).toBeGreaterThan(0)
+    // The last message before the failure is the state covering every record emitted.
+    const beforeTrace = first.messages.at(-2)
+    expect(beforeTrace?.type).toBe("STATE")
+    const known = Object.values(
+      (
+        (beforeTrace as Protocol.StreamStateMessage).state.stream.stream_state as {
+          known: Record<string, string[]>
+        }
+      ).known,
+    ).flat()
+    expect(new Set(known)).toEqual(new Set(bought))
+
+    const second = await read(configFor({ contacts: { searches: [itVps] } }), catalog, first.state)
+    expect(second.trace).toBeUndefined()
+    const total = await previewCount({ job_departments: "it_is", job_levels: "vp" })
+    expect(charged("sandbox-full")).toBe(total - bought.length)
+    expect(new Set([...bought, ...matchIds(second.records("contacts"))]).size).toBe(total)
+  })
+
+  it("ends a read of a flaky provider with exactly the records of a clean run", async () => {
+    const config = configFor({ contacts: { searches: [itVps] } })
+    const catalog = catalogOf({ contacts: "full_refresh" })
+    const clean = await read(config, catalog)
+    sandbox.reset()
+    sandbox.setFaults({
+      error_rate: 0.1,
+      rate_limit_rate: 0.05,
+      retry_after_s: 0,
+      drop_rate: 0.05,
+      truncate_rate: 0.05,
+    })
+    const flaky = await read(config, catalog)
+    expect(flaky.trace).toBeUndefined()
+    expect(matchIds(flaky.records("contacts"))).toEqual(matchIds(clean.records("contacts")))
+    expect(charged()).toBe(clean.records("contacts").length)
+    const statuses = Object.keys(sandbox.accounts()["sandbox-full"]?.requests["people.search"] ?? {})
+    expect(statuses).toEqual(expect.arrayContaining(["200", "500"]))
+  })
+
+  it("enriches emails: one record per match, and counts the emails that matched nothing", async () => {
+    const emails = [0, 1, 2].map((index) => sandbox.dataset.contact(index * 997).email)
+    const config = configFor({ contacts: { emails: [...emails, "nobody@nowhere.invalid"] } })
+    const result = await read(config, catalogOf({ contacts: "incremental" }))
+    expect(result.trace).toBeUndefined()
+    const found = result.records("contacts").map((r) => String(r.email))
+    for (const email of emails) expect(found).toContain(email)
+    expect(result.logs.some((log) => log.includes("1 matched nothing"))).toBe(true)
+    expect(charged()).toBe(result.records("contacts").length)
+  })
+
+  it("keeps requests under the configured rate, so the provider never answers 429", async () => {
+    sandbox.setFaults({ requests_per_minute: 600 })
+    const started = Date.now()
+    const result = await read(
+      configFor({ requests_per_minute: 600, contacts: { searches: [itVps] } }),
+      catalogOf({ contacts: "full_refresh" }),
+    )
+    expect(result.trace).toBeUndefined()
+    const requests = sandbox.accounts()["sandbox-full"]?.requests ?? {}
+    const statuses = Object.values(requests).flatMap((byStatus) => Object.keys(byStatus))
+    expect(statuses).not.toContain("429")
+    const count = Object.values(requests).reduce((sum, byStatus) => sum + (byStatus["200"] ?? 0), 0)
+    // 600 a minute is 9 a second after the limiter's headroom: the read cannot be faster than that.
+    expect(Date.now() - started).toBeGreaterThanOrEqual(((count - 9) / 10) * 1000)
+  })
+})
