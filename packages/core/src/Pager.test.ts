@@ -99,6 +99,43 @@ describe("Pager", () => {
     }),
   )
 
+  it.effect("with a known count, requests every page concurrently from the first", () =>
+    Effect.gen(function* () {
+      const query = fakeQuery(230)
+      const { records, snapshot } = yield* collect(
+        { fetch: query.fetch, credited: true, expectedRecords: 230, concurrency: 4 },
+        10_000,
+      )
+      expect(records).toEqual(range(230))
+      expect(query.requested.slice(0, 4).sort()).toEqual([1, 2, 3, 4])
+      expect(snapshot).toMatchObject({ spent: 230, reserved: 0 })
+    }),
+  )
+
+  it.effect("with a known count that grew, reads on past the planned pages", () =>
+    Effect.gen(function* () {
+      const query = fakeQuery(180)
+      const { records } = yield* collect(
+        { fetch: query.fetch, credited: true, expectedRecords: 120, concurrency: 2 },
+        10_000,
+      )
+      expect(records).toEqual(range(180))
+      expect(query.requested.sort((a, b) => a - b)).toEqual([1, 2, 3, 4])
+    }),
+  )
+
+  it.effect("with a known count that shrank, stops at the data's end without charging empty pages", () =>
+    Effect.gen(function* () {
+      const query = fakeQuery(60)
+      const { records, snapshot } = yield* collect(
+        { fetch: query.fetch, credited: true, expectedRecords: 150, concurrency: 3 },
+        10_000,
+      )
+      expect(records).toEqual(range(60))
+      expect(snapshot).toMatchObject({ spent: 60, reserved: 0 })
+    }),
+  )
+
   it.effect("caps page_size at 50", () =>
     Effect.gen(function* () {
       const query = fakeQuery(120)
@@ -197,12 +234,15 @@ describe("Pager", () => {
           fc.integer({ min: 0, max: 3_000 }),
           fc.integer({ min: 1, max: 6 }),
           fc.integer(),
-          async (total, pageSize, budget, concurrency, seed) => {
+          fc.boolean(),
+          async (total, pageSize, budget, concurrency, seed, planned) => {
             const query = fakeQuery(total)
+            const expectedRecords = planned ? total : undefined
             const outcome = await Effect.runPromise(
-              collect({ fetch: query.fetch, credited: true, pageSize, concurrency }, budget).pipe(
-                Effect.withRandom(Random.make(seed)),
-              ),
+              collect(
+                { fetch: query.fetch, credited: true, pageSize, concurrency, expectedRecords },
+                budget,
+              ).pipe(Effect.withRandom(Random.make(seed))),
             )
             const { records, events, snapshot, worst } = outcome
             // Budget: spent + reserved never above the limit; spent equals what the provider charged.

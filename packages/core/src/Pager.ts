@@ -32,6 +32,13 @@ export interface Options<A> {
   readonly concurrency?: number | undefined
   /** The page to start from, to resume a query read part-way before. Default 1. */
   readonly startPage?: number | undefined
+  /**
+   * The query's record count when the caller already knows it (a partition plan sized it with
+   * the free preview): every page then goes through the concurrent stage from the start, instead
+   * of the first page alone. If the provider counts more by the time the pages come back, the
+   * read continues past the planned pages.
+   */
+  readonly expectedRecords?: number | undefined
 }
 
 /** A page arrived; `creditsCharged` is what it cost (0 on free endpoints). */
@@ -145,40 +152,74 @@ export const stream = <A>(options: Options<A>): Stream.Stream<Event<A>, ApiError
       const startPage = Math.max(1, Math.floor(options.startPage ?? 1))
       if (startPage > deepestPage) return Stream.empty
       yield* Deferred.succeed(turnOf(startPage), undefined)
+      const concurrency = Math.max(1, Math.floor(options.concurrency ?? 1))
+      const capped = (count: number | undefined) =>
+        count === undefined ? maxRecords : Math.min(count, maxRecords ?? Number.POSITIVE_INFINITY)
+      const lastPageFor = (total: number) => Math.min(deepestPage, Math.ceil(total / pageSize))
+
+      // After the last page: say so if the query held more than paging can reach.
+      const trailer = (total: number | undefined, resultCount: number | undefined) =>
+        Stream.unwrap(
+          Effect.map(Ref.get(refusal), (refused): Stream.Stream<Event<A>> => {
+            if (Option.isSome(refused) || total === undefined || total <= deepestPage * pageSize)
+              return Stream.empty
+            return Stream.make(
+              new DepthLimitReached({ resultCount, recordsReachable: deepestPage * pageSize }),
+            )
+          }),
+        )
+
+      if (options.expectedRecords !== undefined) {
+        const plannedTotal = capped(options.expectedRecords) ?? options.expectedRecords
+        knownTotal = plannedTotal
+        const lastPage = lastPageFor(plannedTotal)
+        let counted: number | undefined
+        const planned = (lastPage < startPage ? Stream.empty : Stream.range(startPage, lastPage)).pipe(
+          Stream.mapEffect(fetchPage, { concurrency }),
+          Stream.tap((event) =>
+            Effect.sync(() => {
+              if (event._tag === "PageFetched" && event.page.resultCount !== undefined)
+                counted = Math.max(counted ?? 0, event.page.resultCount)
+            }),
+          ),
+          Stream.takeUntil((event) => event._tag !== "PageFetched"),
+        )
+        // The query grew since it was sized: read on from the page after the plan.
+        const more = Stream.unwrap(
+          Effect.map(Ref.get(refusal), (refused) => {
+            const grown = capped(counted)
+            return Option.isNone(refused) &&
+              grown !== undefined &&
+              grown > plannedTotal &&
+              lastPage < deepestPage
+              ? stream({
+                  ...options,
+                  expectedRecords: undefined,
+                  startPage: Math.max(startPage, lastPage + 1),
+                })
+              : trailer(grown ?? plannedTotal, counted)
+          }),
+        )
+        return Stream.concat(planned, more)
+      }
+
       const first = yield* fetchPage(startPage)
       if (first._tag !== "PageFetched" || first.page.items.length < pageSize) return Stream.make(first)
 
       const resultCount = first.page.resultCount
-      const reachableTotal =
-        resultCount === undefined ? maxRecords : Math.min(resultCount, maxRecords ?? Number.POSITIVE_INFINITY)
+      const reachableTotal = capped(resultCount)
       knownTotal = reachableTotal
-      const lastPage =
-        reachableTotal === undefined
-          ? deepestPage
-          : Math.min(deepestPage, Math.ceil(reachableTotal / pageSize))
-      // Without a count, the end is the first short page: request one page at a time so that no
-      // page past the end is reserved.
-      const concurrency = reachableTotal === undefined ? 1 : Math.max(1, Math.floor(options.concurrency ?? 1))
-
+      const lastPage = reachableTotal === undefined ? deepestPage : lastPageFor(reachableTotal)
       const rest = (lastPage <= startPage ? Stream.empty : Stream.range(startPage + 1, lastPage)).pipe(
-        Stream.mapEffect(fetchPage, { concurrency }),
+        // Without a count, the end is the first short page: one page at a time, so that no page
+        // past the end is reserved.
+        Stream.mapEffect(fetchPage, { concurrency: reachableTotal === undefined ? 1 : concurrency }),
         Stream.takeUntil(
           (event) =>
             event._tag !== "PageFetched" ||
             (reachableTotal === undefined && event.page.items.length < pageSize),
         ),
       )
-
-      // After the last page: say so if the query held more than paging can reach.
-      const trailer = Stream.unwrap(
-        Effect.map(Ref.get(refusal), (refused): Stream.Stream<Event<A>> => {
-          if (Option.isSome(refused)) return Stream.empty
-          const pastDepth = reachableTotal === undefined ? false : reachableTotal > deepestPage * pageSize
-          return pastDepth
-            ? Stream.make(new DepthLimitReached({ resultCount, recordsReachable: deepestPage * pageSize }))
-            : Stream.empty
-        }),
-      )
-      return Stream.concat(Stream.make(first), Stream.concat(rest, trailer))
+      return Stream.concat(Stream.make(first), Stream.concat(rest, trailer(reachableTotal, resultCount)))
     }),
   )

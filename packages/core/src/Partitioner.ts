@@ -2,8 +2,8 @@
  * Splits a contact query whose result set is deeper than paging can reach (10,000 records) into
  * disjoint sub-queries that each fit, sized with the free preview's result_count.
  *
- * Dimensions are tried in order: company size ranges (bisected, on a geometric midpoint since
- * company sizes span orders of magnitude), then job levels, job departments and US states. A
+ * Dimensions are tried in order: company size ranges (cut four ways per round at geometric points,
+ * since company sizes span orders of magnitude), then job levels, job departments and US states. A
  * split is kept only if its parts' counts add up to the parent's count, which is what proves the
  * parts disjoint and complete (a contact with no company size, say, would fall out of every size
  * range: the sums disagree and the next dimension is tried instead). A part that no dimension
@@ -113,17 +113,28 @@ export interface Options {
 /** A way to cut a query into pieces; None when this dimension cannot cut it any further. */
 type Dimension = (filters: PeopleFilters) => ReadonlyArray<PeopleFilters> | undefined
 
+/** Pieces a size range is cut into per round: more pieces, fewer rounds of count requests. */
+const sizePieces = 4
+
 const bySize: Dimension = (filters) => {
   const low = filters.company_min_size ?? 0
   const high = filters.company_max_size ?? maxCompanySize
   if (low >= high) return undefined
-  // Geometric midpoint: sizes cluster low, so halving the range linearly would take many rounds.
-  const geometric = Math.floor(Math.sqrt((low + 1) * (high + 1))) - 1
-  const middle = Math.min(high - 1, Math.max(low, geometric))
-  return [
-    { ...filters, company_min_size: low, company_max_size: middle },
-    { ...filters, company_min_size: middle + 1, company_max_size: high },
-  ]
+  // Geometric cut points: sizes cluster low, so cutting the range linearly would take many rounds.
+  const cuts: Array<number> = []
+  const ratio = (high + 1) / (low + 1)
+  for (let piece = 1; piece < sizePieces; piece++) {
+    const cut = Math.floor((low + 1) * ratio ** (piece / sizePieces)) - 1
+    const previous = cuts.at(-1) ?? low - 1
+    if (cut > previous && cut < high) cuts.push(cut)
+  }
+  if (cuts.length === 0) cuts.push(Math.floor((low + high) / 2))
+  const bounds = [low - 1, ...cuts, high]
+  return bounds.slice(1).map((upper, index) => ({
+    ...filters,
+    company_min_size: (bounds[index] ?? low - 1) + 1,
+    company_max_size: upper,
+  }))
 }
 
 /** One sub-query per value of a list filter (all its codes when the filter is not set). */

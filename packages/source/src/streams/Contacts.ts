@@ -114,6 +114,7 @@ const fullRefreshSearch = (
             pageSize,
             concurrency: context.config.concurrency,
             startPage,
+            expectedRecords: part.count,
           }).pipe(
             Stream.mapConcat((event): ReadonlyArray<Output.Output> => {
               switch (event._tag) {
@@ -214,6 +215,7 @@ const incrementalSearch = (
             credited: false,
             pageSize: Limits.maxPageSize,
             concurrency: context.config.concurrency,
+            expectedRecords: part.count,
           }),
         ),
         Stream.mapConcat((event) => {
