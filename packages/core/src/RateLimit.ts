@@ -22,7 +22,7 @@ export class RequestRateLimit extends Context.Tag("@salesintel/core/RequestRateL
  * fast as that allows. A bucket of L tokens gains one token every interval/L ms, so a window sees
  * at most the full bucket, plus the refills that fit in 60 s, plus one for alignment:
  * L + floor(60,000 L / interval) + 1. Of the buckets up to 20 tokens, the fastest that fits wins,
- * the larger on a tie (at 1,800 a minute: 10 tokens every 335 ms, 29.85 requests a second).
+ * the larger on a tie (at 1,800 a minute: a bucket of 8 refilled over 268 ms, 29.85 requests a second).
  */
 export const paceFor = (
   requestsPerMinute: number,
