@@ -298,6 +298,26 @@ describe("source-salesintel against the sandbox", () => {
     expect(charged()).toBe(result.records("contacts").length)
   })
 
+  it("crawls the whole product taxonomy by letter and digit, each product once, for free", async () => {
+    const result = await read(
+      configFor({ taxonomy: { full_crawl: true } }),
+      catalogOf({ taxonomy_categories: "full_refresh", taxonomy_products: "full_refresh" }),
+    )
+    expect(result.trace).toBeUndefined()
+    const products = result
+      .records("taxonomy_products")
+      .map((r) => `${String(r.product)}|${String(r.vendor)}`)
+    expect(new Set(products).size).toBe(products.length)
+    const expected = sandbox.dataset.taxonomy.products.map((p) => `${p.product}|${p.vendor}`)
+    expect(new Set(products)).toEqual(new Set(expected))
+    expect(result.records("taxonomy_categories").map((r) => r.category)).toEqual(
+      expect.arrayContaining(["Marketing", "Sales"]),
+    )
+    expect(charged()).toBe(0)
+    const requests = sandbox.accounts()["sandbox-full"]?.requests["taxonomy.products"]?.["200"] ?? 0
+    expect(requests).toBeGreaterThanOrEqual(36)
+  })
+
   it("keeps requests under the configured rate, so the provider never answers 429", async () => {
     sandbox.setFaults({ requests_per_minute: 600 })
     const started = Date.now()
