@@ -49,7 +49,9 @@ const readOnce = async (url: string, concurrency: number): Promise<Outcome> => {
     contacts: { searches: [{ name: "sales", filters: { job_departments: ["sale"] } }] },
   }
   const catalog = {
-    streams: [{ stream: { name: "contacts" }, sync_mode: "full_refresh", destination_sync_mode: "overwrite" }],
+    streams: [
+      { stream: { name: "contacts" }, sync_mode: "full_refresh", destination_sync_mode: "overwrite" },
+    ],
   }
   let records = 0
   const started = performance.now()
@@ -77,7 +79,9 @@ const readOnce = async (url: string, concurrency: number): Promise<Outcome> => {
 const main = async () => {
   const { url, child } = await startSandbox()
   try {
-    console.log(`full-refresh contacts read, ~20,000 contacts, sandbox latency ${latencyMs} ms, limit 1,800 req/min`)
+    console.log(
+      `full-refresh contacts read, ~20,000 contacts, sandbox latency ${latencyMs} ms, limit 1,800 req/min`,
+    )
     console.log("concurrency  records  seconds  records/s  % of 1,500 ceiling  requests  req/min  429s")
     for (const concurrency of [1, 4]) {
       const outcome = await readOnce(url, concurrency)
