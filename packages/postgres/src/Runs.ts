@@ -54,6 +54,9 @@ export interface Run {
   readonly error: string | null
 }
 
+// pg returns Date objects, PGlite may too; a string is parsed as a fallback.
+const toDate = (value: unknown): Date => (value instanceof Date ? value : new Date(String(value)))
+
 /** The latest runs, newest first. */
 export const list = (
   schema: string,
@@ -69,8 +72,8 @@ export const list = (
     return rows.map(
       (row): Run => ({
         id: Number(row.id),
-        startedAt: new Date(String(row.started_at)),
-        finishedAt: row.finished_at === null ? null : new Date(String(row.finished_at)),
+        startedAt: toDate(row.started_at),
+        finishedAt: row.finished_at === null ? null : toDate(row.finished_at),
         status: String(row.status),
         streams: row.streams === null ? null : JSON.parse(String(row.streams)),
         error: row.error === null ? null : String(row.error),
