@@ -1,0 +1,58 @@
+/**
+ * The loader's own tables: `_state` (each stream's latest committed state) and `_sync_runs` (one
+ * row per run). Described like the data tables so the same DDL generator creates and migrates them.
+ */
+import type { TableShape } from "./Table.ts"
+
+export const stateTable: TableShape = {
+  name: "_state",
+  doc: "one row per stream: the latest STATE the loader committed with its data",
+  primaryKey: ["stream"],
+  columns: [
+    { name: "stream", type: "text", notNull: true, doc: "stream name" },
+    { name: "state", type: "jsonb", doc: "the stream_state of the stream's latest committed STATE message" },
+    {
+      name: "updated_at",
+      type: "timestamptz",
+      notNull: true,
+      default: "now()",
+      doc: "when it was committed",
+    },
+    {
+      name: "overwrite_since",
+      type: "timestamptz",
+      doc: "set while an overwrite load of the stream is unfinished: rows older than this go when it finishes",
+    },
+  ],
+}
+
+export const runsTable: TableShape = {
+  name: "_sync_runs",
+  doc: "one row per sync or load run",
+  primaryKey: ["id"],
+  columns: [
+    { name: "id", type: "bigint", notNull: true, identity: true, doc: "run id" },
+    { name: "started_at", type: "timestamptz", notNull: true, default: "now()", doc: "" },
+    { name: "finished_at", type: "timestamptz", doc: "null while running (or if the process died)" },
+    {
+      name: "status",
+      type: "text",
+      notNull: true,
+      default: "'running'",
+      doc: "running, succeeded or failed",
+    },
+    { name: "streams", type: "jsonb", doc: "per stream: records loaded and credits spent" },
+    { name: "error", type: "text", doc: "why the run failed" },
+  ],
+}
+
+export const schemaVersionTable: TableShape = {
+  name: "_schema_version",
+  doc: "the schema versions applied (Ddl.ts migrations)",
+  primaryKey: ["version"],
+  columns: [
+    { name: "version", type: "integer", notNull: true, doc: "" },
+    { name: "applied_at", type: "timestamptz", notNull: true, default: "now()", doc: "" },
+    { name: "description", type: "text", doc: "" },
+  ],
+}

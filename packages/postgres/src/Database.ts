@@ -1,0 +1,64 @@
+/**
+ * The one database connection the loader works through, a server (PgDatabase) or embedded
+ * PGlite (PGliteDatabase). It is a single session on purpose: the staging tables are temporary
+ * (session-local) and a load's transaction spans many statements.
+ */
+import { Context, Data, Effect } from "effect"
+
+export class DatabaseError extends Data.TaggedError("DatabaseError")<{
+  readonly operation: string
+  readonly cause: unknown
+}> {
+  override get message(): string {
+    const cause = this.cause
+    const text = cause instanceof Error ? cause.message : String(cause)
+    const detail =
+      typeof cause === "object" && cause !== null && "detail" in cause && typeof cause.detail === "string"
+        ? ` (${cause.detail})`
+        : ""
+    return `database error during ${this.operation}: ${text}${detail}`
+  }
+}
+
+export type Row = Readonly<Record<string, unknown>>
+
+export interface DatabaseService {
+  /** "pg" for a server, "pglite" for embedded PGlite. */
+  readonly kind: "pg" | "pglite"
+  /** One statement with $1.. parameters. */
+  readonly query: (
+    sql: string,
+    params?: ReadonlyArray<unknown>,
+  ) => Effect.Effect<ReadonlyArray<Row>, DatabaseError>
+  /** Several statements, no parameters (DDL). */
+  readonly exec: (sql: string) => Effect.Effect<void, DatabaseError>
+  /**
+   * Bulk-loads COPY text-format data (see CopyText.ts) into `table` (already quoted) and its
+   * `columns` (already quoted): COPY FROM STDIN on a server, COPY FROM '/dev/blob' on PGlite.
+   */
+  readonly copyIn: (
+    table: string,
+    columns: ReadonlyArray<string>,
+    data: string,
+  ) => Effect.Effect<void, DatabaseError>
+}
+
+export class Database extends Context.Tag("@salesintel/postgres/Database")<Database, DatabaseService>() {}
+
+/** Runs `effect` in a transaction: COMMIT when it succeeds, ROLLBACK when it fails or is interrupted. */
+export const transaction = <A, E, R>(
+  effect: Effect.Effect<A, E, R>,
+): Effect.Effect<A, E | DatabaseError, R | Database> =>
+  Effect.flatMap(Database, (db) =>
+    Effect.uninterruptibleMask((restore) =>
+      db.exec("BEGIN").pipe(
+        Effect.zipRight(Effect.exit(restore(effect))),
+        Effect.flatMap(
+          (exit): Effect.Effect<A, E | DatabaseError> =>
+            exit._tag === "Success"
+              ? Effect.as(db.exec("COMMIT"), exit.value)
+              : Effect.zipRight(Effect.ignore(db.exec("ROLLBACK")), exit),
+        ),
+      ),
+    ),
+  )

@@ -1,0 +1,40 @@
+/**
+ * Why a load stops on its input (database failures are DatabaseError). `position` is the 1-based
+ * index of the message in the input: the line number when it comes from a JSON-lines file.
+ */
+import { Data } from "effect"
+
+/** A RECORD of a stream the loader has no tables for. */
+export class UnknownStream extends Data.TaggedError("UnknownStream")<{
+  readonly stream: string
+  readonly position: number
+  readonly known: ReadonlyArray<string>
+}> {
+  override get message(): string {
+    return `message ${this.position}: a record of unknown stream "${this.stream}" (streams: ${this.known.join(", ")})`
+  }
+}
+
+/** A RECORD whose data does not decode as its stream's record. */
+export class InvalidRecord extends Data.TaggedError("InvalidRecord")<{
+  readonly stream: string
+  readonly position: number
+  readonly path: string
+  readonly description: string
+}> {
+  override get message(): string {
+    return `message ${this.position}: invalid ${this.stream} record at ${this.path}: ${this.description}`
+  }
+}
+
+/** A line that is not a protocol message the loader understands (JSON-lines input only). */
+export class InvalidMessage extends Data.TaggedError("InvalidMessage")<{
+  readonly position: number
+  readonly reason: string
+}> {
+  override get message(): string {
+    return `message ${this.position}: ${this.reason}`
+  }
+}
+
+export type LoadError = UnknownStream | InvalidRecord | InvalidMessage

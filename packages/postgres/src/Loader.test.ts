@@ -1,0 +1,289 @@
+/**
+ * The loader on every backend (PGlite, the real Postgres, a container where Docker answers):
+ * typed rows and views, idempotent reloads, child rows replaced, the sync modes, the
+ * state/transaction guarantee, bad input, odd schema names and hostile values.
+ */
+import type { Protocol } from "@salesintel/source"
+import { Effect, Stream } from "effect"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import * as Ddl from "./Ddl.ts"
+import * as Loader from "./Loader.ts"
+import * as Runs from "./Runs.ts"
+import { qualified } from "./Sql.ts"
+import * as State from "./State.ts"
+import { type Backend, backends, open } from "./testing/Backends.ts"
+import { company, contact, contactMessages, record, state } from "./testing/Records.ts"
+
+const all = await backends()
+
+describe.each(all.map((backend): [string, Backend] => [backend.name, backend]))(
+  "loader on %s",
+  (_, backend) => {
+    let env: Awaited<ReturnType<typeof open>>
+    beforeAll(async () => {
+      env = await open(backend, `Loader "odd" Schema`)
+    })
+    afterAll(async () => {
+      await env?.close()
+    })
+
+    const load = (messages: ReadonlyArray<Protocol.Message>, options: Loader.LoadOptions = {}) =>
+      env.run(Loader.load(Stream.fromIterable(messages), { schema: env.schema, ...options }))
+    const table = (name: string) => qualified(env.schema, name)
+    const count = async (name: string, where = "true") =>
+      Number((await env.query(`SELECT count(*)::int AS n FROM ${table(name)} WHERE ${where}`))[0]?.n)
+    const reset = () =>
+      env.query(
+        `TRUNCATE ${["contacts", "contact_phones", "companies", "company_technologies", "taxonomy_categories", "taxonomy_products", "_state"].map(table).join(", ")}`,
+      )
+
+    it("creates the tables and views idempotently, in a schema with quotes and spaces", async () => {
+      await env.run(Ddl.ensure(env.schema))
+      await env.run(Ddl.ensure(env.schema))
+      const rows = await env.query(
+        "SELECT table_name FROM information_schema.tables WHERE table_schema = $1 ORDER BY table_name",
+        [env.schema],
+      )
+      expect(rows.map((row) => row.table_name)).toEqual(
+        expect.arrayContaining([
+          "_state",
+          "_sync_runs",
+          "companies",
+          "company_technologies",
+          "contact_phones",
+          "contacts",
+          "taxonomy_categories",
+          "taxonomy_products",
+          "technology_adoption_by_product",
+          "contacts_at_companies_using_product",
+          "contacts_by_department_level",
+        ]),
+      )
+    })
+
+    it("loads every stream into typed columns, the whole record in _raw, and answers the views", async () => {
+      await reset()
+      const summary = await load([
+        record("taxonomy_categories", { category: "Marketing", subcategories: ["Marketing Automation"] }),
+        record("taxonomy_products", { product: "Marketo Engage", vendor: "Adobe", category: "Marketing" }),
+        record("taxonomy_products", { product: "Homegrown", vendor: null }),
+        state("taxonomy_products", { done: true }),
+        record("contacts", contact(1)),
+        record("contacts", contact(2, { company_id: 2000 })),
+        record("companies", company(1001)),
+        record("companies", company(2000, ["Salesforce"])),
+        state("companies", { cursor: "x" }),
+      ])
+      expect(summary.statesCommitted).toBe(2)
+      expect(summary.uncommittedRecords).toBe(0)
+      const [person] = await env.query(
+        `SELECT match_id, company_id::int AS company_id, created_at, linkedin_url, _raw->'_score' AS score, _raw->>'_salesintel_search' AS search FROM ${table("contacts")} WHERE match_id = 'm-1'`,
+      )
+      expect(person).toMatchObject({
+        match_id: "m-1",
+        company_id: 1001,
+        linkedin_url: "linkedin.com/in/p-1",
+        search: "managers",
+      })
+      expect(new Date(person?.created_at as Date | string).getTime()).toBe(1585357174668)
+      expect(await count("contact_phones")).toBe(4)
+      expect(await count("company_technologies")).toBe(2)
+      expect(await count("taxonomy_products", "vendor IS NULL AND vendor_key = ''")).toBe(1)
+      const adoption = await env.query(
+        `SELECT product, companies::int AS companies, share::float AS share FROM ${table("technology_adoption_by_product")} ORDER BY product`,
+      )
+      expect(adoption).toEqual([
+        { product: "Marketo Engage", companies: 1, share: 0.5 },
+        { product: "Salesforce", companies: 1, share: 0.5 },
+      ])
+      const users = await env.query(
+        `SELECT match_id FROM ${table("contacts_at_companies_using_product")} WHERE product = 'Salesforce'`,
+      )
+      expect(users).toEqual([{ match_id: "m-2" }])
+      const levels = await env.query(
+        `SELECT job_level, contacts::int AS contacts FROM ${table("contacts_by_department_level")} ORDER BY job_level`,
+      )
+      expect(levels).toEqual([
+        { job_level: "mgr", contacts: 1 },
+        { job_level: "vp", contacts: 1 },
+      ])
+    })
+
+    it("reloads idempotently: the same messages twice leave no duplicates", async () => {
+      await reset()
+      const messages = contactMessages(120, 50)
+      await load(messages, { batchSize: 17 })
+      const first = await env.query(`SELECT match_id, _raw FROM ${table("contacts")} ORDER BY match_id`)
+      await load(messages, { batchSize: 17 })
+      expect(await count("contacts")).toBe(120)
+      expect(await count("contact_phones")).toBe(240)
+      expect(await env.query(`SELECT match_id, _raw FROM ${table("contacts")} ORDER BY match_id`)).toEqual(
+        first,
+      )
+    })
+
+    it("replaces child rows and keeps the latest record, within a batch and across batches", async () => {
+      await reset()
+      await load([record("contacts", contact(1)), state("contacts", { n: 1 })])
+      await load([
+        record("contacts", contact(1, { job_title: "first", phone_numbers: [{ type: "work", value: "1" }] })),
+        record(
+          "contacts",
+          contact(1, { job_title: "second", phone_numbers: [{ type: "mobile", value: "2" }] }),
+        ),
+        state("contacts", { n: 2 }),
+        record("companies", company(5, ["A", "B", "C"])),
+        state("companies", { n: 1 }),
+        record("companies", company(5, ["D"])),
+        state("companies", { n: 2 }),
+      ])
+      expect(await env.query(`SELECT job_title FROM ${table("contacts")}`)).toEqual([{ job_title: "second" }])
+      expect(await env.query(`SELECT type, value, position FROM ${table("contact_phones")}`)).toEqual([
+        { type: "mobile", value: "2", position: 0 },
+      ])
+      expect(await env.query(`SELECT product FROM ${table("company_technologies")}`)).toEqual([
+        { product: "D" },
+      ])
+    })
+
+    it("overwrite keeps only this sync's rows (children too); append_dedup and append keep the others", async () => {
+      await reset()
+      await load([record("companies", company(1)), record("companies", company(2)), state("companies", {})])
+      await load([record("companies", company(2)), record("companies", company(3)), state("companies", {})], {
+        syncModes: { companies: "append_dedup" },
+      })
+      expect(await count("companies")).toBe(3)
+      await load([record("companies", company(4)), state("companies", {})], {
+        syncModes: { companies: "append" },
+      })
+      expect(await count("companies")).toBe(4)
+      const summary = await load([record("companies", company(3)), state("companies", {})], {
+        syncModes: { companies: "overwrite" },
+      })
+      expect(summary.overwritten).toEqual(["companies"])
+      expect(await env.query(`SELECT company_id::int AS id FROM ${table("companies")}`)).toEqual([{ id: 3 }])
+      expect(await env.query(`SELECT company_id::int AS id FROM ${table("company_technologies")}`)).toEqual([
+        { id: 3 },
+      ])
+      const [bookkeeping] = await env.query(
+        `SELECT overwrite_since FROM ${table("_state")} WHERE stream = 'companies'`,
+      )
+      expect(bookkeeping?.overwrite_since).toBeNull()
+    })
+
+    it("an overwrite interrupted by a source error keeps the old rows until a later one completes", async () => {
+      await reset()
+      await load([record("companies", company(1)), state("companies", {})])
+      const trace: Protocol.TraceErrorMessage = {
+        type: "TRACE",
+        trace: { type: "ERROR", emitted_at: 1, error: { message: "boom", failure_type: "transient_error" } },
+      }
+      const seen: Array<string> = []
+      const failed = await load([record("companies", company(2)), state("companies", { page: 1 }), trace], {
+        syncModes: { companies: "overwrite" },
+        onMessage: (message) => Effect.sync(() => seen.push(message.type)),
+      })
+      expect(failed.sourceErrors).toHaveLength(1)
+      expect(seen).toEqual(["TRACE"])
+      expect(await count("companies")).toBe(2)
+      // The resumed overwrite sends the rest; rows written by the interrupted one stay.
+      await load([record("companies", company(3)), state("companies", { page: 2 })], {
+        syncModes: { companies: "overwrite" },
+      })
+      expect(await env.query(`SELECT company_id::int AS id FROM ${table("companies")} ORDER BY 1`)).toEqual([
+        { id: 2 },
+        { id: 3 },
+      ])
+    })
+
+    it("commits nothing without its state, and reads the states back as the source's --state", async () => {
+      await reset()
+      const summary = await load([...contactMessages(30, 10), record("contacts", contact(99))], {
+        batchSize: 4,
+      })
+      expect(summary.statesCommitted).toBe(3)
+      expect(summary.uncommittedRecords).toBe(1)
+      expect(await count("contacts")).toBe(30)
+      expect(await env.run(State.read(env.schema))).toEqual([
+        { type: "STREAM", stream: { stream_descriptor: { name: "contacts" }, stream_state: { upto: 30 } } },
+      ])
+      expect(await env.run(State.read("no such schema"))).toEqual([])
+    })
+
+    it("rolls back the open batch when a record does not decode, naming stream, position and path", async () => {
+      await reset()
+      const error = await env.run(
+        Loader.load(
+          Stream.fromIterable([
+            ...contactMessages(3, 3),
+            record("contacts", contact(50)),
+            record("contacts", contact(51, { company: { id: "not a number" } })),
+          ]),
+          { schema: env.schema },
+        ).pipe(Effect.flip),
+      )
+      expect(error._tag).toBe("InvalidRecord")
+      expect(error.message).toContain("message 6")
+      expect(error.message).toContain("contacts")
+      expect(error.message).toContain("company.id")
+      expect(await count("contacts")).toBe(3)
+      const unknown = await env.run(
+        Loader.load(Stream.make(record("people", { id: 1 })), { schema: env.schema }).pipe(Effect.flip),
+      )
+      expect(unknown.message).toContain('unknown stream "people"')
+    })
+
+    it("keeps quotes, tabs, newlines, backslashes and unicode; strips NUL from text and escapes it in JSONB", async () => {
+      await reset()
+      const hostile = `O'Brien "the \\ one"\ttab\nnewline\r\ncrlf \\N ü 漢字 😀 end`
+      await load([
+        record(
+          "contacts",
+          contact(7, {
+            display_name: hostile,
+            job_title: "nul\u0000here",
+            company_domains: ['a"b', "c\\d", "e,f", "{g}", "NULL"],
+            [`key\u0000with nul`]: "v\u0000",
+          }),
+        ),
+        state("contacts", { note: "state with \u0000 and \\u0000" }),
+      ])
+      const [row] = await env.query(
+        `SELECT display_name, job_title, company_domains, _raw->>'display_name' AS raw_name, _raw->>'job_title' AS raw_title, _raw->>'key\\u0000with nul' AS raw_key FROM ${table("contacts")}`,
+      )
+      expect(row?.display_name).toBe(hostile)
+      expect(row?.raw_name).toBe(hostile)
+      expect(row?.job_title).toBe("nulhere")
+      expect(row?.raw_title).toBe("nul\\u0000here")
+      expect(row?.raw_key).toBe("v\\u0000")
+      expect(row?.company_domains).toEqual(['a"b', "c\\d", "e,f", "{g}", "NULL"])
+      expect(await env.run(State.read(env.schema))).toEqual([
+        {
+          type: "STREAM",
+          stream: {
+            stream_descriptor: { name: "contacts" },
+            stream_state: { note: "state with \\u0000 and \\u0000" },
+          },
+        },
+      ])
+    })
+
+    it("records runs", async () => {
+      const id = await env.run(Runs.start(env.schema))
+      await env.run(
+        Runs.finish(env.schema, id, {
+          status: "succeeded",
+          streams: { contacts: { records: 3, credits: 3 } },
+        }),
+      )
+      const [run] = await env.run(Runs.list(env.schema, 1))
+      expect(run).toMatchObject({
+        id,
+        status: "succeeded",
+        streams: { contacts: { records: 3, credits: 3 } },
+        error: null,
+      })
+      expect(run?.finishedAt).toBeInstanceOf(Date)
+    })
+  },
+)

@@ -1,0 +1,243 @@
+/**
+ * The load: Airbyte messages in, committed tables out.
+ *
+ * Messages are taken in groups that close on size (`batchSize`) or time (`batchWindow`). Each
+ * RECORD is decoded and mapped to COPY lines at once; the latest record per key waits in its
+ * stream's batch. When a group ends, every non-empty batch is staged and merged (Merge.ts) in the
+ * open transaction. A STATE first merges what is pending, then writes `_state` and COMMITs: the
+ * data before a state and the state itself commit together, and nothing commits without a state
+ * (records after the last STATE are rolled back and counted as uncommitted). LOG and TRACE
+ * messages go to `onMessage`; TRACE errors also to the summary.
+ */
+import type { Protocol } from "@salesintel/source"
+import { Duration, Effect, Either, Stream } from "effect"
+import { stateTable } from "./Bookkeeping.ts"
+import { Database, type DatabaseError } from "./Database.ts"
+import * as Ddl from "./Ddl.ts"
+import { InvalidRecord, UnknownStream } from "./LoadError.ts"
+import type { Mapped, StreamMapping } from "./Mapping.ts"
+import * as Merge from "./Merge.ts"
+import { defaultSchema, qualified } from "./Sql.ts"
+import * as State from "./State.ts"
+import { mappings } from "./Streams.ts"
+
+export interface LoadOptions {
+  /** Default `salesintel`. */
+  readonly schema?: string
+  /**
+   * Each stream's destination sync mode (from the configured catalog). A stream not named here
+   * uses append_dedup (every stream has a primary key).
+   */
+  readonly syncModes?: Readonly<Record<string, Protocol.DestinationSyncMode>>
+  /** Messages per group (and so at most records per batch). Default 5,000. */
+  readonly batchSize?: number
+  /** A group also closes after this long. Default 1 second. */
+  readonly batchWindow?: Duration.DurationInput
+  /** Run Ddl.ensure first. Default true. */
+  readonly ensureSchema?: boolean
+  /** LOG and TRACE messages of the input, in order. */
+  readonly onMessage?: (
+    message: Protocol.LogMessage | Protocol.TraceErrorMessage,
+  ) => Effect.Effect<void, never, never>
+  /** Called after each STATE has committed with its data (a destination would now emit it). */
+  readonly onStateCommitted?: (message: Protocol.StreamStateMessage) => Effect.Effect<void, never, never>
+}
+
+export interface StreamSummary {
+  /** Records received (all committed unless counted in `uncommittedRecords`). */
+  records: number
+  batches: number
+  statesCommitted: number
+}
+
+export interface LoadSummary {
+  readonly streams: Record<string, StreamSummary>
+  statesCommitted: number
+  batches: number
+  /** Records after the last STATE, rolled back because no state followed them. */
+  uncommittedRecords: number
+  readonly sourceErrors: Array<Protocol.TraceErrorMessage>
+  /** Overwrite streams whose rows from earlier syncs were deleted at the end. */
+  readonly overwritten: Array<string>
+}
+
+export type SyncModes = Readonly<Record<string, Protocol.DestinationSyncMode>>
+
+export const syncModeOf = (syncModes: SyncModes | undefined, stream: string): Protocol.DestinationSyncMode =>
+  syncModes?.[stream] ?? "append_dedup"
+
+/** Destination sync modes from a configured catalog (`{ streams: [{ stream: { name }, destination_sync_mode }] }`). */
+export const syncModesOf = (catalog: {
+  readonly streams: ReadonlyArray<{
+    readonly stream: { readonly name: string }
+    readonly destination_sync_mode: Protocol.DestinationSyncMode
+  }>
+}): SyncModes =>
+  Object.fromEntries(catalog.streams.map((entry) => [entry.stream.name, entry.destination_sync_mode]))
+
+const overwriteStreams = (syncModes: SyncModes | undefined): ReadonlyArray<StreamMapping> =>
+  [...mappings.values()].filter((mapping) => syncModeOf(syncModes, mapping.stream) === "overwrite")
+
+/** Marks the start of an overwrite (kept if an unfinished one already started: a resumed load keeps its rows). */
+const beginOverwrite = (schema: string, stream: string) =>
+  Effect.flatMap(Database, (db) =>
+    db.query(
+      `INSERT INTO ${qualified(schema, stateTable.name)} AS s (stream, overwrite_since) VALUES ($1, now())
+       ON CONFLICT (stream) DO UPDATE SET overwrite_since = coalesce(s.overwrite_since, now())`,
+      [stream],
+    ),
+  )
+
+/** Deletes the rows an overwrite did not write (children go with their parents) and closes it. */
+const finishOverwrite = (schema: string, mapping: StreamMapping) =>
+  Effect.gen(function* () {
+    const db = yield* Database
+    const since = `(SELECT overwrite_since FROM ${qualified(schema, stateTable.name)} WHERE stream = $1)`
+    yield* db.query(`DELETE FROM ${qualified(schema, mapping.table.name)} WHERE "_synced_at" < ${since}`, [
+      mapping.stream,
+    ])
+    yield* db.query(
+      `UPDATE ${qualified(schema, stateTable.name)} SET overwrite_since = NULL WHERE stream = $1`,
+      [mapping.stream],
+    )
+  })
+
+/**
+ * Loads `messages` into `options.schema`. Fails on the first record of an unknown stream or one
+ * that does not decode (with its position and the bad value's path), or on a database error;
+ * what committed before stays committed, with its state.
+ */
+export const load = <E, R>(
+  messages: Stream.Stream<Protocol.Message, E, R>,
+  options: LoadOptions = {},
+): Effect.Effect<
+  LoadSummary,
+  E | DatabaseError | Ddl.SchemaTooNew | UnknownStream | InvalidRecord,
+  R | Database
+> =>
+  Effect.gen(function* () {
+    const db = yield* Database
+    const schema = options.schema ?? defaultSchema
+    if (options.ensureSchema !== false) yield* Ddl.ensure(schema)
+    for (const mapping of mappings.values()) yield* Merge.prepare(mapping)
+    const overwrites = overwriteStreams(options.syncModes)
+    for (const mapping of overwrites) yield* beginOverwrite(schema, mapping.stream)
+
+    const summary: LoadSummary = {
+      streams: {},
+      statesCommitted: 0,
+      batches: 0,
+      uncommittedRecords: 0,
+      sourceErrors: [],
+      overwritten: [],
+    }
+    const streamSummary = (stream: string): StreamSummary => {
+      let entry = summary.streams[stream]
+      if (entry === undefined) {
+        entry = { records: 0, batches: 0, statesCommitted: 0 }
+        summary.streams[stream] = entry
+      }
+      return entry
+    }
+    // The latest record per key, per stream, waiting for the group to end.
+    const pending = new Map<StreamMapping, Map<string, Mapped>>()
+    // Streams with records since the last commit (to know which overwrites are incomplete).
+    const uncommitted = new Map<string, number>()
+    let inTransaction = false
+    let position = 0
+
+    const begin = Effect.suspend(() => {
+      if (inTransaction) return Effect.void
+      inTransaction = true
+      return db.exec("BEGIN")
+    })
+    const flush = Effect.gen(function* () {
+      for (const [mapping, rows] of pending) {
+        if (rows.size === 0) continue
+        yield* begin
+        yield* Merge.mergeBatch(schema, mapping, [...rows.values()])
+        rows.clear()
+        summary.batches++
+        streamSummary(mapping.stream).batches++
+      }
+    })
+    const commitState = (message: Protocol.StreamStateMessage) =>
+      Effect.gen(function* () {
+        yield* flush
+        yield* begin
+        const stream = message.state.stream.stream_descriptor.name
+        yield* State.write(schema, stream, message.state.stream.stream_state)
+        yield* db.exec("COMMIT")
+        inTransaction = false
+        uncommitted.clear()
+        summary.statesCommitted++
+        streamSummary(stream).statesCommitted++
+        if (options.onStateCommitted) yield* options.onStateCommitted(message)
+      })
+    const addRecord = (message: Protocol.RecordMessage) =>
+      Effect.suspend((): Effect.Effect<void, UnknownStream | InvalidRecord> => {
+        const { stream, data } = message.record
+        const mapping = mappings.get(stream)
+        if (mapping === undefined)
+          return Effect.fail(new UnknownStream({ stream, position, known: [...mappings.keys()] }))
+        const mapped = mapping.map(data)
+        if (Either.isLeft(mapped)) return Effect.fail(new InvalidRecord({ stream, position, ...mapped.left }))
+        let rows = pending.get(mapping)
+        if (rows === undefined) {
+          rows = new Map()
+          pending.set(mapping, rows)
+        }
+        // Re-inserting moves the key to the end: the latest record wins within the batch.
+        rows.delete(mapped.right.key)
+        rows.set(mapped.right.key, mapped.right)
+        streamSummary(stream).records++
+        uncommitted.set(stream, (uncommitted.get(stream) ?? 0) + 1)
+        return Effect.void
+      })
+    const handle = (
+      message: Protocol.Message,
+    ): Effect.Effect<void, UnknownStream | InvalidRecord | DatabaseError, Database> => {
+      position++
+      switch (message.type) {
+        case "RECORD":
+          return addRecord(message)
+        case "STATE":
+          return commitState(message)
+        case "TRACE":
+          summary.sourceErrors.push(message)
+          return options.onMessage ? options.onMessage(message) : Effect.void
+        case "LOG":
+          return options.onMessage ? options.onMessage(message) : Effect.void
+        default:
+          return Effect.void
+      }
+    }
+
+    const run = messages.pipe(
+      Stream.groupedWithin(options.batchSize ?? 5_000, options.batchWindow ?? Duration.seconds(1)),
+      Stream.runForEach((group) => Effect.zipRight(Effect.forEach(group, handle, { discard: true }), flush)),
+    )
+    yield* run.pipe(
+      Effect.onExit((exit) =>
+        exit._tag === "Failure" && inTransaction ? Effect.ignore(db.exec("ROLLBACK")) : Effect.void,
+      ),
+    )
+    // Records no STATE followed: never committed without their state.
+    if (inTransaction) {
+      yield* db.exec("ROLLBACK")
+      inTransaction = false
+    }
+    for (const count of uncommitted.values()) summary.uncommittedRecords += count
+    for (const rows of pending.values()) rows.clear()
+    // An overwrite ends only when its whole input arrived and committed.
+    const complete = overwrites.filter((mapping) => !uncommitted.has(mapping.stream))
+    if (summary.sourceErrors.length === 0 && complete.length > 0) {
+      yield* db.exec("BEGIN")
+      inTransaction = true
+      for (const mapping of complete) yield* finishOverwrite(schema, mapping)
+      yield* db.exec("COMMIT")
+      inTransaction = false
+      summary.overwritten.push(...complete.map((mapping) => mapping.stream))
+    }
+    return summary
+  })

@@ -1,0 +1,100 @@
+/**
+ * How a stream's records become rows: decode the record with the core's lenient schema, take each
+ * column's value through its table description, and encode the row as a COPY line at once (a
+ * batch then holds compact strings, not objects). Child tables (phones, technologies) get one row
+ * per item of a list in the record, numbered by position.
+ */
+import { ParseIssue } from "@salesintel/core"
+import { Either, Schema } from "effect"
+import { encodeRow } from "./CopyText.ts"
+import type { ColumnType, Table, TableShape } from "./Table.ts"
+
+/** A decoded record with its raw JSON (kept whole in `_raw`). */
+export interface Source<R> {
+  readonly record: R
+  readonly raw: Readonly<Record<string, unknown>>
+}
+
+/** One item of a record's list, for a child table. */
+export interface ChildSource<R, I> {
+  readonly record: R
+  readonly item: I
+  /** 0-based position of the item in the record's list. */
+  readonly position: number
+}
+
+export interface ChildMapping<R> {
+  readonly table: TableShape
+  /** The child's columns that hold its parent's primary key (same names as the parent's). */
+  readonly parentKey: ReadonlyArray<string>
+  readonly lines: (record: R) => ReadonlyArray<string>
+}
+
+/** A record mapped to COPY lines: its main row and, per child table, its child rows. */
+export interface Mapped {
+  /** The record's primary key as one string, to keep the latest record per key in a batch. */
+  readonly key: string
+  readonly line: string
+  readonly children: ReadonlyArray<ReadonlyArray<string>>
+}
+
+export interface StreamMapping {
+  readonly stream: string
+  readonly table: TableShape
+  readonly children: ReadonlyArray<Omit<ChildMapping<never>, "lines">>
+  readonly map: (data: unknown) => Either.Either<Mapped, ParseIssue.ParseIssue>
+}
+
+const typesOf = (table: TableShape): ReadonlyArray<ColumnType> => table.columns.map((column) => column.type)
+
+export const child = <R, I>(spec: {
+  readonly table: Table<ChildSource<R, I>>
+  readonly parentKey: ReadonlyArray<string>
+  readonly items: (record: R) => ReadonlyArray<I> | null | undefined
+}): ChildMapping<R> => {
+  const types = typesOf(spec.table)
+  return {
+    table: spec.table,
+    parentKey: spec.parentKey,
+    lines: (record) =>
+      (spec.items(record) ?? []).map((item, position) =>
+        encodeRow(
+          types,
+          spec.table.columns.map((column) => column.value({ record, item, position })),
+        ),
+      ),
+  }
+}
+
+const isObject = (value: unknown): value is Readonly<Record<string, unknown>> =>
+  typeof value === "object" && value !== null && !Array.isArray(value)
+
+export const defineStream = <R, I>(spec: {
+  readonly stream: string
+  readonly schema: Schema.Schema<R, I>
+  readonly table: Table<Source<R>>
+  readonly key: (record: R) => string
+  readonly children: ReadonlyArray<ChildMapping<R>>
+}): StreamMapping => {
+  const decode = Schema.decodeUnknownEither(spec.schema)
+  const types = typesOf(spec.table)
+  return {
+    stream: spec.stream,
+    table: spec.table,
+    children: spec.children.map(({ table, parentKey }) => ({ table, parentKey })),
+    map: (data) => {
+      if (!isObject(data)) return Either.left({ path: "(root)", description: "expected a JSON object" })
+      const decoded = decode(data)
+      if (Either.isLeft(decoded)) return Either.left(ParseIssue.fromParseError(decoded.left))
+      const source: Source<R> = { record: decoded.right, raw: data }
+      return Either.right({
+        key: spec.key(decoded.right),
+        line: encodeRow(
+          types,
+          spec.table.columns.map((column) => column.value(source)),
+        ),
+        children: spec.children.map((childMapping) => childMapping.lines(decoded.right)),
+      })
+    },
+  }
+}

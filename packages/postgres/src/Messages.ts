@@ -1,0 +1,138 @@
+/**
+ * Protocol messages from JSON lines (the bin's stdin). The envelope is decoded with Schema; the
+ * record data is left to its stream's mapping (Mapping.ts). Message types a destination does not
+ * act on (SPEC, CATALOG, ...) are skipped, as Airbyte destinations do.
+ */
+import { createReadStream } from "node:fs"
+import { createInterface } from "node:readline"
+import type { Readable } from "node:stream"
+import { ParseIssue } from "@salesintel/core"
+import type { Protocol } from "@salesintel/source"
+import { Either, type ParseResult, Schema, Stream } from "effect"
+import { InvalidMessage } from "./LoadError.ts"
+
+const RecordMessage = Schema.Struct({
+  type: Schema.Literal("RECORD"),
+  record: Schema.Struct({
+    stream: Schema.String,
+    data: Schema.Record({ key: Schema.String, value: Schema.Unknown }),
+    emitted_at: Schema.Number,
+  }),
+})
+
+const StateMessage = Schema.Struct({
+  type: Schema.Literal("STATE"),
+  state: Schema.Struct({
+    type: Schema.Literal("STREAM"),
+    stream: Schema.Struct({
+      stream_descriptor: Schema.Struct({ name: Schema.String }),
+      stream_state: Schema.Unknown,
+    }),
+    sourceStats: Schema.optionalWith(Schema.Struct({ recordCount: Schema.Number }), {
+      default: () => ({ recordCount: 0 }),
+    }),
+  }),
+})
+
+const LogMessage = Schema.Struct({
+  type: Schema.Literal("LOG"),
+  log: Schema.Struct({
+    level: Schema.Literal("FATAL", "ERROR", "WARN", "INFO", "DEBUG", "TRACE"),
+    message: Schema.String,
+  }),
+})
+
+const TraceMessage = Schema.Struct({
+  type: Schema.Literal("TRACE"),
+  trace: Schema.Struct({
+    type: Schema.Literal("ERROR"),
+    emitted_at: Schema.Number,
+    error: Schema.Struct({
+      message: Schema.String,
+      internal_message: Schema.optional(Schema.String),
+      stack_trace: Schema.optional(Schema.String),
+      failure_type: Schema.Literal("system_error", "config_error", "transient_error"),
+      stream_descriptor: Schema.optional(Schema.Struct({ name: Schema.String })),
+    }),
+  }),
+})
+
+type Decoder = (input: unknown) => Either.Either<Protocol.Message, ParseResult.ParseError>
+
+const decoders: Readonly<Record<string, Decoder>> = {
+  RECORD: Schema.decodeUnknownEither(RecordMessage),
+  STATE: Schema.decodeUnknownEither(StateMessage),
+  LOG: Schema.decodeUnknownEither(LogMessage),
+  TRACE: Schema.decodeUnknownEither(TraceMessage),
+}
+
+/**
+ * One line as a message: `undefined` for a blank line or a type the loader ignores, an
+ * InvalidMessage for anything that is not JSON or not a well-formed message.
+ */
+export const parseLine = (
+  line: string,
+  position: number,
+): Either.Either<Protocol.Message | undefined, InvalidMessage> => {
+  if (line.trim() === "") return Either.right(undefined)
+  let json: unknown
+  try {
+    json = JSON.parse(line)
+  } catch (error) {
+    return Either.left(
+      new InvalidMessage({
+        position,
+        reason: `not JSON (${error instanceof Error ? error.message : error})`,
+      }),
+    )
+  }
+  const type = typeof json === "object" && json !== null && "type" in json ? json.type : undefined
+  if (typeof type !== "string")
+    return Either.left(new InvalidMessage({ position, reason: "not a protocol message (no type)" }))
+  if (type === "STATE") {
+    const stateType =
+      typeof json === "object" && json !== null && "state" in json && typeof json.state === "object"
+        ? (json.state as { type?: unknown } | null)?.type
+        : undefined
+    if (stateType !== "STREAM")
+      return Either.left(
+        new InvalidMessage({
+          position,
+          reason: `only per-stream STATE messages are supported (state.type ${JSON.stringify(stateType)})`,
+        }),
+      )
+  }
+  const decode = decoders[type]
+  if (decode === undefined) return Either.right(undefined)
+  return Either.mapLeft(decode(json), (error) => {
+    const issue = ParseIssue.fromParseError(error)
+    return new InvalidMessage({
+      position,
+      reason: `invalid ${type} message at ${issue.path}: ${issue.description}`,
+    })
+  })
+}
+
+/** The messages of a JSON-lines input, read as it arrives (memory stays flat). */
+export const fromReadable = (input: Readable): Stream.Stream<Protocol.Message, InvalidMessage> =>
+  // The line reader starts when the stream does: readline drops lines emitted before its
+  // iterator is taken, so creating it earlier (while the DDL runs) would lose the input.
+  Stream.suspend(() => lines(input))
+
+const lines = (input: Readable): Stream.Stream<Protocol.Message, InvalidMessage> => {
+  let position = 0
+  return Stream.fromAsyncIterable(
+    createInterface({ input, crlfDelay: Number.POSITIVE_INFINITY }),
+    (error) => new InvalidMessage({ position, reason: `cannot read the input: ${String(error)}` }),
+  ).pipe(
+    Stream.mapEffect((line) => {
+      position++
+      return parseLine(line, position)
+    }),
+    Stream.filter((message): message is Protocol.Message => message !== undefined),
+  )
+}
+
+/** The messages of a JSON-lines file. */
+export const fromFile = (path: string): Stream.Stream<Protocol.Message, InvalidMessage> =>
+  Stream.suspend(() => lines(createReadStream(path)))

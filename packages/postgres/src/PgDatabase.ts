@@ -1,0 +1,53 @@
+/**
+ * The Database over a Postgres server through `pg`: one client, COPY through pg-copy-streams.
+ */
+import { Readable } from "node:stream"
+import { pipeline } from "node:stream/promises"
+import { Effect, Layer } from "effect"
+import pg from "pg"
+import copyStreams from "pg-copy-streams"
+import { Database, DatabaseError, type DatabaseService, type Row } from "./Database.ts"
+
+const make = (client: pg.Client): DatabaseService => ({
+  kind: "pg",
+  query: (sql, params = []) =>
+    Effect.tryPromise({
+      try: async (): Promise<ReadonlyArray<Row>> => (await client.query(sql, [...params])).rows,
+      catch: (cause) => new DatabaseError({ operation: sql.slice(0, 80), cause }),
+    }),
+  exec: (sql) =>
+    Effect.tryPromise({
+      try: async () => {
+        await client.query(sql)
+      },
+      catch: (cause) => new DatabaseError({ operation: sql.slice(0, 80), cause }),
+    }),
+  copyIn: (table, columns, data) =>
+    Effect.tryPromise({
+      try: () =>
+        pipeline(
+          Readable.from([Buffer.from(data, "utf8")]),
+          client.query(copyStreams.from(`COPY ${table} (${columns.join(", ")}) FROM STDIN`)),
+        ),
+      catch: (cause) => new DatabaseError({ operation: `COPY into ${table}`, cause }),
+    }),
+})
+
+/** A Database on the server at `url` (a postgres:// connection string), closed with the scope. */
+export const layer = (url: string): Layer.Layer<Database, DatabaseError> =>
+  Layer.scoped(
+    Database,
+    Effect.acquireRelease(
+      Effect.tryPromise({
+        try: async () => {
+          const client = new pg.Client({ connectionString: url })
+          // A server-side error on an idle client must not crash the process; queries report it.
+          client.on("error", () => {})
+          await client.connect()
+          return client
+        },
+        catch: (cause) => new DatabaseError({ operation: "connect", cause }),
+      }),
+      (client) => Effect.promise(() => client.end().catch(() => undefined)),
+    ).pipe(Effect.map(make)),
+  )

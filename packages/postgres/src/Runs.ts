@@ -1,0 +1,82 @@
+/**
+ * `_sync_runs`: one row per run. `start` inserts a running row and returns its id; `finish` sets
+ * its end, status and per-stream figures. A row left "running" with no finished_at is a run whose
+ * process died.
+ */
+import { Effect } from "effect"
+import { runsTable } from "./Bookkeeping.ts"
+import { Database, type DatabaseError } from "./Database.ts"
+import { jsonText } from "./Nul.ts"
+import { qualified } from "./Sql.ts"
+
+export type RunId = number
+
+export interface StreamFigures {
+  readonly records: number
+  /** Credits the source spent on the stream, when known (the loader alone does not know them). */
+  readonly credits?: number
+}
+
+export interface Finish {
+  readonly status: "succeeded" | "failed"
+  readonly streams: Readonly<Record<string, StreamFigures>>
+  readonly error?: string
+}
+
+export const start = (schema: string): Effect.Effect<RunId, DatabaseError, Database> =>
+  Effect.gen(function* () {
+    const db = yield* Database
+    const [row] = yield* db.query(
+      `INSERT INTO ${qualified(schema, runsTable.name)} (status) VALUES ('running') RETURNING id::text AS id`,
+    )
+    return Number(row?.id)
+  })
+
+export const finish = (
+  schema: string,
+  id: RunId,
+  outcome: Finish,
+): Effect.Effect<void, DatabaseError, Database> =>
+  Effect.flatMap(Database, (db) =>
+    db.query(
+      `UPDATE ${qualified(schema, runsTable.name)}
+       SET finished_at = now(), status = $2, streams = $3::text::jsonb, error = $4 WHERE id = $1`,
+      [id, outcome.status, jsonText(outcome.streams), outcome.error ?? null],
+    ),
+  )
+
+export interface Run {
+  readonly id: RunId
+  readonly startedAt: Date
+  readonly finishedAt: Date | null
+  readonly status: string
+  readonly streams: Readonly<Record<string, StreamFigures>> | null
+  readonly error: string | null
+}
+
+// pg returns Date objects, PGlite may too; a string is parsed as a fallback.
+const toDate = (value: unknown): Date => (value instanceof Date ? value : new Date(String(value)))
+
+/** The latest runs, newest first. */
+export const list = (
+  schema: string,
+  limit = 20,
+): Effect.Effect<ReadonlyArray<Run>, DatabaseError, Database> =>
+  Effect.gen(function* () {
+    const db = yield* Database
+    const rows = yield* db.query(
+      `SELECT id::text AS id, started_at, finished_at, status, streams::text AS streams, error
+       FROM ${qualified(schema, runsTable.name)} ORDER BY id DESC LIMIT $1`,
+      [limit],
+    )
+    return rows.map(
+      (row): Run => ({
+        id: Number(row.id),
+        startedAt: toDate(row.started_at),
+        finishedAt: row.finished_at === null ? null : toDate(row.finished_at),
+        status: String(row.status),
+        streams: row.streams === null ? null : JSON.parse(String(row.streams)),
+        error: row.error === null ? null : String(row.error),
+      }),
+    )
+  })

@@ -1,0 +1,53 @@
+/**
+ * `_state`: each stream's latest committed state, and reading it back in the form the source's
+ * --state takes (an array of per-stream STATE payloads).
+ */
+import { Effect } from "effect"
+import { stateTable } from "./Bookkeeping.ts"
+import { Database, type DatabaseError } from "./Database.ts"
+import { jsonText } from "./Nul.ts"
+import { qualified } from "./Sql.ts"
+
+export interface StreamState {
+  readonly type: "STREAM"
+  readonly stream: { readonly stream_descriptor: { readonly name: string }; readonly stream_state: unknown }
+}
+
+/** Upserts a stream's state; the loader calls it inside the transaction that holds its data. */
+export const write = (
+  schema: string,
+  stream: string,
+  state: unknown,
+): Effect.Effect<void, DatabaseError, Database> =>
+  Effect.flatMap(Database, (db) =>
+    db.query(
+      `INSERT INTO ${qualified(schema, stateTable.name)} (stream, state, updated_at) VALUES ($1, $2::text::jsonb, now())
+       ON CONFLICT (stream) DO UPDATE SET state = EXCLUDED.state, updated_at = EXCLUDED.updated_at`,
+      [stream, jsonText(state)],
+    ),
+  )
+
+/**
+ * Every stream's saved state, as the source's --state input (`Commands.read({ state })`). Empty
+ * when nothing was loaded yet, including when the schema does not exist.
+ */
+export const read = (schema: string): Effect.Effect<ReadonlyArray<StreamState>, DatabaseError, Database> =>
+  Effect.gen(function* () {
+    const db = yield* Database
+    const [exists] = yield* db.query("SELECT to_regclass($1) IS NOT NULL AS present", [
+      qualified(schema, stateTable.name),
+    ])
+    if (exists?.present !== true) return []
+    const rows = yield* db.query(
+      `SELECT stream, state::text AS state FROM ${qualified(schema, stateTable.name)} WHERE state IS NOT NULL ORDER BY stream`,
+    )
+    return rows.map(
+      (row): StreamState => ({
+        type: "STREAM",
+        stream: {
+          stream_descriptor: { name: String(row.stream) },
+          stream_state: JSON.parse(String(row.state)),
+        },
+      }),
+    )
+  })

@@ -1,0 +1,134 @@
+#!/usr/bin/env node
+/**
+ * salesintel-pg load [--database-url URL] [--schema S] [--catalog F] [--pglite-dir D] [--batch-size N]
+ *   reads Airbyte messages (JSON lines) from stdin and loads them. Without --database-url (or
+ *   DATABASE_URL) it uses embedded PGlite in --pglite-dir (default ./.salesintel/pglite).
+ *   stdout: each STATE message once it has committed with its data, as one JSON line (what an
+ *   Airbyte destination emits), and nothing else. stderr: the input's LOG and TRACE messages, and
+ *   the summary. Each load is recorded in _sync_runs. Exits 1 on failure or after a TRACE error.
+ * salesintel-pg state [...same database options]
+ *   prints the saved state as a JSON array, the source's --state input.
+ */
+import { readFile } from "node:fs/promises"
+import { Command, Options } from "@effect/cli"
+import { NodeContext, NodeRuntime } from "@effect/platform-node"
+import { Catalog, type Protocol } from "@salesintel/source"
+import { Effect, Either, type Layer, Logger, Option } from "effect"
+import type { Database, DatabaseError } from "./Database.ts"
+import * as Ddl from "./Ddl.ts"
+import * as Loader from "./Loader.ts"
+import * as Messages from "./Messages.ts"
+import * as PGliteDatabase from "./PGliteDatabase.ts"
+import * as PgDatabase from "./PgDatabase.ts"
+import * as Runs from "./Runs.ts"
+import { defaultSchema } from "./Sql.ts"
+import * as State from "./State.ts"
+
+const databaseUrl = Options.text("database-url").pipe(
+  Options.optional,
+  Options.withDescription("postgres://... of a server (default: $DATABASE_URL, else embedded PGlite)"),
+)
+const pgliteDir = Options.directory("pglite-dir").pipe(
+  Options.withDefault(PGliteDatabase.defaultDirectory),
+  Options.withDescription("where embedded PGlite keeps its files when no database URL is given"),
+)
+const schema = Options.text("schema").pipe(
+  Options.withDefault(defaultSchema),
+  Options.withDescription("the schema to load into"),
+)
+
+const databaseLayer = (url: Option.Option<string>, dir: string): Layer.Layer<Database, DatabaseError> => {
+  const chosen = Option.orElse(url, () => Option.fromNullable(process.env.DATABASE_URL || undefined))
+  return Option.match(chosen, { onNone: () => PGliteDatabase.layer(dir), onSome: PgDatabase.layer })
+}
+
+const stderr = (line: string) => Effect.sync(() => process.stderr.write(`${line}\n`))
+
+const syncModesFrom = (path: string) =>
+  Effect.tryPromise({
+    try: async (): Promise<unknown> => JSON.parse(await readFile(path, "utf8")),
+    catch: (error) => new Error(`cannot read the catalog file ${path}: ${String(error)}`),
+  }).pipe(
+    Effect.flatMap((json) =>
+      Either.match(Catalog.decodeConfigured(json), {
+        onLeft: (message) => Effect.fail(new Error(message)),
+        onRight: (catalog) => Effect.succeed(Loader.syncModesOf(catalog)),
+      }),
+    ),
+  )
+
+const printMessage = (message: Protocol.LogMessage | Protocol.TraceErrorMessage) =>
+  message.type === "LOG"
+    ? stderr(`[source ${message.log.level}] ${message.log.message}`)
+    : stderr(`[source TRACE ${message.trace.error.failure_type}] ${message.trace.error.message}`)
+
+const load = Command.make(
+  "load",
+  {
+    databaseUrl,
+    pgliteDir,
+    schema,
+    catalog: Options.file("catalog").pipe(
+      Options.optional,
+      Options.withDescription("the configured catalog: each stream's destination_sync_mode"),
+    ),
+    batchSize: Options.integer("batch-size").pipe(
+      Options.withDefault(5_000),
+      Options.withDescription("messages per batch (a batch also closes after one second)"),
+    ),
+  },
+  ({ databaseUrl, pgliteDir, schema, catalog, batchSize }) =>
+    Effect.gen(function* () {
+      const syncModes = Option.isSome(catalog) ? yield* syncModesFrom(catalog.value) : undefined
+      yield* Ddl.ensure(schema)
+      const runId = yield* Runs.start(schema)
+      const outcome = yield* Effect.either(
+        Loader.load(Messages.fromReadable(process.stdin), {
+          schema,
+          ...(syncModes === undefined ? {} : { syncModes }),
+          batchSize,
+          ensureSchema: false,
+          onMessage: printMessage,
+          onStateCommitted: (message) =>
+            Effect.sync(() => process.stdout.write(`${JSON.stringify(message)}\n`)),
+        }),
+      )
+      if (Either.isLeft(outcome)) {
+        yield* Runs.finish(schema, runId, { status: "failed", streams: {}, error: outcome.left.message })
+        return yield* Effect.fail(outcome.left)
+      }
+      const summary = outcome.right
+      const failed = summary.sourceErrors.length > 0
+      yield* Runs.finish(schema, runId, {
+        status: failed ? "failed" : "succeeded",
+        streams: Object.fromEntries(
+          Object.entries(summary.streams).map(([stream, figures]) => [stream, { records: figures.records }]),
+        ),
+        ...(failed ? { error: summary.sourceErrors.map((m) => m.trace.error.message).join("; ") } : {}),
+      })
+      yield* stderr(JSON.stringify({ run: runId, ...summary, sourceErrors: summary.sourceErrors.length }))
+      if (failed) process.exitCode = 1
+    }).pipe(Effect.provide(databaseLayer(databaseUrl, pgliteDir))),
+).pipe(Command.withDescription("load Airbyte messages (JSON lines on stdin) into the schema's tables"))
+
+const state = Command.make(
+  "state",
+  { databaseUrl, pgliteDir, schema },
+  ({ databaseUrl, pgliteDir, schema }) =>
+    State.read(schema).pipe(
+      Effect.flatMap((entries) => Effect.sync(() => process.stdout.write(`${JSON.stringify(entries)}\n`))),
+      Effect.provide(databaseLayer(databaseUrl, pgliteDir)),
+    ),
+).pipe(Command.withDescription("print the saved state as the source's --state input (a JSON array)"))
+
+const command = Command.make("salesintel-pg").pipe(Command.withSubcommands([load, state]))
+
+Command.run(command, { name: "salesintel-pg", version: "0.1.0" })(process.argv).pipe(
+  Effect.tapError((error) =>
+    stderr(`salesintel-pg: ${error instanceof Error ? error.message : String(error)}`),
+  ),
+  // stdout carries only committed STATE messages: Effect's own logs go to stderr.
+  Effect.provide(Logger.replace(Logger.defaultLogger, Logger.prettyLogger({ stderr: true }))),
+  Effect.provide(NodeContext.layer),
+  NodeRuntime.runMain({ disableErrorReporting: true }),
+)
