@@ -1,0 +1,6 @@
+/** @salesintel/cli as a library: `Sync.sync` is what `salesintel sync` and the demo run. */
+export * as Progress from "./Progress.ts"
+export * as Query from "./Query.ts"
+export * as Sync from "./Sync.ts"
+export * as Table from "./Table.ts"
+export * as Target from "./Target.ts"
