@@ -7,6 +7,7 @@ const counts = (records: number, elapsedMillis: number): Counts => ({
     ["contacts", records - 5],
     ["companies", 5],
   ]),
+  pages: 31,
   checkpoints: 3,
   creditsSpent: records,
   creditBudget: 5_000,
@@ -14,9 +15,9 @@ const counts = (records: number, elapsedMillis: number): Counts => ({
 })
 
 describe("Progress", () => {
-  it("renders records per stream, checkpoints, credits of the budget, rate and time", () => {
+  it("renders records per stream, pages, checkpoints, credits of the budget, rate and time", () => {
     expect(render(counts(1_505, 2_000))).toBe(
-      "1,505 records (contacts 1,500, companies 5) · 3 checkpoints · 1,505 of 5,000 credits · 753 records/s · 0:02",
+      "1,505 records (contacts 1,500, companies 5) · 31 pages · 3 checkpoints · 1,505 of 5,000 credits · 753 records/s · 0:02",
     )
   })
 

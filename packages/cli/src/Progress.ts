@@ -7,6 +7,8 @@
 export interface Counts {
   readonly records: number
   readonly recordsByStream: ReadonlyMap<string, number>
+  /** Pages of records read. */
+  readonly pages: number
   /** STATE messages committed with their data. */
   readonly checkpoints: number
   readonly creditsSpent: number
@@ -21,7 +23,7 @@ const duration = (millis: number) => {
   return `${Math.floor(seconds / 60)}:${String(seconds % 60).padStart(2, "0")}`
 }
 
-/** One line: records (per stream), checkpoints, credits of the budget, rate, elapsed time. */
+/** One line: records (per stream), pages, checkpoints, credits of the budget, rate, elapsed time. */
 export const render = (counts: Counts): string => {
   const perStream = [...counts.recordsByStream.entries()]
     .map(([stream, n]) => `${stream} ${number(n)}`)
@@ -29,6 +31,7 @@ export const render = (counts: Counts): string => {
   const rate = counts.elapsedMillis > 0 ? (counts.records * 1000) / counts.elapsedMillis : 0
   return [
     `${number(counts.records)} records${perStream.length > 0 ? ` (${perStream})` : ""}`,
+    `${number(counts.pages)} pages`,
     `${number(counts.checkpoints)} checkpoints`,
     `${number(counts.creditsSpent)} of ${number(counts.creditBudget)} credits`,
     `${number(rate)} records/s`,

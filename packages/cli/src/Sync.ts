@@ -78,6 +78,7 @@ export const sync = (
     const counts = (): Counts => ({
       records,
       recordsByStream,
+      pages: read.summary.pages,
       checkpoints,
       creditsSpent,
       creditBudget: config.credit_budget,

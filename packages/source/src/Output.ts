@@ -30,10 +30,16 @@ export interface Shortfall {
   readonly detail: string
 }
 
-export type Output = RecordOutput | Checkpoint | Log | Shortfall
+/** A page of records was read (counted for progress; not a protocol message). */
+export interface PageRead {
+  readonly _tag: "PageRead"
+}
+
+export type Output = RecordOutput | Checkpoint | Log | Shortfall | PageRead
 
 export const record = (data: Readonly<Record<string, unknown>>): Output => ({ _tag: "Record", data })
 export const checkpoint = (state: unknown): Output => ({ _tag: "Checkpoint", state })
+export const pageRead: Output = { _tag: "PageRead" }
 export const log = (level: LogLevel, message: string): Output => ({ _tag: "Log", level, message })
 export const shortfall = (
   records: number | undefined,

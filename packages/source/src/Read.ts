@@ -20,6 +20,8 @@ export interface StreamSummary {
   readonly stream: string
   readonly syncMode: Protocol.SyncMode
   records: number
+  /** Pages of records read (free and credited). */
+  pages: number
   creditsSpent: number
   /** Records the budget did not cover, when counted. */
   recordsLeft: number
@@ -29,6 +31,8 @@ export interface StreamSummary {
 
 export interface ReadSummary {
   readonly streams: Array<StreamSummary>
+  /** Pages of records read so far, all streams: live while the read runs. */
+  pages: number
   creditsSpent: number
   readonly creditBudget: number
   failure: { readonly failureType: Protocol.FailureType; readonly message: string } | undefined
@@ -82,6 +86,7 @@ export const read = (options: ReadOptions): Read => {
   const scrub = scrubber(config)
   const summary: ReadSummary = {
     streams: [],
+    pages: 0,
     creditsSpent: 0,
     creditBudget: config.credit_budget,
     failure: undefined,
@@ -98,6 +103,7 @@ export const read = (options: ReadOptions): Read => {
       stream: entry.stream.name,
       syncMode: entry.sync_mode,
       records: 0,
+      pages: 0,
       creditsSpent: 0,
       recordsLeft: 0,
       creditsNeeded: 0,
@@ -120,6 +126,10 @@ export const read = (options: ReadOptions): Read => {
           sinceCheckpoint = 0
           return [message]
         }
+        case "PageRead":
+          streamSummary.pages++
+          summary.pages++
+          return []
         case "Log":
           return [Protocol.log(output.level, `${definition.name}: ${output.message}`)]
         case "Shortfall":

@@ -241,8 +241,11 @@ const incrementalSearch = (
             return []
           }
           for (const item of purchase.items) context.known.add(item.record.match_id, context.today)
-          const records = purchase.items.map((item) => contactRecord(context, item, search.name))
-          return checkpoints.due(records.length) ? [...records, checkpoint()] : records
+          const records = [
+            Output.pageRead,
+            ...purchase.items.map((item) => contactRecord(context, item, search.name)),
+          ]
+          return checkpoints.due(purchase.items.length) ? [...records, checkpoint()] : records
         }),
         // Whatever ends the walk, the ids bought so far are saved before the failure is reported.
         Stream.catchAll((error) => Stream.concat(Stream.sync(checkpoint), Stream.fail(error))),
@@ -355,7 +358,7 @@ const enrichEmails = (
               }
               if (event._tag !== "PageFetched") return []
               for (const item of event.page.items) context.known.add(item.record.match_id, context.today)
-              return event.page.items.map((item) => contactRecord(context, item, null))
+              return [Output.pageRead, ...event.page.items.map((item) => contactRecord(context, item, null))]
             }),
           )
           const done = Stream.suspend(() => {

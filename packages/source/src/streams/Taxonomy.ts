@@ -27,6 +27,7 @@ export const taxonomyCategories: StreamDefinition = {
         const client = yield* Client.SalesIntelClient
         const items = yield* client.taxonomyCategories
         return Stream.fromIterable([
+          Output.pageRead,
           ...items.map((item) => Output.record(item.raw)),
           Output.checkpoint({ categories: items.length }),
         ])
@@ -79,7 +80,7 @@ export const taxonomyProducts: StreamDefinition = {
               seen.add(key)
               return true
             })
-            return fresh.map((item) => Output.record(item.raw))
+            return [Output.pageRead, ...fresh.map((item) => Output.record(item.raw))]
           }),
           (records) =>
             Stream.concat(
