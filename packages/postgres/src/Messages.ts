@@ -4,11 +4,10 @@
  * act on (SPEC, CATALOG, ...) are skipped, as Airbyte destinations do.
  */
 import { createReadStream } from "node:fs"
-import { createInterface } from "node:readline"
 import type { Readable } from "node:stream"
 import { ParseIssue } from "@salesintel/core"
 import type { Protocol } from "@salesintel/source"
-import { Either, type ParseResult, Schema, Stream } from "effect"
+import { Chunk, Effect, Either, type ParseResult, Schema, Stream } from "effect"
 import { InvalidMessage } from "./LoadError.ts"
 
 const RecordMessage = Schema.Struct({
@@ -113,26 +112,34 @@ export const parseLine = (
   })
 }
 
-/** The messages of a JSON-lines input, read as it arrives (memory stays flat). */
+/**
+ * The messages of a JSON-lines input, read as it arrives: the input is pulled in blocks (with
+ * backpressure, so memory stays flat whatever its size) and split into lines.
+ */
 export const fromReadable = (input: Readable): Stream.Stream<Protocol.Message, InvalidMessage> =>
-  // The line reader starts when the stream does: readline drops lines emitted before its
-  // iterator is taken, so creating it earlier (while the DDL runs) would lose the input.
-  Stream.suspend(() => lines(input))
-
-const lines = (input: Readable): Stream.Stream<Protocol.Message, InvalidMessage> => {
-  let position = 0
-  return Stream.fromAsyncIterable(
-    createInterface({ input, crlfDelay: Number.POSITIVE_INFINITY }),
-    (error) => new InvalidMessage({ position, reason: `cannot read the input: ${String(error)}` }),
-  ).pipe(
-    Stream.mapEffect((line) => {
-      position++
-      return parseLine(line, position)
-    }),
-    Stream.filter((message): message is Protocol.Message => message !== undefined),
-  )
-}
+  Stream.suspend(() => {
+    let position = 0
+    return Stream.fromAsyncIterable(
+      input as AsyncIterable<Uint8Array>,
+      (error) => new InvalidMessage({ position, reason: `cannot read the input: ${String(error)}` }),
+    ).pipe(
+      Stream.decodeText(),
+      Stream.splitLines,
+      Stream.mapChunksEffect((lines) =>
+        Effect.suspend(() => {
+          const messages: Array<Protocol.Message> = []
+          for (const line of lines) {
+            position++
+            const parsed = parseLine(line, position)
+            if (Either.isLeft(parsed)) return Effect.fail(parsed.left)
+            if (parsed.right !== undefined) messages.push(parsed.right)
+          }
+          return Effect.succeed(Chunk.unsafeFromArray(messages))
+        }),
+      ),
+    )
+  })
 
 /** The messages of a JSON-lines file. */
 export const fromFile = (path: string): Stream.Stream<Protocol.Message, InvalidMessage> =>
-  Stream.suspend(() => lines(createReadStream(path)))
+  Stream.suspend(() => fromReadable(createReadStream(path, { highWaterMark: 256 * 1024 })))
