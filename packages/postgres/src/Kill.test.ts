@@ -76,7 +76,7 @@ describe.each(all.map((backend): [string, Backend] => [backend.name, backend]))(
       await env.resume()
 
       const [saved] = await env.run(State.read(env.schema))
-      const upto = (saved?.stream.stream_state as { upto: number }).upto
+      const upto = (saved?.stream.stream_state as { upto: number } | undefined)?.upto ?? 0
       expect(upto).toBeGreaterThanOrEqual(3 * every)
       expect(upto).toBeLessThan(total)
       const count = async (schema: string, name: string) =>
