@@ -118,31 +118,45 @@ export const parseLine = (
   })
 }
 
+/** The input's lines, one array per block read (a line may span blocks). */
+async function* blocksOfLines(
+  input: AsyncIterable<Uint8Array | string>,
+): AsyncGenerator<ReadonlyArray<string>> {
+  const decoder = new TextDecoder()
+  let rest = ""
+  for await (const block of input) {
+    const lines = (
+      rest + (typeof block === "string" ? block : decoder.decode(block, { stream: true }))
+    ).split("\n")
+    rest = lines.pop() ?? ""
+    yield lines
+  }
+  rest += decoder.decode()
+  if (rest !== "") yield [rest]
+}
+
 /**
  * The messages of a JSON-lines input, read as it arrives: the input is pulled in blocks (with
- * backpressure, so memory stays flat whatever its size) and split into lines.
+ * backpressure, so memory stays flat whatever its size), each block's lines parsed together.
  */
 export const fromReadable = (input: Readable): Stream.Stream<Protocol.Message, InvalidMessage> =>
   Stream.suspend(() => {
     let position = 0
     return Stream.fromAsyncIterable(
-      input as AsyncIterable<Uint8Array>,
+      blocksOfLines(input),
       (error) => new InvalidMessage({ position, reason: `cannot read the input: ${String(error)}` }),
     ).pipe(
-      Stream.decodeText(),
-      Stream.splitLines,
-      Stream.mapChunksEffect((lines) =>
-        Effect.suspend(() => {
-          const messages: Array<Protocol.Message> = []
-          for (const line of lines) {
-            position++
-            const parsed = parseLine(line, position)
-            if (Either.isLeft(parsed)) return Effect.fail(parsed.left)
-            if (parsed.right !== undefined) messages.push(parsed.right)
-          }
-          return Effect.succeed(Chunk.unsafeFromArray(messages))
-        }),
-      ),
+      Stream.mapEffect((lines) => {
+        const messages: Array<Protocol.Message> = []
+        for (const line of lines) {
+          position++
+          const parsed = parseLine(line.endsWith("\r") ? line.slice(0, -1) : line, position)
+          if (Either.isLeft(parsed)) return Effect.fail(parsed.left)
+          if (parsed.right !== undefined) messages.push(parsed.right)
+        }
+        return Effect.succeed(Chunk.unsafeFromArray(messages))
+      }),
+      Stream.flattenChunks,
     )
   })
 
