@@ -10,7 +10,7 @@
  * messages go to `onMessage`; TRACE errors also to the summary.
  */
 import type { Protocol } from "@salesintel/source"
-import { type Chunk, Duration, Effect, Either, Stream } from "effect"
+import { Chunk, Duration, Effect, Either, Stream } from "effect"
 import { stateTable } from "./Bookkeeping.ts"
 import { Database, type DatabaseError } from "./Database.ts"
 import * as Ddl from "./Ddl.ts"
@@ -156,14 +156,21 @@ export const load = <E, R>(
     let position = 0
     // Streams with records since the last STATE (to know which overwrites are incomplete).
     const uncommitted = new Map<string, number>()
+    // The latest record per key, per stream, until the batch closes: on size, on time (checked
+    // as input arrives), or at a STATE. Records after the last STATE never leave here.
+    const pending = new Map<StreamMapping, Map<string, Mapped>>()
+    let pendingRecords = 0
+    let openedAt = 0
+    const batchSize = options.batchSize ?? 5_000
+    const windowMillis = Duration.toMillis(options.batchWindow ?? Duration.seconds(1))
     // A bad record ends the plan, but the jobs before it (states included) still run first.
     const plan = (group: Chunk.Chunk<Protocol.Message>): Planned => {
       const jobs: Array<Job> = []
-      // The latest record per key, per stream, until the group ends or a STATE comes.
-      const pending = new Map<StreamMapping, Map<string, Mapped>>()
       const closeBatches = () => {
-        for (const [mapping, rows] of pending) jobs.push({ _tag: "Batch", mapping, rows: [...rows.values()] })
+        for (const [mapping, rows] of pending)
+          if (rows.size > 0) jobs.push({ _tag: "Batch", mapping, rows: [...rows.values()] })
         pending.clear()
+        pendingRecords = 0
       }
       for (const message of group) {
         position++
@@ -180,11 +187,14 @@ export const load = <E, R>(
             rows = new Map()
             pending.set(mapping, rows)
           }
+          if (pendingRecords === 0) openedAt = Date.now()
           // Re-inserting moves the key to the end: the latest record wins within the batch.
           rows.delete(mapped.right.key)
           rows.set(mapped.right.key, mapped.right)
+          pendingRecords++
           streamSummary(stream).records++
           uncommitted.set(stream, (uncommitted.get(stream) ?? 0) + 1)
+          if (pendingRecords >= batchSize) closeBatches()
         } else if (message.type === "STATE") {
           closeBatches()
           jobs.push({ _tag: "State", message })
@@ -193,7 +203,7 @@ export const load = <E, R>(
           jobs.push({ _tag: "Notify", message })
         }
       }
-      closeBatches()
+      if (pendingRecords > 0 && Date.now() - openedAt >= windowMillis) closeBatches()
       return { jobs, failure: undefined }
     }
 
@@ -230,8 +240,8 @@ export const load = <E, R>(
     }
 
     yield* messages.pipe(
-      Stream.groupedWithin(options.batchSize ?? 5_000, options.batchWindow ?? Duration.seconds(1)),
-      Stream.map(plan),
+      // Per chunk as it arrives (a block of lines, or one message from an in-process source).
+      Stream.mapChunks((chunk) => Chunk.of(plan(chunk))),
       Stream.buffer({ capacity: 1 }),
       Stream.runForEach(({ jobs, failure }) =>
         Effect.zipRight(
