@@ -32,10 +32,12 @@ describe.each(all.map((backend): [string, Backend] => [backend.name, backend]))(
     const table = (name: string) => qualified(env.schema, name)
     const count = async (name: string, where = "true") =>
       Number((await env.query(`SELECT count(*)::int AS n FROM ${table(name)} WHERE ${where}`))[0]?.n)
-    const reset = () =>
-      env.query(
+    const reset = async () => {
+      await env.run(Ddl.ensure(env.schema))
+      await env.query(
         `TRUNCATE ${["contacts", "contact_phones", "companies", "company_technologies", "taxonomy_categories", "taxonomy_products", "_state"].map(table).join(", ")}`,
       )
+    }
 
     it("creates the tables and views idempotently, in a schema with quotes and spaces", async () => {
       await env.run(Ddl.ensure(env.schema))

@@ -10,7 +10,7 @@
  * messages go to `onMessage`; TRACE errors also to the summary.
  */
 import type { Protocol } from "@salesintel/source"
-import { Duration, Effect, Either, Stream } from "effect"
+import { Chunk, Duration, Effect, Either, Stream } from "effect"
 import { stateTable } from "./Bookkeeping.ts"
 import { Database, type DatabaseError } from "./Database.ts"
 import * as Ddl from "./Ddl.ts"
@@ -60,6 +60,17 @@ export interface LoadSummary {
   /** Overwrite streams whose rows from earlier syncs were deleted at the end. */
   readonly overwritten: Array<string>
 }
+
+interface Planned {
+  readonly jobs: ReadonlyArray<Job>
+  readonly failure: UnknownStream | InvalidRecord | undefined
+}
+
+/** What the plan stage hands the write stage, in input order. */
+type Job =
+  | { readonly _tag: "Batch"; readonly mapping: StreamMapping; readonly rows: ReadonlyArray<Mapped> }
+  | { readonly _tag: "State"; readonly message: Protocol.StreamStateMessage }
+  | { readonly _tag: "Notify"; readonly message: Protocol.LogMessage | Protocol.TraceErrorMessage }
 
 export type SyncModes = Readonly<Record<string, Protocol.DestinationSyncMode>>
 
@@ -139,85 +150,105 @@ export const load = <E, R>(
       }
       return entry
     }
-    // The latest record per key, per stream, waiting for the group to end.
-    const pending = new Map<StreamMapping, Map<string, Mapped>>()
-    // Streams with records since the last commit (to know which overwrites are incomplete).
-    const uncommitted = new Map<string, number>()
-    let inTransaction = false
+    // Two stages with a small buffer between them, so that mapping the next group (CPU) overlaps
+    // writing the previous one (database): the plan stage turns a group of messages into jobs,
+    // the write stage runs them in order on the one connection.
     let position = 0
+    // Streams with records since the last STATE (to know which overwrites are incomplete).
+    const uncommitted = new Map<string, number>()
+    // The latest record per key, per stream, until the batch closes: on size, on time (checked
+    // as input arrives), or at a STATE. Records after the last STATE never leave here.
+    const pending = new Map<StreamMapping, Map<string, Mapped>>()
+    let pendingRecords = 0
+    let openedAt = 0
+    const batchSize = options.batchSize ?? 5_000
+    const windowMillis = Duration.toMillis(options.batchWindow ?? Duration.seconds(1))
+    // A bad record ends the plan, but the jobs before it (states included) still run first.
+    const plan = (group: Chunk.Chunk<Protocol.Message>): Planned => {
+      const jobs: Array<Job> = []
+      const closeBatches = () => {
+        for (const [mapping, rows] of pending)
+          if (rows.size > 0) jobs.push({ _tag: "Batch", mapping, rows: [...rows.values()] })
+        pending.clear()
+        pendingRecords = 0
+      }
+      for (const message of group) {
+        position++
+        if (message.type === "RECORD") {
+          const { stream, data } = message.record
+          const mapping = mappings.get(stream)
+          if (mapping === undefined)
+            return { jobs, failure: new UnknownStream({ stream, position, known: [...mappings.keys()] }) }
+          const mapped = mapping.map(data)
+          if (Either.isLeft(mapped))
+            return { jobs, failure: new InvalidRecord({ stream, position, ...mapped.left }) }
+          let rows = pending.get(mapping)
+          if (rows === undefined) {
+            rows = new Map()
+            pending.set(mapping, rows)
+          }
+          if (pendingRecords === 0) openedAt = Date.now()
+          // Re-inserting moves the key to the end: the latest record wins within the batch.
+          rows.delete(mapped.right.key)
+          rows.set(mapped.right.key, mapped.right)
+          pendingRecords++
+          streamSummary(stream).records++
+          uncommitted.set(stream, (uncommitted.get(stream) ?? 0) + 1)
+          if (pendingRecords >= batchSize) closeBatches()
+        } else if (message.type === "STATE") {
+          closeBatches()
+          jobs.push({ _tag: "State", message })
+          uncommitted.clear()
+        } else if (message.type === "LOG" || message.type === "TRACE") {
+          jobs.push({ _tag: "Notify", message })
+        }
+      }
+      if (pendingRecords > 0 && Date.now() - openedAt >= windowMillis) closeBatches()
+      return { jobs, failure: undefined }
+    }
 
+    let inTransaction = false
     const begin = Effect.suspend(() => {
       if (inTransaction) return Effect.void
       inTransaction = true
       return db.exec("BEGIN")
     })
-    const flush = Effect.gen(function* () {
-      for (const [mapping, rows] of pending) {
-        if (rows.size === 0) continue
-        yield* begin
-        yield* Merge.mergeBatch(schema, mapping, [...rows.values()])
-        rows.clear()
-        summary.batches++
-        streamSummary(mapping.stream).batches++
-      }
-    })
-    const commitState = (message: Protocol.StreamStateMessage) =>
-      Effect.gen(function* () {
-        yield* flush
-        yield* begin
-        const stream = message.state.stream.stream_descriptor.name
-        yield* State.write(schema, stream, message.state.stream.stream_state)
-        yield* db.exec("COMMIT")
-        inTransaction = false
-        uncommitted.clear()
-        summary.statesCommitted++
-        streamSummary(stream).statesCommitted++
-        if (options.onStateCommitted) yield* options.onStateCommitted(message)
-      })
-    const addRecord = (message: Protocol.RecordMessage) =>
-      Effect.suspend((): Effect.Effect<void, UnknownStream | InvalidRecord> => {
-        const { stream, data } = message.record
-        const mapping = mappings.get(stream)
-        if (mapping === undefined)
-          return Effect.fail(new UnknownStream({ stream, position, known: [...mappings.keys()] }))
-        const mapped = mapping.map(data)
-        if (Either.isLeft(mapped)) return Effect.fail(new InvalidRecord({ stream, position, ...mapped.left }))
-        let rows = pending.get(mapping)
-        if (rows === undefined) {
-          rows = new Map()
-          pending.set(mapping, rows)
-        }
-        // Re-inserting moves the key to the end: the latest record wins within the batch.
-        rows.delete(mapped.right.key)
-        rows.set(mapped.right.key, mapped.right)
-        streamSummary(stream).records++
-        uncommitted.set(stream, (uncommitted.get(stream) ?? 0) + 1)
-        return Effect.void
-      })
-    const handle = (
-      message: Protocol.Message,
-    ): Effect.Effect<void, UnknownStream | InvalidRecord | DatabaseError, Database> => {
-      position++
-      switch (message.type) {
-        case "RECORD":
-          return addRecord(message)
-        case "STATE":
-          return commitState(message)
-        case "TRACE":
-          summary.sourceErrors.push(message)
-          return options.onMessage ? options.onMessage(message) : Effect.void
-        case "LOG":
-          return options.onMessage ? options.onMessage(message) : Effect.void
-        default:
-          return Effect.void
+    const write = (job: Job): Effect.Effect<void, DatabaseError, Database> => {
+      switch (job._tag) {
+        case "Batch":
+          return Effect.gen(function* () {
+            yield* begin
+            yield* Merge.mergeBatch(schema, job.mapping, job.rows)
+            summary.batches++
+            streamSummary(job.mapping.stream).batches++
+          })
+        case "State":
+          return Effect.gen(function* () {
+            yield* begin
+            const stream = job.message.state.stream.stream_descriptor.name
+            yield* State.write(schema, stream, job.message.state.stream.stream_state)
+            yield* db.exec("COMMIT")
+            inTransaction = false
+            summary.statesCommitted++
+            streamSummary(stream).statesCommitted++
+            if (options.onStateCommitted) yield* options.onStateCommitted(job.message)
+          })
+        case "Notify":
+          if (job.message.type === "TRACE") summary.sourceErrors.push(job.message)
+          return options.onMessage ? options.onMessage(job.message) : Effect.void
       }
     }
 
-    const run = messages.pipe(
-      Stream.groupedWithin(options.batchSize ?? 5_000, options.batchWindow ?? Duration.seconds(1)),
-      Stream.runForEach((group) => Effect.zipRight(Effect.forEach(group, handle, { discard: true }), flush)),
-    )
-    yield* run.pipe(
+    yield* messages.pipe(
+      // Per chunk as it arrives (a block of lines, or one message from an in-process source).
+      Stream.mapChunks((chunk) => Chunk.of(plan(chunk))),
+      Stream.buffer({ capacity: 1 }),
+      Stream.runForEach(({ jobs, failure }) =>
+        Effect.zipRight(
+          Effect.forEach(jobs, write, { discard: true }),
+          failure === undefined ? Effect.void : Effect.fail(failure),
+        ),
+      ),
       Effect.onExit((exit) =>
         exit._tag === "Failure" && inTransaction ? Effect.ignore(db.exec("ROLLBACK")) : Effect.void,
       ),
@@ -228,7 +259,6 @@ export const load = <E, R>(
       inTransaction = false
     }
     for (const count of uncommitted.values()) summary.uncommittedRecords += count
-    for (const rows of pending.values()) rows.clear()
     // An overwrite ends only when its whole input arrived and committed.
     const complete = overwrites.filter((mapping) => !uncommitted.has(mapping.stream))
     if (summary.sourceErrors.length === 0 && complete.length > 0) {

@@ -26,7 +26,8 @@ export interface ChildSource<R, I> {
 export interface ChildMapping<R> {
   readonly table: TableShape
   /** The child's columns that hold its parent's primary key (same names as the parent's). */
-  readonly parentKey: ReadonlyArray<string>
+  /** The child column holding its parent's (single-column) key; the batch key is its value. */
+  readonly parentKey: string
   readonly lines: (record: R) => ReadonlyArray<string>
 }
 
@@ -49,7 +50,8 @@ const typesOf = (table: TableShape): ReadonlyArray<ColumnType> => table.columns.
 
 export const child = <R, I>(spec: {
   readonly table: Table<ChildSource<R, I>>
-  readonly parentKey: ReadonlyArray<string>
+  /** The child column holding its parent's (single-column) key; the batch key is its value. */
+  readonly parentKey: string
   readonly items: (record: R) => ReadonlyArray<I> | null | undefined
 }): ChildMapping<R> => {
   const types = typesOf(spec.table)

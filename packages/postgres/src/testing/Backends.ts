@@ -92,7 +92,7 @@ export const backends = async (): Promise<ReadonlyArray<Backend>> => {
 /** A runtime on the backend with a fresh schema, dropped by `close`. */
 export const open = async (backend: Backend, schemaPrefix: string) => {
   const started = await backend.start()
-  const runtime = ManagedRuntime.make(started.layer)
+  let runtime = ManagedRuntime.make(started.layer)
   const schema = `${schemaPrefix} ${Math.random().toString(36).slice(2, 8)}`
   const run = <A, E>(effect: Effect.Effect<A, E, Database>): Promise<A> => runtime.runPromise(effect)
   const query = (sql: string, params: ReadonlyArray<unknown> = []) =>
@@ -102,6 +102,11 @@ export const open = async (backend: Backend, schemaPrefix: string) => {
     schema,
     run,
     query,
+    /** Closes the connection (PGlite's files are one process's at a time) until `resume`. */
+    suspend: () => runtime.dispose(),
+    resume: async () => {
+      runtime = ManagedRuntime.make(started.layer)
+    },
     close: async () => {
       await run(
         Effect.flatMap(Database, (db) => db.exec(`DROP SCHEMA IF EXISTS ${ident(schema)} CASCADE`)),

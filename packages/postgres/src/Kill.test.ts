@@ -1,0 +1,111 @@
+/**
+ * A load killed mid-way (SIGKILL, between or during batches) leaves the tables and `_state` in
+ * agreement, and a load resumed from that state ends with the same tables as a clean one. The
+ * child is the real bin (`dist/bin.js`, built by `npm test`) reading a JSONL file on stdin.
+ */
+import { spawn } from "node:child_process"
+import { mkdtempSync, openSync, writeFileSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { dirname, join } from "node:path"
+import { fileURLToPath } from "node:url"
+import { Effect, Stream } from "effect"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { Database } from "./Database.ts"
+import * as Loader from "./Loader.ts"
+import { ident, qualified } from "./Sql.ts"
+import * as State from "./State.ts"
+import { type Backend, backends, open } from "./testing/Backends.ts"
+import { contactMessages } from "./testing/Records.ts"
+
+const bin = join(dirname(fileURLToPath(import.meta.url)), "..", "dist", "bin.js")
+const total = 3_000
+const every = 100
+const all = await backends()
+
+/** Runs the bin on `file` and SIGKILLs it once `commits` states have committed. */
+const loadUntilKilled = (args: ReadonlyArray<string>, file: string, commits: number) =>
+  new Promise<number>((resolve, reject) => {
+    const child = spawn(process.execPath, [bin, "load", ...args, "--batch-size", "70"], {
+      stdio: [openSync(file, "r"), "pipe", "pipe"],
+    })
+    let seen = 0
+    let stderr = ""
+    child.stderr?.on("data", (chunk) => {
+      stderr += chunk
+    })
+    child.stdout?.on("data", (chunk: Buffer) => {
+      seen += chunk
+        .toString("utf8")
+        .split("\n")
+        .filter((line) => line.includes('"STATE"')).length
+      if (seen >= commits) child.kill("SIGKILL")
+    })
+    child.on("exit", (code, signal) =>
+      signal === "SIGKILL" ? resolve(seen) : reject(new Error(`not killed (exit ${code}): ${stderr}`)),
+    )
+  })
+
+describe.each(all.map((backend): [string, Backend] => [backend.name, backend]))(
+  "a killed load on %s",
+  (_, backend) => {
+    let env: Awaited<ReturnType<typeof open>>
+    beforeAll(async () => {
+      env = await open(backend, "killed load")
+    })
+    afterAll(async () => {
+      await env?.run(
+        Effect.flatMap(Database, (db) =>
+          db.exec(`DROP SCHEMA IF EXISTS ${ident(`${env.schema} clean`)} CASCADE`),
+        ),
+      )
+      await env?.close()
+    })
+
+    it("commits nothing half-way, and resumes to the same tables as a clean load", {
+      timeout: 120_000,
+    }, async () => {
+      const dir = mkdtempSync(join(tmpdir(), "salesintel-kill-"))
+      const file = join(dir, "contacts.jsonl")
+      const messages = contactMessages(total, every)
+      writeFileSync(file, `${messages.map((message) => JSON.stringify(message)).join("\n")}\n`)
+      const target =
+        env.url === undefined ? ["--pglite-dir", env.pgliteDir ?? ""] : ["--database-url", env.url]
+      // The child needs the database to itself (PGlite is one process's); reopened below.
+      await env.suspend()
+      await loadUntilKilled([...target, "--schema", env.schema], file, 3)
+      await env.resume()
+
+      const [saved] = await env.run(State.read(env.schema))
+      const upto = (saved?.stream.stream_state as { upto: number } | undefined)?.upto ?? 0
+      expect(upto).toBeGreaterThanOrEqual(3 * every)
+      expect(upto).toBeLessThan(total)
+      const count = async (schema: string, name: string) =>
+        Number((await env.query(`SELECT count(*)::int AS n FROM ${qualified(schema, name)}`))[0]?.n)
+      // The tables hold exactly what the committed state covers.
+      expect(await count(env.schema, "contacts")).toBe(upto)
+      expect(await count(env.schema, "contact_phones")).toBe(2 * upto)
+      const [run] = await env.query(`SELECT status, finished_at FROM ${qualified(env.schema, "_sync_runs")}`)
+      expect(run).toEqual({ status: "running", finished_at: null })
+
+      // Resume as the source would from that state (re-sending a few records is harmless too).
+      await env.run(
+        Loader.load(Stream.fromIterable(contactMessages(total - upto + 50, every, upto - 50)), {
+          schema: env.schema,
+        }),
+      )
+      const clean = `${env.schema} clean`
+      await env.run(Loader.load(Stream.fromIterable(messages), { schema: clean }))
+      const snapshot = async (schema: string) => ({
+        contacts: await env.query(
+          `SELECT match_id, display_name, job_level, company_id::text AS company_id, _raw::text AS raw FROM ${qualified(schema, "contacts")} ORDER BY match_id`,
+        ),
+        phones: await env.query(
+          `SELECT match_id, position, type, value FROM ${qualified(schema, "contact_phones")} ORDER BY match_id, position`,
+        ),
+      })
+      const resumed = await snapshot(env.schema)
+      expect(resumed.contacts).toHaveLength(total)
+      expect(resumed).toEqual(await snapshot(clean))
+    })
+  },
+)

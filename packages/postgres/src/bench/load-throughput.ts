@@ -1,0 +1,232 @@
+/**
+ * Loader throughput: 200,000 synthetic contacts (Airbyte RECORD lines with two phones each, a
+ * STATE every 10,000) generated to a temporary JSONL file, then loaded from that file (streamed)
+ * three ways, each in its own process so each peak RSS is its own:
+ *   - bulk path into the local Postgres (COPY into staging + one upsert per batch),
+ *   - row-by-row baseline into the local Postgres (INSERT ... ON CONFLICT per contact, DELETE and
+ *     INSERT per phone, committed at each STATE like the bulk path),
+ *   - bulk path into file-backed PGlite.
+ * `BENCH_RECORDS` changes the count; `DATABASE_URL` the server.
+ */
+import { spawnSync } from "node:child_process"
+import { createWriteStream, mkdtempSync, rmSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import { fileURLToPath } from "node:url"
+import { Contact } from "@salesintel/core"
+import { Effect, Layer, Schema, Stream } from "effect"
+import { Database } from "../Database.ts"
+import * as Ddl from "../Ddl.ts"
+import * as Loader from "../Loader.ts"
+import * as Messages from "../Messages.ts"
+import * as PGliteDatabase from "../PGliteDatabase.ts"
+import * as PgDatabase from "../PgDatabase.ts"
+import { ident, qualified } from "../Sql.ts"
+
+const records = Number(process.env.BENCH_RECORDS ?? 200_000)
+const stateEvery = 10_000
+const url = process.env.DATABASE_URL || "postgres://postgres@127.0.0.1:5432/test"
+const schema = "salesintel_bench"
+
+const generate = async (path: string) => {
+  const out = createWriteStream(path)
+  const write = (line: string) =>
+    out.write(`${line}\n`) ? Promise.resolve() : new Promise<void>((resolve) => out.once("drain", resolve))
+  for (let index = 0; index < records; index++) {
+    const companyId = 4_400_000 + (index % 5_000)
+    const data = {
+      _score: null,
+      match_id: `m-${index.toString(36)}`,
+      doc_id: `d-42-${index}`,
+      display_name: `Jessica Novak ${index}`,
+      first_name: "Jessica",
+      last_name: `Novak ${index}`,
+      email: `jessica.novak${index}@granitekeystonerobotics.com`,
+      personal_email: `jessicanovak${index}@icloud.com`,
+      job_title: "IT Manager",
+      job_level: ["mgr", "vp", "dir", "staff"][index % 4],
+      job_department: ["it_is", "sales", "marketing"][index % 3],
+      phone_numbers: [
+        { type: "work_hq", value: `614993${index}` },
+        { type: "mobile", value: `555${index}` },
+      ],
+      social_profiles: [{ type: "linkedin", url: `linkedin.com/in/jessica-novak-${index}` }],
+      location: "Columbus, OH, US",
+      location_type: "hq",
+      position_location_id: null,
+      addresses: [],
+      company: {
+        id: companyId,
+        name: "Granitekeystone Robotics Co",
+        domains: ["granitekeystonerobotics.com"],
+        linkedin_url: "linkedin.com/company/granitekeystonerobotics",
+        naics_codes: ["484121"],
+        sic_codes: ["4213"],
+        revenue: 41,
+        actual_revenue: 41,
+        predicted_revenue: 38,
+        revenue_range: "$10M - $50M",
+        size: 131,
+        size_range: "50-199",
+      },
+      company_id: companyId,
+      company_name: "Granitekeystone Robotics Co",
+      company_domains: ["granitekeystonerobotics.com"],
+      dates: { created_date: "1585357174668", last_modified_date: "1751025325591" },
+      _salesintel_search: "managers",
+      _salesintel_fetched_at: "2026-11-21T23:47:42.419Z",
+    }
+    await write(JSON.stringify({ type: "RECORD", record: { stream: "contacts", data, emitted_at: 1 } }))
+    if ((index + 1) % stateEvery === 0 || index === records - 1)
+      await write(
+        JSON.stringify({
+          type: "STATE",
+          state: {
+            type: "STREAM",
+            stream: { stream_descriptor: { name: "contacts" }, stream_state: { upto: index + 1 } },
+            sourceStats: { recordCount: stateEvery },
+          },
+        }),
+      )
+  }
+  await new Promise<void>((resolve, reject) =>
+    out.end((error?: Error | null) => (error ? reject(error) : resolve())),
+  )
+}
+
+const fresh = Effect.flatMap(Database, (db) =>
+  db.exec(`DROP SCHEMA IF EXISTS ${ident(schema)} CASCADE`),
+).pipe(Effect.zipRight(Ddl.ensure(schema)))
+
+const bulk = (file: string) => Loader.load(Messages.fromFile(file), { schema }).pipe(Effect.asVoid)
+
+const decodeContact = Schema.decodeUnknownSync(Contact.Contact)
+
+/** The baseline: one statement per row, committed at each STATE. */
+const rowByRow = (file: string) =>
+  Effect.gen(function* () {
+    const db = yield* Database
+    const contacts = qualified(schema, "contacts")
+    const phones = qualified(schema, "contact_phones")
+    yield* db.exec("BEGIN")
+    yield* Messages.fromFile(file).pipe(
+      Stream.runForEach((message) =>
+        Effect.gen(function* () {
+          if (message.type === "STATE") {
+            yield* db.exec("COMMIT")
+            yield* db.exec("BEGIN")
+            return
+          }
+          if (message.type !== "RECORD") return
+          const contact = decodeContact(message.record.data)
+          yield* db.query(
+            `INSERT INTO ${contacts} (match_id, doc_id, display_name, first_name, last_name, email, personal_email, job_title, job_level, job_department, location, company_id, company_name, _raw, _synced_at)
+             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14::text::jsonb, now())
+             ON CONFLICT (match_id) DO UPDATE SET doc_id = EXCLUDED.doc_id, display_name = EXCLUDED.display_name, first_name = EXCLUDED.first_name, last_name = EXCLUDED.last_name, email = EXCLUDED.email, personal_email = EXCLUDED.personal_email, job_title = EXCLUDED.job_title, job_level = EXCLUDED.job_level, job_department = EXCLUDED.job_department, location = EXCLUDED.location, company_id = EXCLUDED.company_id, company_name = EXCLUDED.company_name, _raw = EXCLUDED._raw, _synced_at = EXCLUDED._synced_at`,
+            [
+              contact.match_id,
+              contact.doc_id,
+              contact.display_name,
+              contact.first_name,
+              contact.last_name,
+              contact.email,
+              contact.personal_email,
+              contact.job_title,
+              contact.job_level,
+              contact.job_department,
+              contact.location,
+              contact.company_id,
+              contact.company_name,
+              JSON.stringify(message.record.data),
+            ],
+          )
+          yield* db.query(`DELETE FROM ${phones} WHERE match_id = $1`, [contact.match_id])
+          for (const [position, phone] of (contact.phone_numbers ?? []).entries())
+            yield* db.query(
+              `INSERT INTO ${phones} (match_id, position, type, value, _synced_at) VALUES ($1, $2, $3, $4, now())`,
+              [contact.match_id, position, phone.type, phone.value],
+            )
+        }),
+      ),
+    )
+    yield* db.exec("COMMIT")
+  })
+
+const layerFor = (target: string, pgliteDir: string): Layer.Layer<Database, unknown> =>
+  target === "pglite" ? PGliteDatabase.layer(pgliteDir) : PgDatabase.layer(url)
+
+/** Child mode: run one phase and print `seconds peakRssMb` on stdout. */
+const phase = async (name: string, file: string, pgliteDir: string) => {
+  const target = name === "pglite" ? "pglite" : "pg"
+  const work = name === "pg-rows" ? rowByRow(file) : bulk(file)
+  const program = Effect.gen(function* () {
+    yield* fresh
+    const started = performance.now()
+    yield* work
+    const seconds = (performance.now() - started) / 1000
+    const db = yield* Database
+    const [row] = yield* db.query(
+      `SELECT (SELECT count(*) FROM ${qualified(schema, "contacts")})::int AS contacts, (SELECT count(*) FROM ${qualified(schema, "contact_phones")})::int AS phones`,
+    )
+    if (target === "pg") yield* db.exec(`DROP SCHEMA IF EXISTS ${ident(schema)} CASCADE`)
+    return { seconds, contacts: Number(row?.contacts), phones: Number(row?.phones) }
+  })
+  const result = await Effect.runPromise(
+    program.pipe(Effect.provide(Layer.orDie(layerFor(target, pgliteDir)))),
+  )
+  const peakRssMb = process.resourceUsage().maxRSS / 1024
+  process.stdout.write(`${JSON.stringify({ ...result, peakRssMb })}\n`)
+}
+
+interface PhaseResult {
+  readonly seconds: number
+  readonly contacts: number
+  readonly phones: number
+  readonly peakRssMb: number
+}
+
+const runPhase = (name: string, file: string, pgliteDir: string): PhaseResult => {
+  const child = spawnSync(
+    process.execPath,
+    [fileURLToPath(import.meta.url), "phase", name, file, pgliteDir],
+    {
+      encoding: "utf8",
+      stdio: ["ignore", "pipe", "inherit"],
+    },
+  )
+  if (child.status !== 0) throw new Error(`phase ${name} failed (exit ${child.status})`)
+  return JSON.parse(child.stdout.trim().split("\n").at(-1) ?? "{}")
+}
+
+const main = async () => {
+  const dir = mkdtempSync(join(tmpdir(), "salesintel-bench-"))
+  const file = join(dir, "contacts.jsonl")
+  try {
+    const generateStart = performance.now()
+    await generate(file)
+    console.log(
+      `${records.toLocaleString("en")} contact records (2 phones each, a STATE every ${stateEvery.toLocaleString("en")}) written to a temp JSONL file in ${((performance.now() - generateStart) / 1000).toFixed(1)} s`,
+    )
+    console.log("path                               records/s   seconds   contacts   phones   peak RSS")
+    const report = (label: string, result: PhaseResult) => {
+      console.log(
+        `${label.padEnd(34)} ${Math.round(result.contacts / result.seconds)
+          .toLocaleString("en")
+          .padStart(
+            9,
+          )}  ${result.seconds.toFixed(1).padStart(8)}  ${String(result.contacts).padStart(9)}  ${String(result.phones).padStart(7)}  ${result.peakRssMb.toFixed(0).padStart(6)} MB`,
+      )
+      return result.contacts / result.seconds
+    }
+    const bulkRate = report("postgres: COPY + upsert (bulk)", runPhase("pg-bulk", file, ""))
+    const rowRate = report("postgres: row-by-row INSERT", runPhase("pg-rows", file, ""))
+    console.log(`bulk / row-by-row: ${(bulkRate / rowRate).toFixed(1)}x`)
+    report("pglite (file): COPY + upsert", runPhase("pglite", file, join(dir, "pglite")))
+  } finally {
+    rmSync(dir, { recursive: true, force: true })
+  }
+}
+
+const [mode, name, file, pgliteDir] = process.argv.slice(2)
+if (mode === "phase" && name !== undefined && file !== undefined) await phase(name, file, pgliteDir ?? "")
+else await main()
