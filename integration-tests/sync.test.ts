@@ -3,31 +3,11 @@
  * on a real Postgres server and on embedded PGlite, comparing the tables with the sandbox's own
  * data, the run bookkeeping with the sandbox's credit count, and a rerun that buys nothing.
  */
-import { mkdtempSync, rmSync } from "node:fs"
-import { tmpdir } from "node:os"
-import { join } from "node:path"
 import { Sync } from "@salesintel/cli"
-import { Database, PGliteDatabase, PgDatabase, Sql } from "@salesintel/postgres"
+import { Sql } from "@salesintel/postgres"
 import { type Sandbox, startSandbox } from "@salesintel/sandbox"
-import { Effect, type Layer, ManagedRuntime } from "effect"
-import pg from "pg"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-
-const postgresUrl = process.env.DATABASE_URL ?? "postgres://postgres@127.0.0.1:5432/test"
-const postgresAnswers = await (async () => {
-  const client = new pg.Client({ connectionString: postgresUrl, connectionTimeoutMillis: 2_000 })
-  try {
-    await client.connect()
-    await client.end()
-    return true
-  } catch {
-    return false
-  }
-})()
-if (!postgresAnswers && process.env.CI === "true")
-  throw new Error(`CI needs a Postgres server: none answered at ${postgresUrl.replace(/:[^:@/]*@/, ":***@")}`)
-if (!postgresAnswers)
-  console.warn(`NO POSTGRES at ${postgresUrl}: the sync end-to-end test runs on PGlite only`)
+import { backends, open } from "../packages/postgres/src/testing/Backends.ts"
 
 let sandbox: Sandbox
 beforeAll(async () => {
@@ -39,51 +19,19 @@ afterAll(async () => {
 
 const silent = { isTTY: false, write: () => true }
 
-interface Target {
-  readonly name: string
-  readonly schema: string
-  readonly layer: () => Layer.Layer<Database.Database, Database.DatabaseError>
-  readonly cleanup: () => Promise<void>
-}
-
-const targets: Array<Target> = []
-if (postgresAnswers) {
-  const schema = `e2e sync ${process.pid}`
-  targets.push({
-    name: "postgres",
-    schema,
-    layer: () => PgDatabase.layer(postgresUrl),
-    cleanup: async () => {
-      const client = new pg.Client({ connectionString: postgresUrl })
-      await client.connect()
-      await client.query(`DROP SCHEMA IF EXISTS ${Sql.ident(schema)} CASCADE`)
-      await client.end()
-    },
-  })
-}
-const pgliteDir = mkdtempSync(join(tmpdir(), "salesintel-e2e-"))
-targets.push({
-  name: "pglite",
-  schema: "salesintel",
-  layer: () => PGliteDatabase.layer(pgliteDir),
-  cleanup: async () => rmSync(pgliteDir, { recursive: true, force: true }),
-})
-
-describe.each(targets)("sandbox -> salesintel sync -> SQL on $name", (target) => {
-  // One database connection (or one open PGlite) for the whole file, as a long-lived process has.
-  let runtime: ManagedRuntime.ManagedRuntime<Database.Database, Database.DatabaseError>
-  beforeAll(() => {
-    runtime = ManagedRuntime.make(target.layer())
+// PGlite always; the local Postgres (required under CI=true); a container where Docker answers.
+describe.each(await backends())("sandbox -> salesintel sync -> SQL on $name", (backend) => {
+  let database: Awaited<ReturnType<typeof open>>
+  beforeAll(async () => {
+    database = await open(backend, "e2e sync")
   })
   afterAll(async () => {
-    await runtime.dispose()
-    await target.cleanup()
+    await database?.close()
   })
 
-  const run = <A, E>(effect: Effect.Effect<A, E, Database.Database>) => runtime.runPromise(effect)
-  const query = (sql: string, params: ReadonlyArray<unknown> = []) =>
-    run(Effect.flatMap(Database.Database, (db) => db.query(sql, params)))
-  const table = (name: string) => Sql.qualified(target.schema, name)
+  const run: (typeof database)["run"] = (effect) => database.run(effect)
+  const query = (sql: string, params: ReadonlyArray<unknown> = []) => database.query(sql, params)
+  const table = (name: string) => Sql.qualified(database.schema, name)
 
   const domains = () => sandbox.dataset.companies.slice(0, 25).map((company) => company.domain)
   const config = () => ({
@@ -97,7 +45,7 @@ describe.each(targets)("sandbox -> salesintel sync -> SQL on $name", (target) =>
 
   it("lands every record in typed tables that match the provider's data", async () => {
     sandbox.reset()
-    const outcome = await run(Sync.sync({ config: config(), schema: target.schema, progress: silent }))
+    const outcome = await run(Sync.sync({ config: config(), schema: database.schema, progress: silent }))
     expect(outcome.error).toBeUndefined()
     expect(outcome.status).toBe("succeeded")
 
@@ -163,7 +111,7 @@ describe.each(targets)("sandbox -> salesintel sync -> SQL on $name", (target) =>
   it("a second sync reads its state from the database and buys nothing", async () => {
     sandbox.reset()
     const [before] = await query(`SELECT count(*)::int AS n FROM ${table("contacts")}`)
-    const outcome = await run(Sync.sync({ config: config(), schema: target.schema, progress: silent }))
+    const outcome = await run(Sync.sync({ config: config(), schema: database.schema, progress: silent }))
     expect(outcome.status).toBe("succeeded")
     expect(sandbox.accounts()["sandbox-full"]?.credits_charged).toBe(0)
     const [after] = await query(`SELECT count(*)::int AS n FROM ${table("contacts")}`)
