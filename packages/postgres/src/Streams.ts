@@ -3,6 +3,7 @@
  * here: the DDL adds it to existing tables (Ddl.ts) and the mapper fills it.
  */
 import { CompanyTechnologies, Contact, Taxonomy } from "@salesintel/core"
+import * as FastDecode from "./FastDecode.ts"
 import { child, defineStream, type Source, type StreamMapping } from "./Mapping.ts"
 import { stripNul } from "./Nul.ts"
 import { column, type Table } from "./Table.ts"
@@ -78,6 +79,7 @@ const contactsTable: Table<ContactSource> = {
 export const contacts: StreamMapping = defineStream({
   stream: "contacts",
   schema: Contact.Contact,
+  fast: FastDecode.contact,
   table: contactsTable,
   key: (record) => stripNul(record.match_id),
   children: [
@@ -138,6 +140,7 @@ const companiesTable: Table<CompanySource> = {
 export const companies: StreamMapping = defineStream({
   stream: "companies",
   schema: CompanyTechnologies.CompanyTechnologies,
+  fast: FastDecode.companyTechnologies,
   table: companiesTable,
   key: (record) => String(record.company_id),
   children: [
@@ -175,6 +178,7 @@ export const companies: StreamMapping = defineStream({
 export const taxonomyCategories: StreamMapping = defineStream({
   stream: "taxonomy_categories",
   schema: Taxonomy.Category,
+  fast: FastDecode.category,
   table: <Table<Source<Taxonomy.Category>>>{
     name: "taxonomy_categories",
     doc: "the technology categories and their subcategories",
@@ -192,6 +196,7 @@ export const taxonomyCategories: StreamMapping = defineStream({
 export const taxonomyProducts: StreamMapping = defineStream({
   stream: "taxonomy_products",
   schema: Taxonomy.Product,
+  fast: FastDecode.product,
   table: <Table<Source<Taxonomy.Product>>>{
     name: "taxonomy_products",
     doc: "the technology products, keyed by product and vendor",
