@@ -9,6 +9,7 @@ import { ParseIssue } from "@salesintel/core"
 import type { Protocol } from "@salesintel/source"
 import { Chunk, Effect, Either, type ParseResult, Schema, Stream } from "effect"
 import { InvalidMessage } from "./LoadError.ts"
+import * as RawJson from "./RawJson.ts"
 
 const RecordMessage = Schema.Struct({
   type: Schema.Literal("RECORD"),
@@ -108,7 +109,10 @@ export const parseLine = (
     )
   }
   const record = fastRecord(json)
-  if (record !== undefined) return Either.right(record)
+  if (record !== undefined) {
+    RawJson.remember(line, record.record.stream, record.record.data, record.record.emitted_at)
+    return Either.right(record)
+  }
   const type = typeof json === "object" && json !== null && "type" in json ? json.type : undefined
   if (typeof type !== "string")
     return Either.left(new InvalidMessage({ position, reason: "not a protocol message (no type)" }))

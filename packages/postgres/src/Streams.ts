@@ -6,6 +6,7 @@ import { CompanyTechnologies, Contact, Taxonomy } from "@salesintel/core"
 import * as FastDecode from "./FastDecode.ts"
 import { child, defineStream, type Source, type StreamMapping } from "./Mapping.ts"
 import { stripNul } from "./Nul.ts"
+import { textOf } from "./RawJson.ts"
 import { column, type Table } from "./Table.ts"
 
 /** Epoch milliseconds as an ISO timestamp, or null when out of range. */
@@ -22,7 +23,9 @@ const isoFromRaw = (value: unknown): string | null =>
 const rawString = (value: unknown): string | null => (typeof value === "string" ? value : null)
 const rawBoolean = (value: unknown): boolean | null => (typeof value === "boolean" ? value : null)
 
-const raw = <R>() => column<Source<R>>("_raw", "jsonb", "the whole record as received", (s) => s.raw)
+// The record's text on the input line when there was one (RawJson.ts), else the parsed record.
+const raw = <R>() =>
+  column<Source<R>>("_raw", "jsonb", "the whole record as received", (s) => textOf(s.raw) ?? s.raw)
 const fetchedAt = <R>() =>
   column<Source<R>>("fetched_at", "timestamptz", "when the source fetched the record", (s) =>
     isoFromRaw(s.raw._salesintel_fetched_at),
