@@ -77,10 +77,12 @@ const encodeLine = <S>(
   values: ReadonlyArray<(source: S) => unknown>,
   source: S,
 ): string => {
-  let line = encodeCell(types[0]!, values[0]!(source))
-  for (let index = 1; index < types.length; index++)
-    line += `\t${encodeCell(types[index]!, values[index]!(source))}`
-  return line
+  // One flat string (a join, not a chain of concatenations): a batch holds compact lines that
+  // keep neither the cells' pieces nor the input block they were cut from alive.
+  const cells: Array<string> = new Array(types.length)
+  for (let index = 0; index < types.length; index++)
+    cells[index] = encodeCell(types[index]!, values[index]!(source))
+  return cells.join("\t")
 }
 
 const isObject = (value: unknown): value is Readonly<Record<string, unknown>> =>
