@@ -6,6 +6,7 @@
  */
 
 import { jsonText, stripNul } from "./Nul.ts"
+import { JsonText } from "./RawJson.ts"
 import type { ColumnType } from "./Table.ts"
 
 const specials = /[\\\t\n\r\0]/
@@ -45,7 +46,7 @@ export const encodeCell = (type: ColumnType, value: unknown): string => {
     case "text[]":
       return Array.isArray(value) ? escapeField(arrayLiteral(value)) : nullField
     case "jsonb":
-      return escapeField(jsonText(value))
+      return escapeField(value instanceof JsonText ? value.text : jsonText(value))
   }
 }
 

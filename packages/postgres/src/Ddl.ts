@@ -60,15 +60,7 @@ const columnSql = (column: ColumnShape): string =>
 const list = (names: ReadonlyArray<string>): string => names.map(ident).join(", ")
 
 export const createTableSql = (schema: string, table: TableShape): string => {
-  const parts = [
-    ...table.columns.map(columnSql),
-    `PRIMARY KEY (${list(table.primaryKey)})`,
-    ...(table.parent === undefined
-      ? []
-      : [
-          `FOREIGN KEY (${list(table.parent.columns)}) REFERENCES ${qualified(schema, table.parent.table)} (${list(table.parent.columns)}) ON DELETE CASCADE`,
-        ]),
-  ]
+  const parts = [...table.columns.map(columnSql), `PRIMARY KEY (${list(table.primaryKey)})`]
   const create = `CREATE TABLE IF NOT EXISTS ${qualified(schema, table.name)} (\n  ${parts.join(",\n  ")}\n);`
   // Additive migration: columns a newer description has and an older table lacks.
   const additions = table.columns
@@ -77,7 +69,14 @@ export const createTableSql = (schema: string, table: TableShape): string => {
         `ALTER TABLE ${qualified(schema, table.name)} ADD COLUMN IF NOT EXISTS ${columnSql({ ...column, notNull: false })};`,
     )
     .join("\n")
-  return `${create}\n${additions}`
+  // Child tables have no foreign key to their parent (its per-row checks cost more than the rest
+  // of the child insert): the loader replaces a parent's children in the same transaction, and
+  // deletes them with it (Loader.ts). Tables made by an earlier version lose the constraint here.
+  const dropForeignKey =
+    table.parent === undefined
+      ? ""
+      : `\nALTER TABLE ${qualified(schema, table.name)} DROP CONSTRAINT IF EXISTS ${ident(`${table.name}_${table.parent.columns.join("_")}_fkey`)};`
+  return `${create}\n${additions}${dropForeignKey}`
 }
 
 const viewsSql = (schema: string): string =>

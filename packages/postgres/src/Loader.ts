@@ -17,7 +17,7 @@ import * as Ddl from "./Ddl.ts"
 import { InvalidRecord, UnknownStream } from "./LoadError.ts"
 import type { Mapped, StreamMapping } from "./Mapping.ts"
 import * as Merge from "./Merge.ts"
-import { defaultSchema, qualified } from "./Sql.ts"
+import { defaultSchema, ident, qualified } from "./Sql.ts"
 import * as State from "./State.ts"
 import { mappings } from "./Streams.ts"
 
@@ -104,6 +104,14 @@ const finishOverwrite = (schema: string, mapping: StreamMapping) =>
   Effect.gen(function* () {
     const db = yield* Database
     const since = `(SELECT overwrite_since FROM ${qualified(schema, stateTable.name)} WHERE stream = $1)`
+    // Children first (there is no cascading foreign key): those of the parents about to go.
+    for (const child of mapping.children) {
+      const key = ident(child.parentKey)
+      yield* db.query(
+        `DELETE FROM ${qualified(schema, child.table.name)} WHERE ${key} IN (SELECT ${key} FROM ${qualified(schema, mapping.table.name)} WHERE "_synced_at" < ${since})`,
+        [mapping.stream],
+      )
+    }
     yield* db.query(`DELETE FROM ${qualified(schema, mapping.table.name)} WHERE "_synced_at" < ${since}`, [
       mapping.stream,
     ])
@@ -242,6 +250,9 @@ export const load = <E, R>(
     yield* messages.pipe(
       // Per chunk as it arrives (a block of lines, or one message from an in-process source).
       Stream.mapChunks((chunk) => Chunk.of(plan(chunk))),
+      // Only plans with work cross the buffer, so the plan stage runs a whole batch ahead of the
+      // write stage (not just one input chunk) while the database works.
+      Stream.filter(({ jobs, failure }) => jobs.length > 0 || failure !== undefined),
       Stream.buffer({ capacity: 1 }),
       Stream.runForEach(({ jobs, failure }) =>
         Effect.zipRight(

@@ -6,7 +6,8 @@
  */
 import { ParseIssue } from "@salesintel/core"
 import { Either, Schema } from "effect"
-import { encodeRow } from "./CopyText.ts"
+import { encodeCell } from "./CopyText.ts"
+import { type Fast, miss } from "./FastDecode.ts"
 import type { ColumnType, Table, TableShape } from "./Table.ts"
 
 /** A decoded record with its raw JSON (kept whole in `_raw`). */
@@ -55,17 +56,33 @@ export const child = <R, I>(spec: {
   readonly items: (record: R) => ReadonlyArray<I> | null | undefined
 }): ChildMapping<R> => {
   const types = typesOf(spec.table)
+  const values = spec.table.columns.map((column) => column.value)
   return {
     table: spec.table,
     parentKey: spec.parentKey,
-    lines: (record) =>
-      (spec.items(record) ?? []).map((item, position) =>
-        encodeRow(
-          types,
-          spec.table.columns.map((column) => column.value({ record, item, position })),
-        ),
-      ),
+    lines: (record) => {
+      const items = spec.items(record)
+      if (items === null || items === undefined || items.length === 0) return []
+      const lines: Array<string> = new Array(items.length)
+      for (let position = 0; position < items.length; position++)
+        lines[position] = encodeLine(types, values, { record, item: items[position] as I, position })
+      return lines
+    },
   }
+}
+
+/** The source's row as one COPY line (without the newline). */
+const encodeLine = <S>(
+  types: ReadonlyArray<ColumnType>,
+  values: ReadonlyArray<(source: S) => unknown>,
+  source: S,
+): string => {
+  // One flat string (a join, not a chain of concatenations): a batch holds compact lines that
+  // keep neither the cells' pieces nor the input block they were cut from alive.
+  const cells: Array<string> = new Array(types.length)
+  for (let index = 0; index < types.length; index++)
+    cells[index] = encodeCell(types[index]!, values[index]!(source))
+  return cells.join("\t")
 }
 
 const isObject = (value: unknown): value is Readonly<Record<string, unknown>> =>
@@ -77,25 +94,34 @@ export const defineStream = <R, I>(spec: {
   readonly table: Table<Source<R>>
   readonly key: (record: R) => string
   readonly children: ReadonlyArray<ChildMapping<R>>
+  /**
+   * A hand-written decoder for records in the expected shape (FastDecode.ts): it returns the same
+   * value as the schema, or `miss` when unsure, and then the schema decodes (or reports the error).
+   */
+  readonly fast?: Fast<R>
 }): StreamMapping => {
   const decode = Schema.decodeUnknownEither(spec.schema)
+  const fast = spec.fast
   const types = typesOf(spec.table)
+  const values = spec.table.columns.map((column) => column.value)
   return {
     stream: spec.stream,
     table: spec.table,
     children: spec.children.map(({ table, parentKey }) => ({ table, parentKey })),
     map: (data) => {
       if (!isObject(data)) return Either.left({ path: "(root)", description: "expected a JSON object" })
-      const decoded = decode(data)
-      if (Either.isLeft(decoded)) return Either.left(ParseIssue.fromParseError(decoded.left))
-      const source: Source<R> = { record: decoded.right, raw: data }
+      let record = fast === undefined ? miss : fast(data)
+      if (record === miss) {
+        const decoded = decode(data)
+        if (Either.isLeft(decoded)) return Either.left(ParseIssue.fromParseError(decoded.left))
+        record = decoded.right
+      }
+      const decodedRecord: R = record
+      const source: Source<R> = { record: decodedRecord, raw: data }
       return Either.right({
-        key: spec.key(decoded.right),
-        line: encodeRow(
-          types,
-          spec.table.columns.map((column) => column.value(source)),
-        ),
-        children: spec.children.map((childMapping) => childMapping.lines(decoded.right)),
+        key: spec.key(decodedRecord),
+        line: encodeLine(types, values, source),
+        children: spec.children.map((childMapping) => childMapping.lines(decodedRecord)),
       })
     },
   }

@@ -9,6 +9,7 @@ import { ParseIssue } from "@salesintel/core"
 import type { Protocol } from "@salesintel/source"
 import { Chunk, Effect, Either, type ParseResult, Schema, Stream } from "effect"
 import { InvalidMessage } from "./LoadError.ts"
+import * as RawJson from "./RawJson.ts"
 
 const RecordMessage = Schema.Struct({
   type: Schema.Literal("RECORD"),
@@ -62,6 +63,22 @@ const TraceMessage = Schema.Struct({
   }),
 })
 
+const isObject = (value: unknown): value is Readonly<Record<string, unknown>> =>
+  typeof value === "object" && value !== null && !Array.isArray(value)
+
+/**
+ * The RECORD envelope in its expected shape, checked by hand (the same checks as RecordMessage,
+ * without the Schema's cost); `undefined` for anything else, which the Schema then decodes.
+ */
+const fastRecord = (json: unknown): Protocol.RecordMessage | undefined => {
+  if (!isObject(json) || json.type !== "RECORD") return undefined
+  const record = json.record
+  if (!isObject(record)) return undefined
+  const { stream, data, emitted_at } = record
+  if (typeof stream !== "string" || !isObject(data) || typeof emitted_at !== "number") return undefined
+  return { type: "RECORD", record: { stream, data, emitted_at } }
+}
+
 type Decoder = (input: unknown) => Either.Either<Protocol.Message, ParseResult.ParseError>
 
 const decoders: Readonly<Record<string, Decoder>> = {
@@ -79,7 +96,7 @@ export const parseLine = (
   line: string,
   position: number,
 ): Either.Either<Protocol.Message | undefined, InvalidMessage> => {
-  if (line.trim() === "") return Either.right(undefined)
+  if (line.length === 0 || (line.charCodeAt(0) <= 32 && line.trim() === "")) return Either.right(undefined)
   let json: unknown
   try {
     json = JSON.parse(line)
@@ -90,6 +107,11 @@ export const parseLine = (
         reason: `not JSON (${error instanceof Error ? error.message : error})`,
       }),
     )
+  }
+  const record = fastRecord(json)
+  if (record !== undefined) {
+    RawJson.remember(line, record.record.stream, record.record.data, record.record.emitted_at)
+    return Either.right(record)
   }
   const type = typeof json === "object" && json !== null && "type" in json ? json.type : undefined
   if (typeof type !== "string")

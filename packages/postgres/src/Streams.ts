@@ -3,8 +3,10 @@
  * here: the DDL adds it to existing tables (Ddl.ts) and the mapper fills it.
  */
 import { CompanyTechnologies, Contact, Taxonomy } from "@salesintel/core"
+import * as FastDecode from "./FastDecode.ts"
 import { child, defineStream, type Source, type StreamMapping } from "./Mapping.ts"
 import { stripNul } from "./Nul.ts"
+import { textOf } from "./RawJson.ts"
 import { column, type Table } from "./Table.ts"
 
 /** Epoch milliseconds as an ISO timestamp, or null when out of range. */
@@ -21,7 +23,9 @@ const isoFromRaw = (value: unknown): string | null =>
 const rawString = (value: unknown): string | null => (typeof value === "string" ? value : null)
 const rawBoolean = (value: unknown): boolean | null => (typeof value === "boolean" ? value : null)
 
-const raw = <R>() => column<Source<R>>("_raw", "jsonb", "the whole record as received", (s) => s.raw)
+// The record's text on the input line when there was one (RawJson.ts), else the parsed record.
+const raw = <R>() =>
+  column<Source<R>>("_raw", "jsonb", "the whole record as received", (s) => textOf(s.raw) ?? s.raw)
 const fetchedAt = <R>() =>
   column<Source<R>>("fetched_at", "timestamptz", "when the source fetched the record", (s) =>
     isoFromRaw(s.raw._salesintel_fetched_at),
@@ -78,6 +82,7 @@ const contactsTable: Table<ContactSource> = {
 export const contacts: StreamMapping = defineStream({
   stream: "contacts",
   schema: Contact.Contact,
+  fast: FastDecode.contact,
   table: contactsTable,
   key: (record) => stripNul(record.match_id),
   children: [
@@ -138,6 +143,7 @@ const companiesTable: Table<CompanySource> = {
 export const companies: StreamMapping = defineStream({
   stream: "companies",
   schema: CompanyTechnologies.CompanyTechnologies,
+  fast: FastDecode.companyTechnologies,
   table: companiesTable,
   key: (record) => String(record.company_id),
   children: [
@@ -175,6 +181,7 @@ export const companies: StreamMapping = defineStream({
 export const taxonomyCategories: StreamMapping = defineStream({
   stream: "taxonomy_categories",
   schema: Taxonomy.Category,
+  fast: FastDecode.category,
   table: <Table<Source<Taxonomy.Category>>>{
     name: "taxonomy_categories",
     doc: "the technology categories and their subcategories",
@@ -192,6 +199,7 @@ export const taxonomyCategories: StreamMapping = defineStream({
 export const taxonomyProducts: StreamMapping = defineStream({
   stream: "taxonomy_products",
   schema: Taxonomy.Product,
+  fast: FastDecode.product,
   table: <Table<Source<Taxonomy.Product>>>{
     name: "taxonomy_products",
     doc: "the technology products, keyed by product and vendor",

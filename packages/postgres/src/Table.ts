@@ -37,7 +37,7 @@ export interface TableShape {
   readonly doc: string
   readonly columns: ReadonlyArray<ColumnShape>
   readonly primaryKey: ReadonlyArray<string>
-  /** A child table's reference to its parent: its rows go when the parent row goes. */
+  /** A child table's parent (no foreign key: the loader replaces and deletes children with their parent). */
   readonly parent?: { readonly table: string; readonly columns: ReadonlyArray<string> }
 }
 

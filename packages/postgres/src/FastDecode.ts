@@ -1,0 +1,197 @@
+/**
+ * Hand-written decoders for records already in the expected shape: plain `typeof` checks that
+ * mirror the core's lenient schemas (Contact, CompanyTechnologies, Taxonomy) and build the same
+ * decoded value. They only ever accept a subset of what the schema accepts, and decode it the same
+ * way; anything they are unsure of (a value of the wrong type, a numeric string in an unusual
+ * spelling, an ISO date where epoch milliseconds are expected, ...) returns `miss`, and the caller
+ * falls back to the schema, which decodes it or produces the precise error with its path.
+ * Keys the schemas do not know are dropped, as Schema.Struct does.
+ */
+import type { CompanyTechnologies, Contact, Taxonomy } from "@salesintel/core"
+
+/** "Not sure: use the schema." */
+export const miss: unique symbol = Symbol("miss")
+export type Miss = typeof miss
+
+export type Fast<A> = (input: unknown) => A | Miss
+
+const plainNumber = /^-?\d+(\.\d+)?$/
+
+export const string: Fast<string> = (input) => (typeof input === "string" ? input : miss)
+
+export const nonEmptyString: Fast<string> = (input) =>
+  typeof input === "string" && input.length > 0 ? input : miss
+
+export const boolean: Fast<boolean> = (input) => (typeof input === "boolean" ? input : miss)
+
+/** LooseNumber: a finite number, or a plain decimal string (the same value Number() gives). */
+export const looseNumber: Fast<number> = (input) => {
+  if (typeof input === "number") return Number.isFinite(input) ? input : miss
+  if (typeof input === "string" && plainNumber.test(input)) return Number(input)
+  return miss
+}
+
+/** LooseInt: a LooseNumber that is an integer. */
+export const looseInt: Fast<number> = (input) => {
+  const value = looseNumber(input)
+  return value !== miss && Number.isInteger(value) ? value : miss
+}
+
+/** EpochMillis: a finite number or a numeric string (ISO dates are left to the schema). */
+export const epochMillis: Fast<number> = (input) => {
+  if (typeof input === "number") return Number.isFinite(input) ? input : miss
+  if (typeof input === "string") {
+    const trimmed = input.trim()
+    if (plainNumber.test(trimmed)) return Number(trimmed)
+  }
+  return miss
+}
+
+export const array =
+  <A>(item: Fast<A>): Fast<ReadonlyArray<A>> =>
+  (input) => {
+    if (!Array.isArray(input)) return miss
+    const result: Array<A> = new Array(input.length)
+    for (let index = 0; index < input.length; index++) {
+      const value = item(input[index])
+      if (value === miss) return miss
+      result[index] = value
+    }
+    return result
+  }
+
+/** A field that may be absent, undefined or null (optionalNullable). */
+export interface Optional<A> {
+  readonly optional: true
+  readonly decode: Fast<A>
+}
+export const optionalNullable = <A>(decode: Fast<A>): Optional<A> => ({ optional: true, decode })
+
+type Field = Fast<unknown> | Optional<unknown>
+
+const isObject = (value: unknown): value is Readonly<Record<string, unknown>> =>
+  typeof value === "object" && value !== null && !Array.isArray(value)
+
+/** Schema.Struct: required and optional fields; unknown keys dropped. */
+export const struct = <A>(fields: Readonly<Record<string, Field>>): Fast<A> => {
+  const entries = Object.entries(fields).map(([key, field]) =>
+    typeof field === "function"
+      ? { key, optional: false, decode: field }
+      : { key, optional: true, decode: field.decode },
+  )
+  return (input) => {
+    if (!isObject(input)) return miss
+    const result: Record<string, unknown> = {}
+    for (const { key, optional, decode } of entries) {
+      const value = input[key]
+      if (optional) {
+        if (value === undefined) {
+          if (key in input) result[key] = undefined
+          continue
+        }
+        if (value === null) {
+          result[key] = null
+          continue
+        }
+      }
+      const decoded = decode(value)
+      if (decoded === miss) return miss
+      result[key] = decoded
+    }
+    // The caller's type is the schema's own Type; this builds exactly its fields.
+    return result as A
+  }
+}
+
+const optString = optionalNullable(string)
+const optInt = optionalNullable(looseInt)
+const optNumber = optionalNullable(looseNumber)
+const optStrings = optionalNullable(array(string))
+
+const phoneNumber = struct({ type: optString, value: optString })
+const socialProfile = struct({ type: optString, url: optString })
+const address = struct({
+  location_id: optInt,
+  is_hq: optionalNullable(boolean),
+  type: optString,
+  street_1: optString,
+  street_2: optString,
+  city: optString,
+  state: optString,
+  zip: optString,
+  country: optString,
+})
+const companySummary = struct({
+  id: optInt,
+  name: optString,
+  domains: optStrings,
+  linkedin_url: optString,
+  naics_codes: optStrings,
+  sic_codes: optStrings,
+  revenue: optNumber,
+  actual_revenue: optNumber,
+  predicted_revenue: optNumber,
+  revenue_range: optString,
+  size: optInt,
+  size_range: optString,
+})
+const recordDates = struct({
+  created_date: optionalNullable(epochMillis),
+  last_modified_date: optionalNullable(epochMillis),
+})
+
+/** Contact.Contact. */
+export const contact: Fast<Contact.Contact> = struct({
+  match_id: nonEmptyString,
+  doc_id: optString,
+  display_name: optString,
+  first_name: optString,
+  last_name: optString,
+  email: optString,
+  personal_email: optString,
+  job_title: optString,
+  job_level: optString,
+  job_department: optString,
+  phone_numbers: optionalNullable(array(phoneNumber)),
+  social_profiles: optionalNullable(array(socialProfile)),
+  location: optString,
+  location_type: optString,
+  position_location_id: optInt,
+  addresses: optionalNullable(array(address)),
+  company: optionalNullable(companySummary),
+  company_id: optInt,
+  company_name: optString,
+  company_domains: optStrings,
+  dates: optionalNullable(recordDates),
+})
+
+const technology = struct({
+  category: optString,
+  subcategory: optString,
+  product: optString,
+  vendor: optString,
+  in_use: optionalNullable(boolean),
+})
+
+/** CompanyTechnologies.CompanyTechnologies. */
+export const companyTechnologies: Fast<CompanyTechnologies.CompanyTechnologies> = struct({
+  company_id: looseInt,
+  company_name: optString,
+  company_domains: optStrings,
+  company: optionalNullable(companySummary),
+  technologies: optionalNullable(array(technology)),
+})
+
+/** Taxonomy.Category. */
+export const category: Fast<Taxonomy.Category> = struct({
+  category: nonEmptyString,
+  subcategories: optStrings,
+})
+
+/** Taxonomy.Product. */
+export const product: Fast<Taxonomy.Product> = struct({
+  product: nonEmptyString,
+  vendor: optString,
+  category: optString,
+  subcategory: optString,
+})
