@@ -6,27 +6,12 @@
 import { readFile } from "node:fs/promises"
 import { Args, Command, Options } from "@effect/cli"
 import { NodeContext, NodeRuntime } from "@effect/platform-node"
-import { PGliteDatabase, Sql } from "@salesintel/postgres"
+import { Target } from "@salesintel/postgres"
 import { Console, Effect, Logger, Option } from "effect"
 import * as Query from "./Query.ts"
 import * as Sync from "./Sync.ts"
-import * as Target from "./Target.ts"
 
-const databaseUrl = Options.text("database-url").pipe(
-  Options.optional,
-  Options.withDescription("a Postgres URL (default: DATABASE_URL, else embedded PGlite)"),
-)
-const schema = Options.text("schema").pipe(
-  Options.withDefault(Sql.defaultSchema),
-  Options.withDescription("the schema the tables live in"),
-)
-const pgliteDir = Options.text("pglite-dir").pipe(
-  Options.withDefault(PGliteDatabase.defaultDirectory),
-  Options.withDescription("where embedded PGlite keeps its files when no database URL is given"),
-)
-
-const targetOf = (url: Option.Option<string>, directory: string) =>
-  Target.resolve({ databaseUrl: Option.getOrUndefined(url), pgliteDir: directory, env: process.env })
+const { databaseUrl, pgliteDir, schema } = Target.options
 
 /** Any failure: its message on stderr and exit code 1 (never a stack trace for a user error). */
 const reportFailure = <A, E extends { readonly message: string }, R>(effect: Effect.Effect<A, E, R>) =>
@@ -59,7 +44,7 @@ const sync = Command.make(
     ),
   },
   ({ config, databaseUrl, schema, pgliteDir, streams }) => {
-    const target = targetOf(databaseUrl, pgliteDir)
+    const target = Target.fromOptions(databaseUrl, pgliteDir)
     return reportFailure(
       Effect.gen(function* () {
         const json = yield* readConfig(config)
@@ -82,7 +67,7 @@ const sql = Command.make(
   ({ statement, databaseUrl, schema, pgliteDir }) =>
     reportFailure(
       Effect.flatMap(Query.sql(schema, statement), (table) => Console.log(table.trimEnd())).pipe(
-        Effect.provide(targetOf(databaseUrl, pgliteDir).layer),
+        Effect.provide(Target.fromOptions(databaseUrl, pgliteDir).layer),
       ),
     ),
 ).pipe(Command.withDescription("run one SQL statement and print its result as a table"))
@@ -93,7 +78,7 @@ const status = Command.make(
   ({ databaseUrl, schema, pgliteDir, limit }) =>
     reportFailure(
       Effect.flatMap(Query.status(schema, limit), (table) => Console.log(table.trimEnd())).pipe(
-        Effect.provide(targetOf(databaseUrl, pgliteDir).layer),
+        Effect.provide(Target.fromOptions(databaseUrl, pgliteDir).layer),
       ),
     ),
 ).pipe(Command.withDescription("show the recent sync runs"))

@@ -13,34 +13,15 @@ import { readFile } from "node:fs/promises"
 import { Command, Options } from "@effect/cli"
 import { NodeContext, NodeRuntime } from "@effect/platform-node"
 import { Catalog, type Protocol } from "@salesintel/source"
-import { Effect, Either, type Layer, Logger, Option } from "effect"
-import type { Database, DatabaseError } from "./Database.ts"
+import { Effect, Either, Logger, Option } from "effect"
 import * as Ddl from "./Ddl.ts"
 import * as Loader from "./Loader.ts"
 import * as Messages from "./Messages.ts"
-import * as PGliteDatabase from "./PGliteDatabase.ts"
-import * as PgDatabase from "./PgDatabase.ts"
 import * as Runs from "./Runs.ts"
-import { defaultSchema } from "./Sql.ts"
 import * as State from "./State.ts"
+import * as Target from "./Target.ts"
 
-const databaseUrl = Options.text("database-url").pipe(
-  Options.optional,
-  Options.withDescription("postgres://... of a server (default: $DATABASE_URL, else embedded PGlite)"),
-)
-const pgliteDir = Options.directory("pglite-dir").pipe(
-  Options.withDefault(PGliteDatabase.defaultDirectory),
-  Options.withDescription("where embedded PGlite keeps its files when no database URL is given"),
-)
-const schema = Options.text("schema").pipe(
-  Options.withDefault(defaultSchema),
-  Options.withDescription("the schema to load into"),
-)
-
-const databaseLayer = (url: Option.Option<string>, dir: string): Layer.Layer<Database, DatabaseError> => {
-  const chosen = Option.orElse(url, () => Option.fromNullable(process.env.DATABASE_URL || undefined))
-  return Option.match(chosen, { onNone: () => PGliteDatabase.layer(dir), onSome: PgDatabase.layer })
-}
+const { databaseUrl, pgliteDir, schema } = Target.options
 
 const stderr = (line: string) => Effect.sync(() => process.stderr.write(`${line}\n`))
 
@@ -108,7 +89,7 @@ const load = Command.make(
       })
       yield* stderr(JSON.stringify({ run: runId, ...summary, sourceErrors: summary.sourceErrors.length }))
       if (failed) process.exitCode = 1
-    }).pipe(Effect.provide(databaseLayer(databaseUrl, pgliteDir))),
+    }).pipe(Effect.provide(Target.fromOptions(databaseUrl, pgliteDir).layer)),
 ).pipe(Command.withDescription("load Airbyte messages (JSON lines on stdin) into the schema's tables"))
 
 const state = Command.make(
@@ -117,7 +98,7 @@ const state = Command.make(
   ({ databaseUrl, pgliteDir, schema }) =>
     State.read(schema).pipe(
       Effect.flatMap((entries) => Effect.sync(() => process.stdout.write(`${JSON.stringify(entries)}\n`))),
-      Effect.provide(databaseLayer(databaseUrl, pgliteDir)),
+      Effect.provide(Target.fromOptions(databaseUrl, pgliteDir).layer),
     ),
 ).pipe(Command.withDescription("print the saved state as the source's --state input (a JSON array)"))
 
