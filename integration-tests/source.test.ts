@@ -10,7 +10,7 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { type Sandbox, startSandbox } from "@salesintel/sandbox"
 import { Commands, type Protocol } from "@salesintel/source"
-import { Effect, Stream } from "effect"
+import { Effect, Either, Stream } from "effect"
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest"
 import { messageProblems } from "../packages/source/src/testing/AirbyteSchema.ts"
 
@@ -259,6 +259,22 @@ describe("source-salesintel against the sandbox", () => {
       ).known,
     ).flat()
     expect(new Set(known)).toEqual(new Set(bought))
+
+    // The read's own summary (what `salesintel sync` records) counts what the failed read spent.
+    sandbox.reset()
+    const prepared = Either.getOrThrow(
+      Commands.prepareRead({
+        config: configFor({ api_key: lowCredit, contacts: { searches: [itVps] } }),
+        catalog,
+      }),
+    )
+    await Effect.runPromise(
+      Stream.runDrain(prepared.read.messages).pipe(Effect.provide(Commands.layerFor(prepared.config))),
+    )
+    expect(prepared.read.summary.failure?.failureType).toBe("config_error")
+    expect(prepared.read.summary.creditsSpent).toBe(charged(lowCredit))
+    expect(prepared.read.summary.streams[0]?.pages).toBeGreaterThan(0)
+    sandbox.reset()
 
     const second = await read(configFor({ contacts: { searches: [itVps] } }), catalog, first.state)
     expect(second.trace).toBeUndefined()

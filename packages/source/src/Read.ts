@@ -153,6 +153,8 @@ export const read = (options: ReadOptions): Read => {
             Stream.ensuring(
               Effect.map(spentNow, (spentAfter) => {
                 streamSummary.creditsSpent = spentAfter - spentBefore
+                // Also when the read fails part-way (a 402, say): the total must still be right.
+                summary.creditsSpent = spentAfter
                 if (streamSummary.status === "running") streamSummary.status = "failed"
               }),
             ),

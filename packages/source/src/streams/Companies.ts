@@ -117,7 +117,10 @@ export const companies: StreamDefinition = {
                     for (const domain of item.record.company_domains ?? [])
                       if (keys.includes(domain.toLowerCase())) done.domains.add(domain.toLowerCase(), today)
                 }
+                // An empty page changes nothing: the batch's own checkpoint follows it.
+                if (event.page.items.length === 0) return [Output.pageRead]
                 return [
+                  Output.pageRead,
                   ...event.page.items.map((item) =>
                     Output.record({ ...item.raw, _salesintel_fetched_at: fetchedAt }),
                   ),
