@@ -33,13 +33,13 @@ export interface DatabaseService {
   /** Several statements, no parameters (DDL). */
   readonly exec: (sql: string) => Effect.Effect<void, DatabaseError>
   /**
-   * Bulk-loads COPY text-format data (see CopyText.ts) into `table` (already quoted) and its
+   * Bulk-loads COPY text-format data (UTF-8 bytes, see CopyText.ts and Batch.ts) into `table` (already quoted) and its
    * `columns` (already quoted): COPY FROM STDIN on a server, COPY FROM '/dev/blob' on PGlite.
    */
   readonly copyIn: (
     table: string,
     columns: ReadonlyArray<string>,
-    data: string,
+    data: Uint8Array<ArrayBuffer>,
   ) => Effect.Effect<void, DatabaseError>
 }
 

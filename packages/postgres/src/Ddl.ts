@@ -8,6 +8,7 @@
 import { Data, Effect } from "effect"
 import { runsTable, schemaVersionTable, stateTable } from "./Bookkeeping.ts"
 import { Database, type DatabaseError, transaction } from "./Database.ts"
+import { historyOf } from "./History.ts"
 import { ident, qualified } from "./Sql.ts"
 import { mappings } from "./Streams.ts"
 import { type ColumnShape, syncedAt, type TableShape } from "./Table.ts"
@@ -40,6 +41,7 @@ export const currentVersion = Math.max(...migrations.map((migration) => migratio
 export const tables: ReadonlyArray<TableShape> = [
   ...[...mappings.values()].flatMap((mapping) => [
     { ...mapping.table, columns: [...mapping.table.columns, syncedAt] },
+    historyOf(mapping.table),
     ...mapping.children.map((child) => ({ ...child.table, columns: [...child.table.columns, syncedAt] })),
   ]),
   stateTable,

@@ -54,7 +54,10 @@ describe.each(all.map((backend): [string, Backend] => [backend.name, backend]))(
           "company_technologies",
           "contact_phones",
           "contacts",
+          "contacts_history",
+          "companies_history",
           "taxonomy_categories",
+          "taxonomy_products_history",
           "taxonomy_products",
           "technology_adoption_by_product",
           "contacts_at_companies_using_product",
@@ -171,6 +174,46 @@ describe.each(all.map((backend): [string, Backend] => [backend.name, backend]))(
         `SELECT overwrite_since FROM ${table("_state")} WHERE stream = 'companies'`,
       )
       expect(bookkeeping?.overwrite_since).toBeNull()
+    })
+
+    it("append keeps every record received in the history table, in order; the keyed table shows the latest", async () => {
+      await reset()
+      await env.query(`TRUNCATE ${table("contacts_history")}, ${table("companies_history")}`)
+      const renamed = (version: number) => contact(1, { job_title: `Title ${version}` })
+      // Three versions of one contact, two in one batch, and a second sync with the first again.
+      await load(
+        [
+          record("contacts", renamed(1)),
+          record("contacts", renamed(2)),
+          state("contacts", { page: 1 }),
+          record("contacts", renamed(3)),
+          state("contacts", { page: 2 }),
+        ],
+        { syncModes: { contacts: "append" } },
+      )
+      await load([record("contacts", renamed(1)), state("contacts", { page: 1 })], {
+        syncModes: { contacts: "append" },
+      })
+      const history = await env.query(
+        `SELECT match_id, job_title, _raw->>'job_title' AS raw_title, _synced_at IS NOT NULL AS stamped FROM ${table("contacts_history")} ORDER BY _history_id`,
+      )
+      expect(history).toEqual(
+        ["Title 1", "Title 2", "Title 3", "Title 1"].map((title) => ({
+          match_id: "m-1",
+          job_title: title,
+          raw_title: title,
+          stamped: true,
+        })),
+      )
+      expect(await env.query(`SELECT match_id, job_title FROM ${table("contacts")}`)).toEqual([
+        { match_id: "m-1", job_title: "Title 1" },
+      ])
+      expect(await count("contact_phones")).toBe(2)
+      // The other modes leave the history alone; a record after the last state never reaches it.
+      await load([record("contacts", renamed(4)), state("contacts", {}), record("contacts", renamed(5))])
+      await load([record("contacts", renamed(6))], { syncModes: { contacts: "append" } })
+      expect(await count("contacts_history")).toBe(4)
+      expect(await count("companies_history")).toBe(0)
     })
 
     it("an overwrite interrupted by a source error keeps the old rows until a later one completes", async () => {

@@ -11,11 +11,12 @@
  */
 import type { Protocol } from "@salesintel/source"
 import { Chunk, Duration, Effect, Either, Stream } from "effect"
+import * as Batch from "./Batch.ts"
 import { stateTable } from "./Bookkeeping.ts"
 import { Database, type DatabaseError } from "./Database.ts"
 import * as Ddl from "./Ddl.ts"
 import { InvalidRecord, UnknownStream } from "./LoadError.ts"
-import type { Mapped, StreamMapping } from "./Mapping.ts"
+import type { StreamMapping } from "./Mapping.ts"
 import * as Merge from "./Merge.ts"
 import { defaultSchema, ident, qualified } from "./Sql.ts"
 import * as State from "./State.ts"
@@ -68,7 +69,7 @@ interface Planned {
 
 /** What the plan stage hands the write stage, in input order. */
 type Job =
-  | { readonly _tag: "Batch"; readonly mapping: StreamMapping; readonly rows: ReadonlyArray<Mapped> }
+  | { readonly _tag: "Batch"; readonly mapping: StreamMapping; readonly batch: Batch.Closed }
   | { readonly _tag: "State"; readonly message: Protocol.StreamStateMessage }
   | { readonly _tag: "Notify"; readonly message: Protocol.LogMessage | Protocol.TraceErrorMessage }
 
@@ -164,9 +165,9 @@ export const load = <E, R>(
     let position = 0
     // Streams with records since the last STATE (to know which overwrites are incomplete).
     const uncommitted = new Map<string, number>()
-    // The latest record per key, per stream, until the batch closes: on size, on time (checked
-    // as input arrives), or at a STATE. Records after the last STATE never leave here.
-    const pending = new Map<StreamMapping, Map<string, Mapped>>()
+    // Each stream's open batch, until it closes: on size, on time (checked as input arrives), or
+    // at a STATE. Records after the last STATE never leave here.
+    const pending = new Map<StreamMapping, Batch.Builder>()
     let pendingRecords = 0
     let openedAt = 0
     const batchSize = options.batchSize ?? 5_000
@@ -175,8 +176,8 @@ export const load = <E, R>(
     const plan = (group: Chunk.Chunk<Protocol.Message>): Planned => {
       const jobs: Array<Job> = []
       const closeBatches = () => {
-        for (const [mapping, rows] of pending)
-          if (rows.size > 0) jobs.push({ _tag: "Batch", mapping, rows: [...rows.values()] })
+        for (const [mapping, builder] of pending)
+          if (builder.size > 0) jobs.push({ _tag: "Batch", mapping, batch: builder.close() })
         pending.clear()
         pendingRecords = 0
       }
@@ -190,15 +191,14 @@ export const load = <E, R>(
           const mapped = mapping.map(data)
           if (Either.isLeft(mapped))
             return { jobs, failure: new InvalidRecord({ stream, position, ...mapped.left }) }
-          let rows = pending.get(mapping)
-          if (rows === undefined) {
-            rows = new Map()
-            pending.set(mapping, rows)
+          let builder = pending.get(mapping)
+          if (builder === undefined) {
+            builder = new Batch.Builder(mapping.children.length)
+            pending.set(mapping, builder)
           }
           if (pendingRecords === 0) openedAt = Date.now()
-          // Re-inserting moves the key to the end: the latest record wins within the batch.
-          rows.delete(mapped.right.key)
-          rows.set(mapped.right.key, mapped.right)
+          // The latest record per key wins within the batch (resolved when it closes).
+          builder.add(mapped.right)
           pendingRecords++
           streamSummary(stream).records++
           uncommitted.set(stream, (uncommitted.get(stream) ?? 0) + 1)
@@ -226,7 +226,12 @@ export const load = <E, R>(
         case "Batch":
           return Effect.gen(function* () {
             yield* begin
-            yield* Merge.mergeBatch(schema, job.mapping, job.rows)
+            yield* Merge.mergeBatch(
+              schema,
+              job.mapping,
+              job.batch,
+              syncModeOf(options.syncModes, job.mapping.stream),
+            )
             summary.batches++
             streamSummary(job.mapping.stream).batches++
           })

@@ -4,9 +4,13 @@
  * child table, delete the batch's parents' old children and insert the new ones). Runs inside the
  * loader's open transaction; nothing here commits.
  */
+
+import type { Protocol } from "@salesintel/source"
 import { Effect } from "effect"
+import type { Closed } from "./Batch.ts"
 import { Database, type DatabaseError } from "./Database.ts"
-import type { Mapped, StreamMapping } from "./Mapping.ts"
+import { historyOf } from "./History.ts"
+import type { StreamMapping } from "./Mapping.ts"
 import { ident, qualified } from "./Sql.ts"
 import type { TableShape } from "./Table.ts"
 
@@ -45,12 +49,11 @@ SELECT ${columns.join(", ")}, now() FROM ${stageOf(table)}
 ON CONFLICT (${table.primaryKey.map(ident).join(", ")}) DO UPDATE SET ${[...updates, `"_synced_at" = EXCLUDED."_synced_at"`].join(", ")}`
 }
 
-// By an array of keys, not a join with the staging table: the planner would sort and scan the
-// whole child table for each batch (quadratic over a sync); `= ANY` probes the primary key index.
-const deleteChildrenSql = (schema: string, parent: TableShape, child: TableShape, key: string): string => {
-  const type = parent.columns.find((column) => column.name === key)?.type ?? "text"
-  return `DELETE FROM ${qualified(schema, child.name)} WHERE ${ident(key)} = ANY($1::${type}[])`
-}
+// By an array of the staged keys, not a join with the staging table: the planner would sort and
+// scan the whole child table for each batch (quadratic over a sync); `= ANY` probes the primary
+// key index.
+const deleteChildrenSql = (schema: string, parent: TableShape, child: TableShape, key: string): string =>
+  `DELETE FROM ${qualified(schema, child.name)} WHERE ${ident(key)} = ANY(ARRAY(SELECT ${ident(key)} FROM ${stageOf(parent)}))`
 
 const insertSql = (schema: string, table: TableShape): string => {
   const columns = columnsOf(table)
@@ -58,29 +61,33 @@ const insertSql = (schema: string, table: TableShape): string => {
 SELECT ${columns.join(", ")}, now() FROM ${stageOf(table)}`
 }
 
-const copyData = (lines: ReadonlyArray<string>): string => `${lines.join("\n")}\n`
-
-/** Stages and merges one batch: `rows` holds the latest record per key, in arrival order. */
+/**
+ * Stages and merges one closed batch. Three round trips for a stream with one child table (the
+ * two COPYs, then every statement of the merge in one go; append adds the history COPY): each
+ * round trip is a moment the server may wait on this process, busy decoding the next batch.
+ */
 export const mergeBatch = (
   schema: string,
   mapping: StreamMapping,
-  rows: ReadonlyArray<Mapped>,
+  batch: Closed,
+  mode: Protocol.DestinationSyncMode,
 ): Effect.Effect<void, DatabaseError, Database> =>
   Effect.gen(function* () {
-    if (rows.length === 0) return
+    if (batch.rowCount === 0) return
     const db = yield* Database
-    yield* db.copyIn(stageOf(mapping.table), columnsOf(mapping.table), copyData(rows.map((row) => row.line)))
-    yield* db.query(upsertSql(schema, mapping.table))
+    // Append keeps every record received, superseded ones included, in its history table.
+    if (mode === "append")
+      yield* db.copyIn(qualified(schema, historyOf(mapping.table).name), columnsOf(mapping.table), batch.all)
+    yield* db.copyIn(stageOf(mapping.table), columnsOf(mapping.table), batch.rows)
+    const statements = [upsertSql(schema, mapping.table)]
     for (const [index, child] of mapping.children.entries()) {
       // Replaced, not appended: the parent's list as it is now is the whole truth.
-      yield* db.query(deleteChildrenSql(schema, mapping.table, child.table, child.parentKey), [
-        rows.map((row) => row.key),
-      ])
-      const lines = rows.flatMap((row) => row.children[index] ?? [])
-      if (lines.length === 0) continue
-      yield* db.copyIn(stageOf(child.table), columnsOf(child.table), copyData(lines))
-      yield* db.query(insertSql(schema, child.table))
-      yield* db.exec(`TRUNCATE ${stageOf(child.table)}`)
+      statements.push(deleteChildrenSql(schema, mapping.table, child.table, child.parentKey))
+      const lines = batch.children[index]
+      if (lines === undefined || lines.length === 0) continue
+      yield* db.copyIn(stageOf(child.table), columnsOf(child.table), lines)
+      statements.push(insertSql(schema, child.table), `TRUNCATE ${stageOf(child.table)}`)
     }
-    yield* db.exec(`TRUNCATE ${stageOf(mapping.table)}`)
+    statements.push(`TRUNCATE ${stageOf(mapping.table)}`)
+    yield* db.exec(statements.join(";\n"))
   })

@@ -140,21 +140,34 @@ export const parseLine = (
   })
 }
 
-/** The input's lines, one array per block read (a line may span blocks). */
+const newline = 10
+
+/**
+ * The input's lines, one array per block read (a line may span blocks). Lines are cut on the
+ * bytes and each decoded alone: one newline byte never sits inside a multi-byte UTF-8 character,
+ * and decoding a whole block into one string to split it costs twice as much (measured).
+ */
 async function* blocksOfLines(
   input: AsyncIterable<Uint8Array | string>,
 ): AsyncGenerator<ReadonlyArray<string>> {
-  const decoder = new TextDecoder()
-  let rest = ""
-  for await (const block of input) {
-    const lines = (
-      rest + (typeof block === "string" ? block : decoder.decode(block, { stream: true }))
-    ).split("\n")
-    rest = lines.pop() ?? ""
+  let rest: Buffer | undefined
+  for await (const chunk of input) {
+    const bytes = typeof chunk === "string" ? Buffer.from(chunk, "utf8") : chunk
+    const block =
+      rest === undefined
+        ? Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength)
+        : Buffer.concat([rest, bytes])
+    const lines: Array<string> = []
+    let start = 0
+    for (let end = block.indexOf(newline, start); end !== -1; end = block.indexOf(newline, start)) {
+      lines.push(block.toString("utf8", start, end))
+      start = end + 1
+    }
+    // Copied, so that the rest does not keep the whole block alive.
+    rest = start < block.length ? Buffer.from(block.subarray(start)) : undefined
     yield lines
   }
-  rest += decoder.decode()
-  if (rest !== "") yield [rest]
+  if (rest !== undefined) yield [rest.toString("utf8")]
 }
 
 /**

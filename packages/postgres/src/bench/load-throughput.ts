@@ -1,27 +1,34 @@
 /**
  * Loader throughput: 200,000 synthetic contacts (Airbyte RECORD lines with two phones each, a
  * STATE every 10,000) generated to a temporary JSONL file, then loaded from that file (streamed)
- * three ways, each in its own process so each peak RSS is its own:
+ * several ways, each in its own process (run with the node flags of the `salesintel-pg` command,
+ * read from its shebang) so each peak RSS is its own:
  *   - bulk path into the local Postgres (COPY into staging + one upsert per batch),
+ *   - the same batches' database work alone: records mapped first, only the merge statements and
+ *     commits timed (the ceiling of one connection, whatever the JavaScript side costs),
  *   - row-by-row baseline into the local Postgres (INSERT ... ON CONFLICT per contact, DELETE and
  *     INSERT per phone, committed at each STATE like the bulk path),
  *   - bulk path into file-backed PGlite.
- * `BENCH_RECORDS` changes the count; `DATABASE_URL` the server.
+ * `BENCH_RECORDS` changes the count; `DATABASE_URL` the server; `BENCH_SKIP_ROWS=1` skips the
+ * slow row-by-row baseline.
  */
 import { spawnSync } from "node:child_process"
-import { createWriteStream, mkdtempSync, rmSync } from "node:fs"
+import { createWriteStream, mkdtempSync, readFileSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { fileURLToPath } from "node:url"
 import { Contact } from "@salesintel/core"
 import { Effect, Layer, Schema, Stream } from "effect"
+import { Builder } from "../Batch.ts"
 import { Database } from "../Database.ts"
 import * as Ddl from "../Ddl.ts"
 import * as Loader from "../Loader.ts"
+import * as Merge from "../Merge.ts"
 import * as Messages from "../Messages.ts"
 import * as PGliteDatabase from "../PGliteDatabase.ts"
 import * as PgDatabase from "../PgDatabase.ts"
 import { ident, qualified } from "../Sql.ts"
+import { mappings } from "../Streams.ts"
 
 const records = Number(process.env.BENCH_RECORDS ?? 200_000)
 const stateEvery = 10_000
@@ -100,6 +107,46 @@ const fresh = Effect.flatMap(Database, (db) =>
 
 const bulk = (file: string) => Loader.load(Messages.fromFile(file), { schema }).pipe(Effect.asVoid)
 
+/**
+ * The database's share alone: the bulk path's batches, mapped before the clock runs for each, and
+ * only their merge (COPYs, upsert, children) and the commits timed. Returns those seconds.
+ */
+const databaseOnly = (file: string) =>
+  Effect.gen(function* () {
+    const db = yield* Database
+    const contacts = mappings.get("contacts")
+    if (contacts === undefined) return yield* Effect.dieMessage("no contacts mapping")
+    for (const mapping of mappings.values()) yield* Merge.prepare(mapping)
+    let seconds = 0
+    const timed = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
+      Effect.gen(function* () {
+        const started = performance.now()
+        const result = yield* effect
+        seconds += (performance.now() - started) / 1000
+        return result
+      })
+    let builder = new Builder(contacts.children.length)
+    const flush = Effect.suspend(() => {
+      const batch = builder.close()
+      builder = new Builder(contacts.children.length)
+      return timed(Merge.mergeBatch(schema, contacts, batch, "append_dedup"))
+    })
+    yield* timed(db.exec("BEGIN"))
+    yield* Messages.fromFile(file).pipe(
+      Stream.runForEach((message) => {
+        if (message.type === "STATE")
+          return Effect.zipRight(flush, timed(db.exec("COMMIT; BEGIN")))
+        if (message.type !== "RECORD") return Effect.void
+        const mapped = contacts.map(message.record.data)
+        if (mapped._tag === "Left") return Effect.dieMessage(mapped.left.description)
+        builder.add(mapped.right)
+        return builder.size >= 5_000 ? flush : Effect.void
+      }),
+    )
+    yield* timed(db.exec("COMMIT"))
+    return seconds
+  })
+
 const decodeContact = Schema.decodeUnknownSync(Contact.Contact)
 
 /** The baseline: one statement per row, committed at each STATE. */
@@ -158,12 +205,15 @@ const layerFor = (target: string, pgliteDir: string): Layer.Layer<Database, unkn
 /** Child mode: run one phase and print `seconds peakRssMb` on stdout. */
 const phase = async (name: string, file: string, pgliteDir: string) => {
   const target = name === "pglite" ? "pglite" : "pg"
-  const work = name === "pg-rows" ? rowByRow(file) : bulk(file)
   const program = Effect.gen(function* () {
     yield* fresh
     const started = performance.now()
-    yield* work
-    const seconds = (performance.now() - started) / 1000
+    let seconds: number
+    if (name === "pg-db-only") seconds = yield* databaseOnly(file)
+    else {
+      yield* name === "pg-rows" ? rowByRow(file) : bulk(file)
+      seconds = (performance.now() - started) / 1000
+    }
     const db = yield* Database
     const [row] = yield* db.query(
       `SELECT (SELECT count(*) FROM ${qualified(schema, "contacts")})::int AS contacts, (SELECT count(*) FROM ${qualified(schema, "contact_phones")})::int AS phones`,
@@ -185,10 +235,17 @@ interface PhaseResult {
   readonly peakRssMb: number
 }
 
+/** The node flags of the `salesintel-pg` command (its shebang), so each phase runs as the command does. */
+const commandFlags = (): ReadonlyArray<string> => {
+  const shebang =
+    readFileSync(new URL("../../bin/salesintel-pg.js", import.meta.url), "utf8").split("\n")[0] ?? ""
+  return shebang.split(/\s+/).filter((word) => word.startsWith("--"))
+}
+
 const runPhase = (name: string, file: string, pgliteDir: string): PhaseResult => {
   const child = spawnSync(
     process.execPath,
-    [fileURLToPath(import.meta.url), "phase", name, file, pgliteDir],
+    [...commandFlags(), fileURLToPath(import.meta.url), "phase", name, file, pgliteDir],
     {
       encoding: "utf8",
       stdio: ["ignore", "pipe", "inherit"],
@@ -218,9 +275,13 @@ const main = async () => {
       )
       return result.contacts / result.seconds
     }
+    console.log(`node flags of salesintel-pg: ${commandFlags().join(" ") || "(none)"}`)
     const bulkRate = report("postgres: COPY + upsert (bulk)", runPhase("pg-bulk", file, ""))
-    const rowRate = report("postgres: row-by-row INSERT", runPhase("pg-rows", file, ""))
-    console.log(`bulk / row-by-row: ${(bulkRate / rowRate).toFixed(1)}x`)
+    report("postgres: its database work alone", runPhase("pg-db-only", file, ""))
+    if (process.env.BENCH_SKIP_ROWS !== "1") {
+      const rowRate = report("postgres: row-by-row INSERT", runPhase("pg-rows", file, ""))
+      console.log(`bulk / row-by-row: ${(bulkRate / rowRate).toFixed(1)}x`)
+    }
     report("pglite (file): COPY + upsert", runPhase("pglite", file, join(dir, "pglite")))
   } finally {
     rmSync(dir, { recursive: true, force: true })

@@ -1,0 +1,76 @@
+import fc from "fast-check"
+import { describe, expect, it } from "vitest"
+import { Builder } from "./Batch.ts"
+import type { Mapped } from "./Mapping.ts"
+
+const text = (bytes: Uint8Array): string => Buffer.from(bytes).toString("utf8")
+
+const mapped = (key: string, version: number, phones: number): Mapped => ({
+  key,
+  line: `${key}\tv${version}\tcafé ✓ 𝄞`,
+  children: [Array.from({ length: phones }, (_, position) => `${key}\t${position}\tv${version}`)],
+})
+
+describe("Batch.Builder", () => {
+  it("keeps every record in order when keys are unique, and their child rows", () => {
+    const builder = new Builder(1, 16)
+    builder.add(mapped("a", 1, 2))
+    builder.add(mapped("b", 1, 0))
+    builder.add(mapped("c", 1, 1))
+    expect(builder.size).toBe(3)
+    const closed = builder.close()
+    expect(closed).toMatchObject({ received: 3, rowCount: 3 })
+    expect(text(closed.rows)).toBe("a\tv1\tcafé ✓ 𝄞\nb\tv1\tcafé ✓ 𝄞\nc\tv1\tcafé ✓ 𝄞\n")
+    expect(text(closed.all)).toBe(text(closed.rows))
+    expect(closed.children.map(text)).toEqual(["a\t0\tv1\na\t1\tv1\nc\t0\tv1\n"])
+  })
+
+  it("keeps the latest record per key, in the order of their latest arrival, with that record's children only", () => {
+    const builder = new Builder(1, 16)
+    builder.add(mapped("a", 1, 2))
+    builder.add(mapped("b", 1, 1))
+    builder.add(mapped("a", 2, 1))
+    const closed = builder.close()
+    expect(closed).toMatchObject({ received: 3, rowCount: 2 })
+    expect(text(closed.rows)).toBe("b\tv1\tcafé ✓ 𝄞\na\tv2\tcafé ✓ 𝄞\n")
+    expect(closed.children.map(text)).toEqual(["b\t0\tv1\na\t0\tv2\n"])
+    // Append's history gets every record received, superseded ones too.
+    expect(
+      text(closed.all)
+        .split("\n")
+        .filter(Boolean)
+        .map((line) => line.split("\t")[1]),
+    ).toEqual(["v1", "v1", "v2"])
+  })
+
+  it("agrees with a plain model for any sequence of keys and child counts (growing past its first buffer)", () => {
+    fc.assert(
+      fc.property(
+        fc.array(fc.tuple(fc.constantFrom("k1", "k2", "k3", "ключ", "k\u{1F600}"), fc.nat(3)), {
+          maxLength: 60,
+        }),
+        (records) => {
+          const builder = new Builder(1, 8)
+          const model = new Map<string, Mapped>()
+          const all: Array<string> = []
+          records.forEach(([key, phones], version) => {
+            const record = mapped(key, version, phones)
+            builder.add(record)
+            model.delete(key)
+            model.set(key, record)
+            all.push(`${record.line}\n`)
+          })
+          const closed = builder.close()
+          const latest = [...model.values()]
+          expect(closed.received).toBe(records.length)
+          expect(closed.rowCount).toBe(latest.length)
+          expect(text(closed.rows)).toBe(latest.map((record) => `${record.line}\n`).join(""))
+          expect(text(closed.all)).toBe(all.join(""))
+          expect(text(closed.children[0] ?? new Uint8Array())).toBe(
+            latest.flatMap((record) => (record.children[0] ?? []).map((line) => `${line}\n`)).join(""),
+          )
+        },
+      ),
+    )
+  })
+})
