@@ -264,6 +264,7 @@ const main = async () => {
     console.log(
       `${records.toLocaleString("en")} contact records (2 phones each, a STATE every ${stateEvery.toLocaleString("en")}) written to a temp JSONL file in ${((performance.now() - generateStart) / 1000).toFixed(1)} s`,
     )
+    console.log(`node flags of salesintel-pg: ${commandFlags().join(" ") || "(none)"}`)
     console.log("path                               records/s   seconds   contacts   phones   peak RSS")
     const report = (label: string, result: PhaseResult) => {
       console.log(
@@ -275,7 +276,6 @@ const main = async () => {
       )
       return result.contacts / result.seconds
     }
-    console.log(`node flags of salesintel-pg: ${commandFlags().join(" ") || "(none)"}`)
     const bulkRate = report("postgres: COPY + upsert (bulk)", runPhase("pg-bulk", file, ""))
     report("postgres: its database work alone", runPhase("pg-db-only", file, ""))
     if (process.env.BENCH_SKIP_ROWS !== "1") {
