@@ -134,8 +134,7 @@ const databaseOnly = (file: string) =>
     yield* timed(db.exec("BEGIN"))
     yield* Messages.fromFile(file).pipe(
       Stream.runForEach((message) => {
-        if (message.type === "STATE")
-          return Effect.zipRight(flush, timed(db.exec("COMMIT; BEGIN")))
+        if (message.type === "STATE") return Effect.zipRight(flush, timed(db.exec("COMMIT; BEGIN")))
         if (message.type !== "RECORD") return Effect.void
         const mapped = contacts.map(message.record.data)
         if (mapped._tag === "Left") return Effect.dieMessage(mapped.left.description)
