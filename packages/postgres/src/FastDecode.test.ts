@@ -3,12 +3,14 @@
  * the schema's result, and what they leave (`miss`) is left to the schema. Also the `_raw` text
  * reuse only keeps text that is exactly the record's data and safe for jsonb.
  */
+
 import { CompanyTechnologies, Contact, Taxonomy } from "@salesintel/core"
 import { Either, Schema } from "effect"
+import fc from "fast-check"
 import { describe, expect, it } from "vitest"
 import * as FastDecode from "./FastDecode.ts"
 import { parseLine } from "./Messages.ts"
-import { JsonText, textOf } from "./RawJson.ts"
+import { isCleanObject, JsonText, textOf } from "./RawJson.ts"
 import { company, contact } from "./testing/Records.ts"
 
 const agrees = <A, I>(schema: Schema.Schema<A, I>, fast: FastDecode.Fast<A>, input: unknown) => {
@@ -80,5 +82,71 @@ describe("RawJson", () => {
         dataOf('{"record":{"stream":"contacts","data":{"match_id":"m"},"emitted_at":1},"type":"RECORD"}'),
       ),
     ).toBeUndefined()
+  })
+
+  // The first, character-by-character version: the reference the faster scan must agree with.
+  const reference = (text: string): boolean => {
+    if (text.charCodeAt(0) !== 123) return false
+    let depth = 0
+    let inString = false
+    for (let index = 0; index < text.length; index++) {
+      const code = text.charCodeAt(index)
+      if (inString) {
+        if (code === 34) inString = false
+        else if (code === 92) {
+          index++
+          if (text.charCodeAt(index) === 117) {
+            const hex = text.slice(index + 1, index + 5).toLowerCase()
+            if (hex === "0000" || (hex.charCodeAt(0) === 100 && hex.charCodeAt(1) >= 56)) return false
+            index += 4
+          }
+        }
+      } else if (code === 34) inString = true
+      else if (code === 123 || code === 91) depth++
+      else if (code === 125 || code === 93) {
+        depth--
+        if (depth === 0) return index === text.length - 1
+      }
+    }
+    return false
+  }
+
+  it("agrees with the character-by-character scan on any JSON, escapes and odd layouts included", () => {
+    const nasty = fc.constantFrom(
+      '"',
+      "\\",
+      "\\u",
+      "\u0000",
+      "\ud800",
+      "\udfff",
+      "\ud83d\ude00",
+      "{",
+      "}",
+      "[",
+      "]",
+      '\\"',
+    )
+    const text = fc.array(fc.oneof(fc.string(), nasty), { maxLength: 6 }).map((parts) => parts.join(""))
+    const value = fc.letrec((tie) => ({
+      value: fc.oneof(
+        { depthSize: "small" },
+        text,
+        fc.integer(),
+        fc.constant(null),
+        fc.array(tie("value"), { maxLength: 3 }),
+        fc.dictionary(text, tie("value"), { maxKeys: 3 }),
+      ),
+    })).value
+    fc.assert(
+      fc.property(
+        fc.dictionary(text, value, { maxKeys: 4 }),
+        fc.constantFrom("", ',"x":1', ',"emitted_at":1,"data":{}'),
+        (data, tail) => {
+          const json = JSON.stringify(data) + tail
+          expect(isCleanObject(json)).toBe(reference(json))
+        },
+      ),
+      { numRuns: 2000 },
+    )
   })
 })
