@@ -19,6 +19,7 @@ import { join } from "node:path"
 import { fileURLToPath } from "node:url"
 import { Contact } from "@salesintel/core"
 import { Effect, Layer, Schema, Stream } from "effect"
+import pg from "pg"
 import { Builder } from "../Batch.ts"
 import { Database } from "../Database.ts"
 import * as Ddl from "../Ddl.ts"
@@ -148,55 +149,71 @@ const databaseOnly = (file: string) =>
 
 const decodeContact = Schema.decodeUnknownSync(Contact.Contact)
 
-/** The baseline: one statement per row, committed at each STATE. */
+/**
+ * The baseline: one statement per row (prepared once, then only bound and executed: the best a
+ * row-by-row loader does), committed at each STATE. Straight on `pg`, no COPY and no batching.
+ */
 const rowByRow = (file: string) =>
-  Effect.gen(function* () {
-    const db = yield* Database
-    const contacts = qualified(schema, "contacts")
-    const phones = qualified(schema, "contact_phones")
-    yield* db.exec("BEGIN")
-    yield* Messages.fromFile(file).pipe(
-      Stream.runForEach((message) =>
-        Effect.gen(function* () {
-          if (message.type === "STATE") {
-            yield* db.exec("COMMIT")
-            yield* db.exec("BEGIN")
-            return
-          }
-          if (message.type !== "RECORD") return
-          const contact = decodeContact(message.record.data)
-          yield* db.query(
-            `INSERT INTO ${contacts} (match_id, doc_id, display_name, first_name, last_name, email, personal_email, job_title, job_level, job_department, location, company_id, company_name, _raw, _synced_at)
-             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14::text::jsonb, now())
-             ON CONFLICT (match_id) DO UPDATE SET doc_id = EXCLUDED.doc_id, display_name = EXCLUDED.display_name, first_name = EXCLUDED.first_name, last_name = EXCLUDED.last_name, email = EXCLUDED.email, personal_email = EXCLUDED.personal_email, job_title = EXCLUDED.job_title, job_level = EXCLUDED.job_level, job_department = EXCLUDED.job_department, location = EXCLUDED.location, company_id = EXCLUDED.company_id, company_name = EXCLUDED.company_name, _raw = EXCLUDED._raw, _synced_at = EXCLUDED._synced_at`,
-            [
-              contact.match_id,
-              contact.doc_id,
-              contact.display_name,
-              contact.first_name,
-              contact.last_name,
-              contact.email,
-              contact.personal_email,
-              contact.job_title,
-              contact.job_level,
-              contact.job_department,
-              contact.location,
-              contact.company_id,
-              contact.company_name,
-              JSON.stringify(message.record.data),
-            ],
-          )
-          yield* db.query(`DELETE FROM ${phones} WHERE match_id = $1`, [contact.match_id])
-          for (const [position, phone] of (contact.phone_numbers ?? []).entries())
-            yield* db.query(
-              `INSERT INTO ${phones} (match_id, position, type, value, _synced_at) VALUES ($1, $2, $3, $4, now())`,
-              [contact.match_id, position, phone.type, phone.value],
-            )
-        }),
-      ),
-    )
-    yield* db.exec("COMMIT")
-  })
+  Effect.acquireUseRelease(
+    Effect.promise(async () => {
+      const client = new pg.Client({ connectionString: url })
+      await client.connect()
+      return client
+    }),
+    (client) =>
+      Effect.gen(function* () {
+        const contacts = qualified(schema, "contacts")
+        const phones = qualified(schema, "contact_phones")
+        const run = (name: string, text: string, values: ReadonlyArray<unknown>) =>
+          Effect.promise(() => client.query({ name, text, values: [...values] }))
+        const exec = (text: string) => Effect.promise(() => client.query(text))
+        yield* exec("BEGIN")
+        yield* Messages.fromFile(file).pipe(
+          Stream.runForEach((message) =>
+            Effect.gen(function* () {
+              if (message.type === "STATE") {
+                yield* exec("COMMIT")
+                yield* exec("BEGIN")
+                return
+              }
+              if (message.type !== "RECORD") return
+              const contact = decodeContact(message.record.data)
+              yield* run(
+                "upsert-contact",
+                `INSERT INTO ${contacts} (match_id, doc_id, display_name, first_name, last_name, email, personal_email, job_title, job_level, job_department, location, company_id, company_name, _raw, _synced_at)
+                 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14::text::jsonb, now())
+                 ON CONFLICT (match_id) DO UPDATE SET doc_id = EXCLUDED.doc_id, display_name = EXCLUDED.display_name, first_name = EXCLUDED.first_name, last_name = EXCLUDED.last_name, email = EXCLUDED.email, personal_email = EXCLUDED.personal_email, job_title = EXCLUDED.job_title, job_level = EXCLUDED.job_level, job_department = EXCLUDED.job_department, location = EXCLUDED.location, company_id = EXCLUDED.company_id, company_name = EXCLUDED.company_name, _raw = EXCLUDED._raw, _synced_at = EXCLUDED._synced_at`,
+                [
+                  contact.match_id,
+                  contact.doc_id,
+                  contact.display_name,
+                  contact.first_name,
+                  contact.last_name,
+                  contact.email,
+                  contact.personal_email,
+                  contact.job_title,
+                  contact.job_level,
+                  contact.job_department,
+                  contact.location,
+                  contact.company_id,
+                  contact.company_name,
+                  JSON.stringify(message.record.data),
+                ],
+              )
+              yield* run("delete-phones", `DELETE FROM ${phones} WHERE match_id = $1`, [contact.match_id])
+              for (const [position, phone] of (contact.phone_numbers ?? []).entries())
+                yield* run(
+                  "insert-phone",
+                  `INSERT INTO ${phones} (match_id, position, type, value, _synced_at) VALUES ($1, $2, $3, $4, now())`,
+                  [contact.match_id, position, phone.type, phone.value],
+                )
+            }),
+          ),
+        )
+        yield* exec("COMMIT")
+      }),
+    (client) => Effect.promise(() => client.end()),
+  )
 
 const layerFor = (target: string, pgliteDir: string): Layer.Layer<Database, unknown> =>
   target === "pglite" ? PGliteDatabase.layer(pgliteDir) : PgDatabase.layer(url)
