@@ -45,27 +45,43 @@ interface Client {
   readonly close: Effect.Effect<void>
 }
 
+// The threads started and not yet exited (tests check that none outlives its scope).
+const running = new Set<Worker>()
+
+/** How many PGlite worker threads are running. */
+export const runningWorkers = (): number => running.size
+
 type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never
 
-/** Starts a worker and waits for its `Started` message; the worker is terminated if that fails. */
+/** Ends the thread (what it was running is abandoned); resolves once it has stopped. */
+const stop = async (worker: Worker): Promise<void> => {
+  await worker.terminate()
+  running.delete(worker)
+}
+
+/** Starts a worker and waits for its `Started` message; the worker is ended if that fails. */
 const start = (data: WorkerData): Effect.Effect<Worker, DatabaseError> =>
   Effect.async<Worker, DatabaseError>((resume) => {
     const operation = `open PGlite in ${data.directory ?? "memory"}`
     const worker = new Worker(workerUrl, { workerData: data })
-    const settle = (outcome: Effect.Effect<Worker, DatabaseError>) => {
-      worker.off("message", onMessage).off("error", onError).off("exit", onExit)
-      resume(outcome)
-    }
+    running.add(worker)
+    worker.once("exit", () => running.delete(worker))
+    // Never an unhandled 'error' event (it would throw in this thread); connect() reports them.
+    worker.on("error", () => undefined)
+    const detach = () => worker.off("message", onMessage).off("error", onError).off("exit", onExit)
     const fail = (cause: unknown) => {
-      void worker.terminate()
-      settle(Effect.fail(new DatabaseError({ operation, cause })))
+      detach()
+      void stop(worker).then(() => resume(Effect.fail(new DatabaseError({ operation, cause }))))
     }
-    const onMessage = (message: Started) =>
-      message.started ? settle(Effect.succeed(worker)) : fail(new PGliteError(message.error))
+    const onMessage = (message: Started) => {
+      if (!message.started) return fail(new PGliteError(message.error))
+      detach()
+      resume(Effect.succeed(worker))
+    }
     const onError = (error: Error) => fail(error)
     const onExit = (code: number) => fail(new Error(`the PGlite worker exited (code ${code})`))
     worker.on("message", onMessage).on("error", onError).on("exit", onExit)
-    return Effect.promise(() => worker.terminate())
+    return Effect.promise(() => stop(worker))
   })
 
 const connect = (worker: Worker): Client => {
@@ -100,7 +116,7 @@ const connect = (worker: Worker): Client => {
     ask,
     close: Effect.promise(async () => {
       if (dead === undefined) await ask({ op: "close" }).catch(() => undefined)
-      await worker.terminate()
+      await stop(worker)
     }),
   }
 }
@@ -151,7 +167,7 @@ export const layer = (directory?: string): Layer.Layer<Database, DatabaseError> 
           yield* Effect.acquireUseRelease(
             start({ directory, initOnly: true }),
             () => Effect.void,
-            (worker) => Effect.promise(() => worker.terminate()),
+            (worker) => Effect.promise(() => stop(worker)),
           )
       }
       const client = yield* Effect.acquireRelease(

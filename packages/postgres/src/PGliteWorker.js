@@ -66,23 +66,28 @@ const port = parentPort
 if (port === null) throw new Error("PGliteWorker.js runs only as a worker thread")
 const { directory, initOnly } = /** @type {WorkerData} */ (workerData)
 
-/** @type {PGlite} */
-let db
-try {
-  db = await PGlite.create(directory, {
-    startParams: [...PGlite.defaultStartParams, ...settings.flatMap((setting) => ["-c", setting])],
-  })
-  if (initOnly) await db.close()
-} catch (error) {
-  port.postMessage(/** @type {Started} */ ({ started: false, error: toWire(error) }))
-  throw error
+/** @returns {Promise<PGlite | undefined>} undefined when it failed (and the main thread was told) */
+const open = async () => {
+  try {
+    return await PGlite.create(directory, {
+      startParams: [...PGlite.defaultStartParams, ...settings.flatMap((setting) => ["-c", setting])],
+    })
+  } catch (error) {
+    port.postMessage(/** @type {Started} */ ({ started: false, error: toWire(error) }))
+    return undefined
+  }
 }
+const opened = await open()
+if (opened !== undefined && initOnly) await opened.close()
+// After a failure (or an init-only run) nothing listens, and the thread ends by itself.
+const db = initOnly ? undefined : opened
 
 /**
  * @param {Request} request
  * @returns {Promise<Reply>}
  */
 const run = async (request) => {
+  if (db === undefined) throw new Error("PGlite is not open")
   switch (request.op) {
     case "query":
       return { id: request.id, ok: true, rows: (await db.query(request.sql, [...request.params])).rows }
@@ -101,21 +106,22 @@ const run = async (request) => {
 // One request at a time, in arrival order (PGlite's own mutex would also queue them, but the
 // order must not depend on that).
 let queue = Promise.resolve()
-port.on("message", (/** @type {Request} */ request) => {
-  queue = queue.then(async () => {
-    /** @type {Reply} */
-    let reply
-    try {
-      reply = await run(request)
-    } catch (error) {
-      reply = { id: request.id, ok: false, error: toWire(error) }
-    }
-    try {
-      port.postMessage(reply)
-    } catch (error) {
-      // A value structured clone cannot carry (none of PGlite's parsed types should be one).
-      port.postMessage(/** @type {Reply} */ ({ id: request.id, ok: false, error: toWire(error) }))
-    }
+if (db !== undefined)
+  port.on("message", (/** @type {Request} */ request) => {
+    queue = queue.then(async () => {
+      /** @type {Reply} */
+      let reply
+      try {
+        reply = await run(request)
+      } catch (error) {
+        reply = { id: request.id, ok: false, error: toWire(error) }
+      }
+      try {
+        port.postMessage(reply)
+      } catch (error) {
+        // A value structured clone cannot carry (none of PGlite's parsed types should be one).
+        port.postMessage(/** @type {Reply} */ ({ id: request.id, ok: false, error: toWire(error) }))
+      }
+    })
   })
-})
-port.postMessage(/** @type {Started} */ ({ started: true }))
+if (opened !== undefined) port.postMessage(/** @type {Started} */ ({ started: true }))
