@@ -1,55 +1,179 @@
 /**
- * The Database on embedded PGlite, in process (COPY through PGlite's socket server is broken, see
+ * The Database on embedded PGlite (COPY through PGlite's socket server is broken, see
  * toolchain-notes.md). Bulk data goes through `COPY ... FROM '/dev/blob'` with the `blob` option.
+ *
+ * PGlite runs in a worker thread (PGliteWorker.js), not in the caller's thread: Postgres in
+ * WebAssembly runs synchronously on the thread that calls it, so in-process every statement held
+ * up the loader's reading and decoding of the next batch; in a worker the two overlap on two
+ * cores. It is still one session: requests go out one at a time and the worker answers them in
+ * order. (PGlite's own `@electric-sql/pglite/worker` is for browsers: it needs Web Workers and
+ * `navigator.locks`, which Node 20 lacks.)
  */
-import { mkdirSync } from "node:fs"
-import { PGlite } from "@electric-sql/pglite"
+import { existsSync, mkdirSync } from "node:fs"
+import { join } from "node:path"
+import { Worker } from "node:worker_threads"
 import { Effect, Layer } from "effect"
 import { Database, DatabaseError, type DatabaseService, type Row } from "./Database.ts"
+import type { Reply, Request, Started, WireError, WorkerData } from "./PGliteProtocol.ts"
 
 /** The directory `salesintel-pg` uses when no database URL is given. */
 export const defaultDirectory = "./.salesintel/pglite"
 
-const make = (db: PGlite): DatabaseService => ({
+// The same file from src/ (vitest) and from dist/ (see PGliteWorker.js for why it is JavaScript).
+const workerUrl = new URL("./PGliteWorker.js", import.meta.url)
+
+/** A Postgres error from the worker, with pg-protocol's fields (`detail`, `code`, ...) back on it. */
+export class PGliteError extends Error {
+  readonly detail: string | undefined
+  readonly code: string | undefined
+  readonly fields: Readonly<Record<string, string>>
+  constructor(error: WireError) {
+    super(error.message)
+    this.name = "PGliteError"
+    this.fields = error.fields
+    this.detail = error.fields.detail
+    this.code = error.fields.code
+  }
+}
+
+interface Client {
+  readonly ask: (
+    request: DistributiveOmit<Request, "id">,
+    transfer?: ReadonlyArray<ArrayBuffer>,
+  ) => Promise<ReadonlyArray<Row>>
+  /** Closes the database (waits for what is queued before), then ends the thread. Never fails. */
+  readonly close: Effect.Effect<void>
+}
+
+// The threads started and not yet exited (tests check that none outlives its scope).
+const running = new Set<Worker>()
+
+/** How many PGlite worker threads are running. */
+export const runningWorkers = (): number => running.size
+
+type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never
+
+/** Ends the thread (what it was running is abandoned); resolves once it has stopped. */
+const stop = async (worker: Worker): Promise<void> => {
+  await worker.terminate()
+  running.delete(worker)
+}
+
+/** Starts a worker and waits for its `Started` message; the worker is ended if that fails. */
+const start = (data: WorkerData): Effect.Effect<Worker, DatabaseError> =>
+  Effect.async<Worker, DatabaseError>((resume) => {
+    const operation = `open PGlite in ${data.directory ?? "memory"}`
+    const worker = new Worker(workerUrl, { workerData: data })
+    running.add(worker)
+    worker.once("exit", () => running.delete(worker))
+    // Never an unhandled 'error' event (it would throw in this thread); connect() reports them.
+    worker.on("error", () => undefined)
+    const detach = () => worker.off("message", onMessage).off("error", onError).off("exit", onExit)
+    const fail = (cause: unknown) => {
+      detach()
+      void stop(worker).then(() => resume(Effect.fail(new DatabaseError({ operation, cause }))))
+    }
+    const onMessage = (message: Started) => {
+      if (!message.started) return fail(new PGliteError(message.error))
+      detach()
+      resume(Effect.succeed(worker))
+    }
+    const onError = (error: Error) => fail(error)
+    const onExit = (code: number) => fail(new Error(`the PGlite worker exited (code ${code})`))
+    worker.on("message", onMessage).on("error", onError).on("exit", onExit)
+    return Effect.promise(() => stop(worker))
+  })
+
+const connect = (worker: Worker): Client => {
+  const pending = new Map<
+    number,
+    { resolve: (rows: ReadonlyArray<Row>) => void; reject: (e: Error) => void }
+  >()
+  let nextId = 0
+  // Once the thread has died (an uncaught error in it, or it exited), every call fails with why.
+  let dead: Error | undefined = worker.threadId === -1 ? new Error("the PGlite worker has exited") : undefined
+  const die = (error: Error) => {
+    dead ??= error
+    for (const { reject } of pending.values()) reject(dead)
+    pending.clear()
+  }
+  worker.on("message", (reply: Reply) => {
+    const waiting = pending.get(reply.id)
+    pending.delete(reply.id)
+    if (reply.ok) waiting?.resolve(reply.rows)
+    else waiting?.reject(new PGliteError(reply.error))
+  })
+  worker.on("error", (error) => die(error))
+  worker.on("exit", (code) => die(new Error(`the PGlite worker exited (code ${code})`)))
+  const ask: Client["ask"] = (request, transfer) =>
+    new Promise((resolve, reject) => {
+      if (dead !== undefined) return reject(dead)
+      const id = nextId++
+      pending.set(id, { resolve, reject })
+      worker.postMessage({ ...request, id }, transfer)
+    })
+  return {
+    ask,
+    close: Effect.promise(async () => {
+      if (dead === undefined) await ask({ op: "close" }).catch(() => undefined)
+      await stop(worker)
+    }),
+  }
+}
+
+const make = (client: Client): DatabaseService => ({
   kind: "pglite",
   query: (sql, params = []) =>
     Effect.tryPromise({
-      try: async (): Promise<ReadonlyArray<Row>> => (await db.query<Row>(sql, [...params])).rows,
+      try: () => client.ask({ op: "query", sql, params }),
       catch: (cause) => new DatabaseError({ operation: sql.slice(0, 80), cause }),
     }),
   exec: (sql) =>
     Effect.tryPromise({
-      try: async () => {
-        await db.exec(sql)
-      },
+      try: () => client.ask({ op: "exec", sql }),
       catch: (cause) => new DatabaseError({ operation: sql.slice(0, 80), cause }),
-    }),
+    }).pipe(Effect.asVoid),
   copyIn: (table, columns, data) =>
     Effect.tryPromise({
-      try: async () => {
-        await db.query(`COPY ${table} (${columns.join(", ")}) FROM '/dev/blob'`, [], {
-          blob: new Blob([data]),
-        })
+      try: () => {
+        // A fresh buffer (never Buffer.from's shared pool), moved to the worker without a copy.
+        const bytes = new TextEncoder().encode(data)
+        return client.ask(
+          { op: "copy", sql: `COPY ${table} (${columns.join(", ")}) FROM '/dev/blob'`, data: bytes },
+          [bytes.buffer],
+        )
       },
       catch: (cause) => new DatabaseError({ operation: `COPY into ${table}`, cause }),
-    }),
+    }).pipe(Effect.asVoid),
 })
 
 /**
  * A Database on a PGlite instance stored in `directory` (created if missing), or in memory when
- * `directory` is undefined. Closed with the scope.
+ * `directory` is undefined, in a worker thread. Closed, and the thread ended, with the scope.
  */
 export const layer = (directory?: string): Layer.Layer<Database, DatabaseError> =>
   Layer.scoped(
     Database,
-    Effect.acquireRelease(
-      Effect.tryPromise({
-        try: () => {
-          if (directory !== undefined) mkdirSync(directory, { recursive: true })
-          return PGlite.create(directory)
-        },
-        catch: (cause) => new DatabaseError({ operation: `open PGlite in ${directory ?? "memory"}`, cause }),
-      }),
-      (db) => Effect.promise(() => db.close().catch(() => undefined)),
-    ).pipe(Effect.map(make)),
+    Effect.gen(function* () {
+      if (directory !== undefined) {
+        yield* Effect.try({
+          try: () => mkdirSync(directory, { recursive: true }),
+          catch: (cause) => new DatabaseError({ operation: `create ${directory}`, cause }),
+        })
+        // A new database is created (initdb) in a thread of its own that ends right after: initdb
+        // takes ~600 MB (a second PGlite instance, a copy of its 128 MB heap, a tar of the data
+        // directory), which would otherwise stay allocated in the loading thread until a full GC.
+        if (!existsSync(join(directory, "PG_VERSION")))
+          yield* Effect.acquireUseRelease(
+            start({ directory, initOnly: true }),
+            () => Effect.void,
+            (worker) => Effect.promise(() => stop(worker)),
+          )
+      }
+      const client = yield* Effect.acquireRelease(
+        Effect.map(start({ directory, initOnly: false }), connect),
+        (client) => client.close,
+      )
+      return make(client)
+    }),
   )

@@ -1,0 +1,65 @@
+/**
+ * PGliteDatabase runs PGlite in a worker thread: what crosses the thread boundary (parameters,
+ * parsed rows, COPY data, Postgres errors with their detail) arrives whole, it stays one session,
+ * and the thread ends with the layer's scope.
+ */
+import { mkdtempSync, writeFileSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import { Effect } from "effect"
+import { describe, expect, it } from "vitest"
+import { Database, DatabaseError } from "./Database.ts"
+import * as PGliteDatabase from "./PGliteDatabase.ts"
+
+describe("PGliteDatabase (PGlite in a worker thread)", () => {
+  it("carries parameters, rows, COPY data and Postgres errors (message and detail) across the thread", async () => {
+    const program = Effect.gen(function* () {
+      const db = yield* Database
+      // A temp table: only visible if every call runs in the same session.
+      yield* db.exec("CREATE TEMP TABLE t (id int PRIMARY KEY, doc jsonb, tags text[])")
+      yield* db.copyIn("t", ["id", "doc", "tags"], '1\t{"a": "é\\\\t"}\t{x,"y z"}\n2\t{}\t{}\n')
+      const rows = yield* db.query("SELECT id, doc, tags FROM t WHERE id = ANY($1::int[]) ORDER BY id", [
+        [1, 2],
+      ])
+      const duplicate = yield* Effect.flip(db.query("INSERT INTO t (id) VALUES ($1)", [1]))
+      const badCopy = yield* Effect.flip(db.copyIn("t", ["id"], "x\n"))
+      const [after] = yield* db.query("SELECT count(*)::int AS n FROM t")
+      return { rows, duplicate, badCopy, after }
+    })
+    const { rows, duplicate, badCopy, after } = await Effect.runPromise(
+      program.pipe(Effect.provide(PGliteDatabase.layer())),
+    )
+    expect(rows).toEqual([
+      { id: 1, doc: { a: "é\t" }, tags: ["x", "y z"] },
+      { id: 2, doc: {}, tags: [] },
+    ])
+    expect(duplicate).toBeInstanceOf(DatabaseError)
+    expect(duplicate.operation).toBe("INSERT INTO t (id) VALUES ($1)")
+    expect(duplicate.message).toContain('duplicate key value violates unique constraint "t_pkey"')
+    expect(duplicate.message).toContain("(Key (id)=(1) already exists.)")
+    expect(badCopy.operation).toBe("COPY into t")
+    expect(badCopy.message).toContain('invalid input syntax for type integer: "x"')
+    expect(after).toEqual({ n: 2 })
+  })
+
+  it("ends the worker thread when the scope closes, and when opening fails", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "salesintel-pglite-worker-"))
+    await Effect.runPromise(
+      Effect.flatMap(Database, (db) => db.query("SELECT 1")).pipe(Effect.provide(PGliteDatabase.layer(dir))),
+    )
+    expect(PGliteDatabase.runningWorkers()).toBe(0)
+    // A data directory PGlite cannot start on: the open fails as a DatabaseError, no thread left.
+    const broken = mkdtempSync(join(tmpdir(), "salesintel-pglite-broken-"))
+    writeFileSync(join(broken, "PG_VERSION"), "not a version\n")
+    const failure = await Effect.runPromise(
+      Effect.flip(
+        Effect.flatMap(Database, (db) => db.query("SELECT 1")).pipe(
+          Effect.provide(PGliteDatabase.layer(broken)),
+        ),
+      ),
+    )
+    expect(failure).toBeInstanceOf(DatabaseError)
+    expect(failure.operation).toBe(`open PGlite in ${broken}`)
+    expect(PGliteDatabase.runningWorkers()).toBe(0)
+  })
+})

@@ -1,0 +1,43 @@
+/**
+ * The messages between PGliteDatabase.ts (main thread) and PGliteWorker.js (the worker thread
+ * that owns the PGlite instance). Types only.
+ */
+
+/** What the worker is started with (its `workerData`). */
+export interface WorkerData {
+  /** The data directory, or undefined for an in-memory database. */
+  readonly directory: string | undefined
+  /** Create the database (initdb) if needed, close it, say "ready", and do nothing else. */
+  readonly initOnly: boolean
+}
+
+/** One request; the worker answers each with a Reply of the same id, strictly in order. */
+export type Request =
+  | {
+      readonly id: number
+      readonly op: "query"
+      readonly sql: string
+      readonly params: ReadonlyArray<unknown>
+    }
+  | { readonly id: number; readonly op: "exec"; readonly sql: string }
+  /** `data` is the COPY text as UTF-8, its buffer transferred (not copied) to the worker. */
+  | { readonly id: number; readonly op: "copy"; readonly sql: string; readonly data: Uint8Array<ArrayBuffer> }
+  | { readonly id: number; readonly op: "close" }
+
+/** A Postgres error (or any other) as plain data: Error subclasses lose their fields when cloned. */
+export interface WireError {
+  readonly message: string
+  /** The Postgres error fields PGlite sets (pg-protocol's DatabaseError), when there are any. */
+  readonly fields: Readonly<Record<string, string>>
+}
+
+export type Reply =
+  | {
+      readonly id: number
+      readonly ok: true
+      readonly rows: ReadonlyArray<Readonly<Record<string, unknown>>>
+    }
+  | { readonly id: number; readonly ok: false; readonly error: WireError }
+
+/** The worker's first message: the database is open (or failed to open). */
+export type Started = { readonly started: true } | { readonly started: false; readonly error: WireError }

@@ -1,0 +1,127 @@
+// @ts-check
+/**
+ * The worker thread that owns the PGlite instance of PGliteDatabase.ts. PGlite runs Postgres
+ * (WebAssembly) synchronously on the thread that calls it, so in the main thread every statement
+ * stopped the loader's JSON decoding; here the database and the decoding use one core each.
+ *
+ * It answers the main thread's requests (PGliteProtocol.ts) one at a time, in arrival order, on
+ * its one PGlite session (the staging tables are session-local temp tables, and a load's
+ * transaction spans many statements).
+ *
+ * Plain JavaScript, type-checked through JSDoc (`allowJs`/`checkJs`), so that the same file runs
+ * from src/ under vitest and from dist/: Node 20 cannot start a worker from a .ts file.
+ */
+import { parentPort, workerData } from "node:worker_threads"
+import { PGlite } from "@electric-sql/pglite"
+
+/** @typedef {import("./PGliteProtocol.ts").Request} Request */
+/** @typedef {import("./PGliteProtocol.ts").Reply} Reply */
+/** @typedef {import("./PGliteProtocol.ts").Started} Started */
+/** @typedef {import("./PGliteProtocol.ts").WireError} WireError */
+/** @typedef {import("./PGliteProtocol.ts").WorkerData} WorkerData */
+
+/**
+ * Postgres settings on top of PGlite's defaults. shared_buffers: PGlite's initdb picks 128MB,
+ * which ends up resident in the WebAssembly memory (and that memory never shrinks); 16MB keeps
+ * the memory at its 128 MB minimum at no measurable cost in speed (the OS page cache behind the
+ * data directory does the caching). See README "Benchmark".
+ */
+const settings = ["shared_buffers=16MB"]
+
+// The fields of pg-protocol's DatabaseError worth keeping (not query/params/queryOptions: the
+// params of a batch are large, and the options hold the COPY data).
+const errorFields = [
+  "severity",
+  "code",
+  "detail",
+  "hint",
+  "position",
+  "internalPosition",
+  "internalQuery",
+  "where",
+  "schema",
+  "table",
+  "column",
+  "dataType",
+  "constraint",
+  "routine",
+]
+
+/**
+ * @param {unknown} error
+ * @returns {WireError}
+ */
+const toWire = (error) => {
+  /** @type {Record<string, string>} */
+  const fields = {}
+  if (typeof error === "object" && error !== null)
+    for (const name of errorFields) {
+      const value = /** @type {Record<string, unknown>} */ (error)[name]
+      if (typeof value === "string") fields[name] = value
+    }
+  return { message: error instanceof Error ? error.message : String(error), fields }
+}
+
+const port = parentPort
+if (port === null) throw new Error("PGliteWorker.js runs only as a worker thread")
+const { directory, initOnly } = /** @type {WorkerData} */ (workerData)
+
+/** @returns {Promise<PGlite | undefined>} undefined when it failed (and the main thread was told) */
+const open = async () => {
+  try {
+    return await PGlite.create(directory, {
+      startParams: [...PGlite.defaultStartParams, ...settings.flatMap((setting) => ["-c", setting])],
+    })
+  } catch (error) {
+    port.postMessage(/** @type {Started} */ ({ started: false, error: toWire(error) }))
+    return undefined
+  }
+}
+const opened = await open()
+if (opened !== undefined && initOnly) await opened.close()
+// After a failure (or an init-only run) nothing listens, and the thread ends by itself.
+const db = initOnly ? undefined : opened
+
+/**
+ * @param {Request} request
+ * @returns {Promise<Reply>}
+ */
+const run = async (request) => {
+  if (db === undefined) throw new Error("PGlite is not open")
+  switch (request.op) {
+    case "query":
+      return { id: request.id, ok: true, rows: (await db.query(request.sql, [...request.params])).rows }
+    case "exec":
+      await db.exec(request.sql)
+      return { id: request.id, ok: true, rows: [] }
+    case "copy":
+      await db.query(request.sql, [], { blob: new Blob([request.data]) })
+      return { id: request.id, ok: true, rows: [] }
+    case "close":
+      await db.close()
+      return { id: request.id, ok: true, rows: [] }
+  }
+}
+
+// One request at a time, in arrival order (PGlite's own mutex would also queue them, but the
+// order must not depend on that).
+let queue = Promise.resolve()
+if (db !== undefined)
+  port.on("message", (/** @type {Request} */ request) => {
+    queue = queue.then(async () => {
+      /** @type {Reply} */
+      let reply
+      try {
+        reply = await run(request)
+      } catch (error) {
+        reply = { id: request.id, ok: false, error: toWire(error) }
+      }
+      try {
+        port.postMessage(reply)
+      } catch (error) {
+        // A value structured clone cannot carry (none of PGlite's parsed types should be one).
+        port.postMessage(/** @type {Reply} */ ({ id: request.id, ok: false, error: toWire(error) }))
+      }
+    })
+  })
+if (opened !== undefined) port.postMessage(/** @type {Started} */ ({ started: true }))
