@@ -136,8 +136,9 @@ const make = (client: Client): DatabaseService => ({
   copyIn: (table, columns, data) =>
     Effect.tryPromise({
       try: () => {
-        // A fresh buffer (never Buffer.from's shared pool), moved to the worker without a copy.
-        const bytes = new TextEncoder().encode(data)
+        // A copy in a buffer of its own, moved to the worker: `data` may be a view into a larger
+        // buffer (a batch's, or Node's shared pool for small ones) that moving would detach.
+        const bytes = new Uint8Array(data)
         return client.ask(
           { op: "copy", sql: `COPY ${table} (${columns.join(", ")}) FROM '/dev/blob'`, data: bytes },
           [bytes.buffer],
