@@ -1,6 +1,6 @@
 // The loader with a database that does nothing: the JavaScript side alone (seconds, peak RSS).
 //   npm run build && node packages/postgres/scripts/noop-load.mjs /tmp/contacts.jsonl
-// (the input from scripts/bench-input.mjs)
+// (the input from `BENCH_RECORDS=200000 node packages/postgres/dist/bench/load-throughput.js generate /tmp/contacts.jsonl`)
 import { Effect, Layer } from "effect"
 import { Database } from "../dist/Database.js"
 import * as Loader from "../dist/Loader.js"
