@@ -151,6 +151,13 @@ async function* blocksOfLines(
   input: AsyncIterable<Uint8Array | string>,
 ): AsyncGenerator<ReadonlyArray<string>> {
   let rest: Buffer | undefined
+  let first = true
+  // A byte order mark opening the input is not part of the first line (TextDecoder drops it too).
+  const withoutMark = (line: string): string => {
+    if (!first) return line
+    first = false
+    return line.charCodeAt(0) === 0xfeff ? line.slice(1) : line
+  }
   for await (const chunk of input) {
     const bytes = typeof chunk === "string" ? Buffer.from(chunk, "utf8") : chunk
     const block =
@@ -160,14 +167,14 @@ async function* blocksOfLines(
     const lines: Array<string> = []
     let start = 0
     for (let end = block.indexOf(newline, start); end !== -1; end = block.indexOf(newline, start)) {
-      lines.push(block.toString("utf8", start, end))
+      lines.push(withoutMark(block.toString("utf8", start, end)))
       start = end + 1
     }
     // Copied, so that the rest does not keep the whole block alive.
     rest = start < block.length ? Buffer.from(block.subarray(start)) : undefined
     yield lines
   }
-  if (rest !== undefined) yield [rest.toString("utf8")]
+  if (rest !== undefined) yield [withoutMark(rest.toString("utf8"))]
 }
 
 /**

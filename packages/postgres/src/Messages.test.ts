@@ -1,0 +1,53 @@
+/**
+ * JSON lines in: lines cut on the input's bytes, whatever the block boundaries (a line, or a
+ * multi-byte character, split across blocks), CRLF endings, a byte order mark, no final newline.
+ */
+import { Readable } from "node:stream"
+import { Chunk, Effect, Stream } from "effect"
+import fc from "fast-check"
+import { describe, expect, it } from "vitest"
+import * as Messages from "./Messages.ts"
+
+const record = (id: number, name: string) =>
+  JSON.stringify({
+    type: "RECORD",
+    record: { stream: "contacts", data: { match_id: `m-${id}`, name }, emitted_at: 1 },
+  })
+
+const read = (blocks: ReadonlyArray<Uint8Array | string>) =>
+  Effect.runPromise(
+    Stream.runCollect(Messages.fromReadable(Readable.from(blocks, { objectMode: true }))),
+  ).then((messages) =>
+    Chunk.toReadonlyArray(messages).map((message) =>
+      message.type === "RECORD" ? (message.record.data as { name: string }).name : message.type,
+    ),
+  )
+
+describe("Messages.fromReadable", () => {
+  it("reads the same messages however the bytes are cut into blocks", async () => {
+    const names = ["plain", "é ü ß", "日本語", "emoji 😀 here", 'quote " and \\ backslash']
+    const text = `\uFEFF${names.map((name, id) => record(id, name)).join("\r\n")}\n\n${record(9, "last, no newline")}`
+    const bytes = Buffer.from(text, "utf8")
+    await fc.assert(
+      fc.asyncProperty(
+        fc.uniqueArray(fc.integer({ min: 1, max: bytes.length - 1 }), { maxLength: 12 }),
+        async (cuts) => {
+          const points = [0, ...[...cuts].sort((a, b) => a - b), bytes.length]
+          const blocks = points
+            .slice(1)
+            .map((end, index) => Uint8Array.from(bytes.subarray(points[index], end)))
+          expect(await read(blocks)).toEqual([...names, "last, no newline"])
+        },
+      ),
+      { numRuns: 200 },
+    )
+  })
+
+  it("reports a line that is not JSON with its position", async () => {
+    const error = await Effect.runPromise(
+      Effect.flip(Stream.runDrain(Messages.fromReadable(Readable.from([`${record(1, "a")}\nnot json\n`])))),
+    )
+    expect(error.position).toBe(2)
+    expect(error.reason).toContain("not JSON")
+  })
+})
