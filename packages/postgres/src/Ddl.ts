@@ -77,7 +77,7 @@ export const createTableSql = (schema: string, table: TableShape): string => {
   const dropForeignKey =
     table.parent === undefined
       ? ""
-      : `\nALTER TABLE ${qualified(schema, table.name)} DROP CONSTRAINT IF EXISTS ${ident(`${table.name}_${table.parent.columns.join("_")}_fkey`)};`
+      : `\nALTER TABLE ${qualified(schema, table.name)} DROP CONSTRAINT IF EXISTS ${ident(`${table.name}_${table.parent.key}_fkey`)};`
   return `${create}\n${additions}${dropForeignKey}`
 }
 

@@ -26,8 +26,7 @@ export interface ChildSource<R, I> {
 
 export interface ChildMapping<R> {
   readonly table: TableShape
-  /** The child's columns that hold its parent's primary key (same names as the parent's). */
-  /** The child column holding its parent's (single-column) key; the batch key is its value. */
+  /** The child column holding its parent's key (`table.parent.key`); the batch key is its value. */
   readonly parentKey: string
   readonly lines: (record: R) => ReadonlyArray<string>
 }
@@ -50,16 +49,14 @@ export interface StreamMapping {
 const typesOf = (table: TableShape): ReadonlyArray<ColumnType> => table.columns.map((column) => column.type)
 
 export const child = <R, I>(spec: {
-  readonly table: Table<ChildSource<R, I>>
-  /** The child column holding its parent's (single-column) key; the batch key is its value. */
-  readonly parentKey: string
+  readonly table: Table<ChildSource<R, I>> & { readonly parent: NonNullable<TableShape["parent"]> }
   readonly items: (record: R) => ReadonlyArray<I> | null | undefined
 }): ChildMapping<R> => {
   const types = typesOf(spec.table)
   const values = spec.table.columns.map((column) => column.value)
   return {
     table: spec.table,
-    parentKey: spec.parentKey,
+    parentKey: spec.table.parent.key,
     lines: (record) => {
       const items = spec.items(record)
       if (items === null || items === undefined || items.length === 0) return []

@@ -14,7 +14,8 @@ import type { StreamMapping } from "./Mapping.ts"
 import { ident, qualified } from "./Sql.ts"
 import type { TableShape } from "./Table.ts"
 
-const stageOf = (table: TableShape): string => `pg_temp.${ident(`_salesintel_stage_${table.name}`)}`
+const stageName = (table: TableShape): string => ident(`_salesintel_stage_${table.name}`)
+const stageOf = (table: TableShape): string => `pg_temp.${stageName(table)}`
 const columnsOf = (table: TableShape): ReadonlyArray<string> =>
   table.columns.map((column) => ident(column.name))
 
@@ -30,7 +31,7 @@ export const prepare = (mapping: StreamMapping): Effect.Effect<void, DatabaseErr
       stagedTables(mapping)
         .map(
           (table) =>
-            `CREATE TEMP TABLE IF NOT EXISTS ${ident(`_salesintel_stage_${table.name}`)} (${table.columns
+            `CREATE TEMP TABLE IF NOT EXISTS ${stageName(table)} (${table.columns
               .map((column) => `${ident(column.name)} ${column.type}`)
               .join(", ")});\nTRUNCATE ${stageOf(table)};`,
         )

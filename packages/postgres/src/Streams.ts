@@ -91,7 +91,7 @@ export const contacts: StreamMapping = defineStream({
         name: "contact_phones",
         doc: "one row per entry of a contact's phone_numbers, replaced whenever the contact is",
         primaryKey: ["match_id", "position"],
-        parent: { table: "contacts", columns: ["match_id"] },
+        parent: { table: "contacts", key: "match_id" },
         columns: [
           column("match_id", "text", "contacts.match_id", (s) => s.record.match_id, { notNull: true }),
           column("position", "integer", "0-based position in phone_numbers", (s) => s.position, {
@@ -101,7 +101,6 @@ export const contacts: StreamMapping = defineStream({
           column("value", "text", "the number as sent", (s) => s.item.value),
         ],
       },
-      parentKey: "match_id",
       items: (record) => record.phone_numbers,
     }),
   ],
@@ -152,7 +151,7 @@ export const companies: StreamMapping = defineStream({
         name: "company_technologies",
         doc: "one row per technology of a company, replaced whenever the company is",
         primaryKey: ["company_id", "position"],
-        parent: { table: "companies", columns: ["company_id"] },
+        parent: { table: "companies", key: "company_id" },
         columns: [
           column("company_id", "bigint", "companies.company_id", (s) => s.record.company_id, {
             notNull: true,
@@ -172,7 +171,6 @@ export const companies: StreamMapping = defineStream({
           ),
         ],
       },
-      parentKey: "company_id",
       items: (record) => record.technologies,
     }),
   ],

@@ -37,8 +37,11 @@ export interface TableShape {
   readonly doc: string
   readonly columns: ReadonlyArray<ColumnShape>
   readonly primaryKey: ReadonlyArray<string>
-  /** A child table's parent (no foreign key: the loader replaces and deletes children with their parent). */
-  readonly parent?: { readonly table: string; readonly columns: ReadonlyArray<string> }
+  /**
+   * A child table's parent and the column holding the parent's (single-column) key, named as in
+   * the parent. No foreign key: the loader replaces and deletes children with their parent.
+   */
+  readonly parent?: { readonly table: string; readonly key: string }
 }
 
 export interface Table<S> extends TableShape {

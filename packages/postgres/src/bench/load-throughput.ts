@@ -4,12 +4,12 @@
  * several ways, each in its own process (run with the node flags of the `salesintel-pg` command,
  * read from its shebang) so each peak RSS is its own:
  *   - bulk path into the local Postgres (COPY into staging + one upsert per batch),
- *   - the same batches' database work alone: records mapped first, only the merge statements and
- *     commits timed (the ceiling of one connection, whatever the JavaScript side costs),
+ *   - the same batches' database work alone: records mapped first, only the database's calls timed,
+ *     by kind (the ceiling of one connection, whatever the JavaScript side costs),
  *   - row-by-row baseline into the local Postgres (INSERT ... ON CONFLICT per contact, DELETE and
  *     INSERT per phone, committed at each STATE like the bulk path),
- *   - bulk path into file-backed PGlite, created (initdb, ~800 MB for a few seconds, once per
- *     database) in a process of its own first, so that the load's figures are the load's.
+ *   - bulk path into file-backed PGlite, and its database work alone; the database is created
+ *     (initdb, once per database) in a process of its own first, so the load's figures are its own.
  * `node dist/bench/load-throughput.js generate FILE` only writes the input.
  * `BENCH_RECORDS` changes the count; `DATABASE_URL` the server; `BENCH_SKIP_ROWS=1` skips the
  * slow row-by-row baseline.
@@ -23,7 +23,7 @@ import { Contact } from "@salesintel/core"
 import { Effect, Layer, Schema, Stream } from "effect"
 import pg from "pg"
 import { Builder } from "../Batch.ts"
-import { Database } from "../Database.ts"
+import { Database, type DatabaseService } from "../Database.ts"
 import * as Ddl from "../Ddl.ts"
 import * as Loader from "../Loader.ts"
 import * as Merge from "../Merge.ts"
@@ -110,9 +110,17 @@ const fresh = Effect.flatMap(Database, (db) =>
 
 const bulk = (file: string) => Loader.load(Messages.fromFile(file), { schema }).pipe(Effect.asVoid)
 
+/** Seconds the database took, in all and per kind of call. */
+interface DatabaseTime {
+  readonly copy: number
+  readonly merge: number
+  readonly commit: number
+}
+
 /**
  * The database's share alone: the bulk path's batches, mapped before the clock runs for each, and
- * only their merge (COPYs, upsert, children) and the commits timed. Returns those seconds.
+ * only the database's calls timed, by kind: the COPYs into staging, the merge statements (upsert,
+ * children), the commits.
  */
 const databaseOnly = (file: string) =>
   Effect.gen(function* () {
@@ -120,24 +128,39 @@ const databaseOnly = (file: string) =>
     const contacts = mappings.get("contacts")
     if (contacts === undefined) return yield* Effect.dieMessage("no contacts mapping")
     for (const mapping of mappings.values()) yield* Merge.prepare(mapping)
-    let seconds = 0
-    const timed = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
-      Effect.gen(function* () {
-        const started = performance.now()
-        const result = yield* effect
-        seconds += (performance.now() - started) / 1000
-        return result
-      })
+    const time = { copy: 0, merge: 0, commit: 0 }
+    const timed =
+      <Args extends ReadonlyArray<unknown>, A, E>(
+        run: (...args: Args) => Effect.Effect<A, E>,
+        kind: (...args: Args) => keyof DatabaseTime,
+      ) =>
+      (...args: Args) =>
+        Effect.suspend(() => {
+          const started = performance.now()
+          return Effect.ensuring(
+            run(...args),
+            Effect.sync(() => {
+              time[kind(...args)] += (performance.now() - started) / 1000
+            }),
+          )
+        })
+    const exec = timed(db.exec, (sql) => (/^(BEGIN|COMMIT)/.test(sql) ? "commit" : "merge"))
+    const clocked: DatabaseService = {
+      ...db,
+      exec,
+      query: timed(db.query, () => "merge"),
+      copyIn: timed(db.copyIn, () => "copy"),
+    }
     let builder = new Builder(contacts.children.length)
     const flush = Effect.suspend(() => {
       const batch = builder.close()
       builder = new Builder(contacts.children.length)
-      return timed(Merge.mergeBatch(schema, contacts, batch, "append_dedup"))
-    })
-    yield* timed(db.exec("BEGIN"))
+      return Merge.mergeBatch(schema, contacts, batch, "append_dedup")
+    }).pipe(Effect.provideService(Database, clocked))
+    yield* exec("BEGIN")
     yield* Messages.fromFile(file).pipe(
       Stream.runForEach((message) => {
-        if (message.type === "STATE") return Effect.zipRight(flush, timed(db.exec("COMMIT; BEGIN")))
+        if (message.type === "STATE") return Effect.zipRight(flush, exec("COMMIT; BEGIN"))
         if (message.type !== "RECORD") return Effect.void
         const mapped = contacts.map(message.record.data)
         if (mapped._tag === "Left") return Effect.dieMessage(mapped.left.description)
@@ -145,8 +168,8 @@ const databaseOnly = (file: string) =>
         return builder.size >= 5_000 ? flush : Effect.void
       }),
     )
-    yield* timed(db.exec("COMMIT"))
-    return seconds
+    yield* exec("COMMIT")
+    return time satisfies DatabaseTime
   })
 
 const decodeContact = Schema.decodeUnknownSync(Contact.Contact)
@@ -232,13 +255,16 @@ const phase = async (name: string, file: string, pgliteDir: string) => {
     process.stdout.write(`${JSON.stringify({ seconds, contacts: 0, phones: 0, peakRssMb })}\n`)
     return
   }
-  const target = name === "pglite" ? "pglite" : "pg"
+  const target = name.startsWith("pglite") ? "pglite" : "pg"
   const program = Effect.gen(function* () {
     yield* fresh
     const started = performance.now()
     let seconds: number
-    if (name === "pg-db-only") seconds = yield* databaseOnly(file)
-    else {
+    let databaseTime: DatabaseTime | undefined
+    if (name.endsWith("db-only")) {
+      databaseTime = yield* databaseOnly(file)
+      seconds = databaseTime.copy + databaseTime.merge + databaseTime.commit
+    } else {
       yield* name === "pg-rows" ? rowByRow(file) : bulk(file)
       seconds = (performance.now() - started) / 1000
     }
@@ -247,7 +273,7 @@ const phase = async (name: string, file: string, pgliteDir: string) => {
       `SELECT (SELECT count(*) FROM ${qualified(schema, "contacts")})::int AS contacts, (SELECT count(*) FROM ${qualified(schema, "contact_phones")})::int AS phones`,
     )
     if (target === "pg") yield* db.exec(`DROP SCHEMA IF EXISTS ${ident(schema)} CASCADE`)
-    return { seconds, contacts: Number(row?.contacts), phones: Number(row?.phones) }
+    return { seconds, databaseTime, contacts: Number(row?.contacts), phones: Number(row?.phones) }
   })
   const result = await Effect.runPromise(
     program.pipe(Effect.provide(Layer.orDie(layerFor(target, pgliteDir)))),
@@ -258,6 +284,7 @@ const phase = async (name: string, file: string, pgliteDir: string) => {
 
 interface PhaseResult {
   readonly seconds: number
+  readonly databaseTime?: DatabaseTime
   readonly contacts: number
   readonly phones: number
   readonly peakRssMb: number
@@ -302,6 +329,13 @@ const main = async () => {
             9,
           )}  ${result.seconds.toFixed(1).padStart(8)}  ${String(result.contacts).padStart(9)}  ${String(result.phones).padStart(7)}  ${result.peakRssMb.toFixed(0).padStart(6)} MB`,
       )
+      const parts = result.databaseTime
+      if (parts !== undefined) {
+        const micros = (seconds: number) => `${((seconds * 1e6) / result.contacts).toFixed(0)} µs`
+        console.log(
+          `${"".padEnd(34)} per contact: COPYs ${micros(parts.copy)}, merge statements ${micros(parts.merge)}, commits ${micros(parts.commit)}`,
+        )
+      }
       return result.contacts / result.seconds
     }
     const bulkRate = report("postgres: COPY + upsert (bulk)", runPhase("pg-bulk", file, ""))
@@ -315,6 +349,7 @@ const main = async () => {
       `${"pglite: create the database (once)".padEnd(34)} ${"-".padStart(9)}  ${created.seconds.toFixed(1).padStart(8)}  ${"".padStart(9)}  ${"".padStart(7)}  ${created.peakRssMb.toFixed(0).padStart(6)} MB`,
     )
     report("pglite (file): COPY + upsert", runPhase("pglite", file, join(dir, "pglite")))
+    report("pglite: its database work alone", runPhase("pglite-db-only", file, join(dir, "pglite")))
   } finally {
     rmSync(dir, { recursive: true, force: true })
   }
