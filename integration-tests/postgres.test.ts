@@ -3,6 +3,7 @@
  * `salesintel sync` takes): every stream lands, the saved state feeds an incremental rerun that
  * buys nothing, and the run is recorded.
  */
+import { Catalog } from "@salesintel/airbyte"
 import { Database, Loader, PGliteDatabase, Runs, State } from "@salesintel/postgres"
 import { type Sandbox, startSandbox } from "@salesintel/sandbox"
 import { Commands } from "@salesintel/source"
@@ -54,7 +55,7 @@ describe("source -> loader in process", () => {
       const state = yield* State.read(schema)
       const summary = yield* Loader.load(Commands.read({ config, catalog, state }), {
         schema,
-        syncModes: Loader.syncModesOf(catalog),
+        syncModes: Catalog.destinationSyncModes(catalog),
       })
       const runId = yield* Runs.start(schema)
       yield* Runs.finish(schema, runId, { status: "succeeded", streams: {} })

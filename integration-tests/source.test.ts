@@ -8,11 +8,12 @@ import { execFile } from "node:child_process"
 import { mkdtempSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
+import { type Message, Streams } from "@salesintel/airbyte"
 import { type Sandbox, startSandbox } from "@salesintel/sandbox"
-import { Commands, type Protocol } from "@salesintel/source"
+import { Commands } from "@salesintel/source"
 import { Effect, Either, Stream } from "effect"
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest"
-import { messageProblems } from "../packages/source/src/testing/AirbyteSchema.ts"
+import { messageProblems } from "../packages/airbyte/src/testing/AirbyteSchema.ts"
 
 let sandbox: Sandbox
 
@@ -46,18 +47,29 @@ const catalogOf = (streams: Record<string, "full_refresh" | "incremental">) => (
 })
 
 interface ReadResult {
-  readonly messages: ReadonlyArray<Protocol.Message>
+  readonly messages: ReadonlyArray<Message.Message>
   readonly records: (stream: string) => ReadonlyArray<Record<string, unknown>>
   /** The last STATE of each stream, as a --state file holds them. */
   readonly state: ReadonlyArray<unknown>
-  readonly trace: Protocol.TraceErrorMessage | undefined
+  readonly trace: Message.TraceErrorMessage | undefined
   readonly logs: ReadonlyArray<string>
 }
 
 const read = async (config: unknown, catalog: unknown, state?: unknown): Promise<ReadResult> => {
   const chunk = await Effect.runPromise(Stream.runCollect(Commands.read({ config, catalog, state })))
   const messages = [...chunk]
-  for (const message of messages) expect(messageProblems(message)).toEqual([])
+  for (const message of messages) {
+    expect(messageProblems(message)).toEqual([])
+    // In process, every record carries the value the core decoded, by its own stream's entry, so
+    // the loader never decodes it again; and that value is what decoding its data gives.
+    if (message.type === "RECORD") {
+      const entry: Streams.StreamEntry<unknown> | undefined = Streams.all.find(
+        (candidate) => candidate.name === message.record.stream,
+      )
+      expect(message.decoded?.stream).toBe(entry)
+      expect(message.decoded?.value).toEqual(Either.getOrThrow(entry!.decode(message.record.data)))
+    }
+  }
   const lastState = new Map<string, unknown>()
   for (const message of messages)
     if (message.type === "STATE") lastState.set(message.state.stream.stream_descriptor.name, message.state)
@@ -66,7 +78,7 @@ const read = async (config: unknown, catalog: unknown, state?: unknown): Promise
     records: (stream) =>
       messages.flatMap((m) => (m.type === "RECORD" && m.record.stream === stream ? [m.record.data] : [])),
     state: [...lastState.values()],
-    trace: messages.find((m): m is Protocol.TraceErrorMessage => m.type === "TRACE"),
+    trace: messages.find((m): m is Message.TraceErrorMessage => m.type === "TRACE"),
     logs: messages.flatMap((m) => (m.type === "LOG" ? [m.log.message] : [])),
   }
 }
@@ -89,11 +101,22 @@ describe("source-salesintel against the sandbox", () => {
     const bin = join(import.meta.dirname, "../packages/source/dist/bin.js")
     // Asynchronous on purpose: the sandbox answers from this process's event loop.
     const run = (args: ReadonlyArray<string>) =>
-      new Promise<{ status: number; messages: Array<Protocol.Message> }>((resolve) => {
+      new Promise<{ status: number; messages: Array<Message.Message> }>((resolve) => {
         execFile(process.execPath, [bin, ...args], { timeout: 60_000 }, (error, stdout) => {
           const lines = stdout.split("\n").filter((line) => line.length > 0)
-          const messages = lines.map((line) => JSON.parse(line) as Protocol.Message)
-          for (const message of messages) expect(messageProblems(message)).toEqual([])
+          const messages = lines.map((line) => JSON.parse(line) as Message.Message)
+          for (const message of messages) {
+    expect(messageProblems(message)).toEqual([])
+    // In process, every record carries the value the core decoded, by its own stream's entry, so
+    // the loader never decodes it again; and that value is what decoding its data gives.
+    if (message.type === "RECORD") {
+      const entry: Streams.StreamEntry<unknown> | undefined = Streams.all.find(
+        (candidate) => candidate.name === message.record.stream,
+      )
+      expect(message.decoded?.stream).toBe(entry)
+      expect(message.decoded?.value).toEqual(Either.getOrThrow(entry!.decode(message.record.data)))
+    }
+  }
           resolve({ status: error === null ? 0 : Number(error.code ?? 1), messages })
         })
       })
@@ -253,7 +276,7 @@ describe("source-salesintel against the sandbox", () => {
     expect(beforeTrace?.type).toBe("STATE")
     const known = Object.values(
       (
-        (beforeTrace as Protocol.StreamStateMessage).state.stream.stream_state as {
+        (beforeTrace as Message.StateMessage).state.stream.stream_state as {
           known: Record<string, string[]>
         }
       ).known,

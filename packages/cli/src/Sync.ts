@@ -4,9 +4,10 @@
  * STATE commits with the data before it, and the run is recorded in `_sync_runs` with the records
  * and credits of every stream.
  */
+import { Catalog, type Message, Streams } from "@salesintel/airbyte"
 import { CreditBudget } from "@salesintel/core"
 import { type Database, Ddl, Loader, Runs, State } from "@salesintel/postgres"
-import { Catalog, Commands, type Protocol } from "@salesintel/source"
+import { Commands } from "@salesintel/source"
 import { Data, Effect, Either, Stream } from "effect"
 import { type Counts, Reporter } from "./Progress.ts"
 
@@ -47,17 +48,15 @@ export const sync = (
   options: SyncOptions,
 ): Effect.Effect<
   SyncOutcome,
-  SyncConfigError | Database.DatabaseError | Ddl.SchemaTooNew,
+  SyncConfigError | Database.DatabaseError | Ddl.SchemaTooNew | State.InvalidSavedState,
   Database.Database
 > =>
   Effect.gen(function* () {
-    const names = options.streams ?? Catalog.definitions.map((definition) => definition.name)
-    const unknown = names.filter(
-      (name) => !Catalog.definitions.some((definition) => definition.name === name),
-    )
+    const names = options.streams ?? Streams.names
+    const unknown = names.filter((name) => !Streams.isStreamName(name))
     if (unknown.length > 0)
       return yield* new SyncConfigError({
-        description: `unknown stream ${unknown.join(", ")} in --streams (streams: ${Catalog.definitions.map((d) => d.name).join(", ")})`,
+        description: `unknown stream ${unknown.join(", ")} in --streams (streams: ${Streams.names.join(", ")})`,
       })
     // Incremental wherever a stream supports it: that is what saves credits run after run.
     const catalog = Catalog.configuredAll("incremental", names)
@@ -84,7 +83,7 @@ export const sync = (
       creditBudget: config.credit_budget,
       elapsedMillis: Date.now() - started,
     })
-    const logLine = (message: Protocol.LogMessage | Protocol.TraceErrorMessage) =>
+    const logLine = (message: Message.LogMessage | Message.TraceErrorMessage) =>
       Effect.sync(() => {
         const text =
           message.type === "LOG"
@@ -113,7 +112,7 @@ export const sync = (
       )
       return yield* Loader.load(messages, {
         schema: options.schema,
-        syncModes: Loader.syncModesOf(catalog),
+        syncModes: Catalog.destinationSyncModes(catalog),
         ensureSchema: false,
         onMessage: logLine,
         onStateCommitted: () =>

@@ -6,7 +6,7 @@
  */
 import { readFile, rm } from "node:fs/promises"
 import { fileURLToPath } from "node:url"
-import { PGliteDatabase, Sql } from "@salesintel/postgres"
+import { PGliteDatabase, Sql, Tables } from "@salesintel/postgres"
 import { startSandbox } from "@salesintel/sandbox"
 import { Effect } from "effect"
 import * as Query from "./Query.ts"
@@ -25,18 +25,10 @@ const main = async () => {
     await rm(directory, { recursive: true, force: true })
     const program = Effect.gen(function* () {
       const outcome = yield* Sync.sync({ config, schema, progress: process.stderr })
-      const tables = [
-        "contacts",
-        "contact_phones",
-        "companies",
-        "company_technologies",
-        "taxonomy_categories",
-        "taxonomy_products",
-      ]
       const counts = yield* Query.sql(
         schema,
-        tables
-          .map((table) => `SELECT '${table}' AS "table", count(*) AS rows FROM ${Sql.ident(table)}`)
+        Tables.allTables
+          .map((table) => `SELECT '${table.name}' AS "table", count(*) AS rows FROM ${Sql.ident(table.name)}`)
           .join(" UNION ALL "),
       )
       const top = yield* Query.sql(

@@ -6,8 +6,12 @@
  */
 
 import { jsonText, stripNul } from "./Nul.ts"
-import { JsonText } from "./RawJson.ts"
 import type { ColumnType } from "./Table.ts"
+
+/** JSON text to write into a jsonb cell as it is (already checked clean: see RecordLine). */
+export class JsonText {
+  constructor(readonly text: string) {}
+}
 
 const specials = /[\\\t\n\r\0]/
 const specialsGlobal = /[\\\t\n\r\0]/g
@@ -48,14 +52,4 @@ export const encodeCell = (type: ColumnType, value: unknown): string => {
     case "jsonb":
       return escapeField(value instanceof JsonText ? value.text : jsonText(value))
   }
-}
-
-/** A row as one COPY line (without the newline). */
-export const encodeRow = (types: ReadonlyArray<ColumnType>, values: ReadonlyArray<unknown>): string => {
-  let line = ""
-  for (let index = 0; index < types.length; index++) {
-    if (index > 0) line += "\t"
-    line += encodeCell(types[index]!, values[index])
-  }
-  return line
 }

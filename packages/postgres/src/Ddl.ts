@@ -1,6 +1,6 @@
 /**
  * Creates and migrates the schema, idempotently. Tables are generated from their descriptions
- * (Streams.ts, Bookkeeping.ts): CREATE TABLE IF NOT EXISTS, then ADD COLUMN IF NOT EXISTS for
+ * (Tables.ts, Bookkeeping.ts): CREATE TABLE IF NOT EXISTS, then ADD COLUMN IF NOT EXISTS for
  * every column, so a newer version's columns are added to existing tables without touching their
  * rows. Changes that are not additive go into `migrations`, applied once each and recorded in
  * `_schema_version`; a database migrated by a newer version than this one is refused.
@@ -10,8 +10,8 @@ import { runsTable, schemaVersionTable, stateTable } from "./Bookkeeping.ts"
 import { Database, type DatabaseError, transaction } from "./Database.ts"
 import { historyOf } from "./History.ts"
 import { ident, qualified } from "./Sql.ts"
-import { mappings } from "./Streams.ts"
 import { type ColumnShape, syncedAt, type TableShape } from "./Table.ts"
+import { allMappings } from "./Tables.ts"
 import { views } from "./Views.ts"
 
 export class SchemaTooNew extends Data.TaggedError("SchemaTooNew")<{
@@ -39,7 +39,7 @@ export const currentVersion = Math.max(...migrations.map((migration) => migratio
 
 /** The data tables (parents before their children), then the bookkeeping tables. */
 export const tables: ReadonlyArray<TableShape> = [
-  ...[...mappings.values()].flatMap((mapping) => [
+  ...allMappings.flatMap((mapping) => [
     { ...mapping.table, columns: [...mapping.table.columns, syncedAt] },
     historyOf(mapping.table),
     ...mapping.children.map((child) => ({ ...child.table, columns: [...child.table.columns, syncedAt] })),

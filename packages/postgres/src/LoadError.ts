@@ -1,6 +1,7 @@
 /**
  * Why a load stops on its input (database failures are DatabaseError). `position` is the 1-based
- * index of the message in the input: the line number when it comes from a JSON-lines file.
+ * index of the message in the input: the line number when it comes from a JSON-lines file. A line
+ * that is no protocol message at all is the reader's error (Ndjson.InvalidMessage).
  */
 import { Data } from "effect"
 
@@ -27,14 +28,4 @@ export class InvalidRecord extends Data.TaggedError("InvalidRecord")<{
   }
 }
 
-/** A line that is not a protocol message the loader understands (JSON-lines input only). */
-export class InvalidMessage extends Data.TaggedError("InvalidMessage")<{
-  readonly position: number
-  readonly reason: string
-}> {
-  override get message(): string {
-    return `message ${this.position}: ${this.reason}`
-  }
-}
-
-export type LoadError = UnknownStream | InvalidRecord | InvalidMessage
+export type LoadError = UnknownStream | InvalidRecord

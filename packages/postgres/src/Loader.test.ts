@@ -3,7 +3,7 @@
  * typed rows and views, idempotent reloads, child rows replaced, the sync modes, the
  * state/transaction guarantee, bad input, odd schema names and hostile values.
  */
-import type { Protocol } from "@salesintel/source"
+import type { Message } from "@salesintel/airbyte"
 import { Effect, Stream } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import * as Ddl from "./Ddl.ts"
@@ -27,7 +27,7 @@ describe.each(all.map((backend): [string, Backend] => [backend.name, backend]))(
       await env?.close()
     })
 
-    const load = (messages: ReadonlyArray<Protocol.Message>, options: Loader.LoadOptions = {}) =>
+    const load = (messages: ReadonlyArray<Message.Message>, options: Loader.LoadOptions = {}) =>
       env.run(Loader.load(Stream.fromIterable(messages), { schema: env.schema, ...options }))
     const table = (name: string) => qualified(env.schema, name)
     const count = async (name: string, where = "true") =>
@@ -219,7 +219,7 @@ describe.each(all.map((backend): [string, Backend] => [backend.name, backend]))(
     it("an overwrite interrupted by a source error keeps the old rows until a later one completes", async () => {
       await reset()
       await load([record("companies", company(1)), state("companies", {})])
-      const trace: Protocol.TraceErrorMessage = {
+      const trace: Message.TraceErrorMessage = {
         type: "TRACE",
         trace: { type: "ERROR", emitted_at: 1, error: { message: "boom", failure_type: "transient_error" } },
       }

@@ -9,7 +9,7 @@
  * (records after the last STATE are rolled back and counted as uncommitted). LOG and TRACE
  * messages go to `onMessage`; TRACE errors also to the summary.
  */
-import type { Protocol } from "@salesintel/source"
+import { type Catalog, type Message, Streams } from "@salesintel/airbyte"
 import { Chunk, Duration, Effect, Either, Stream } from "effect"
 import * as Batch from "./Batch.ts"
 import { stateTable } from "./Bookkeeping.ts"
@@ -20,7 +20,7 @@ import type { StreamMapping } from "./Mapping.ts"
 import * as Merge from "./Merge.ts"
 import { defaultSchema, ident, qualified } from "./Sql.ts"
 import * as State from "./State.ts"
-import { mappings } from "./Streams.ts"
+import { allMappings, mappingOf } from "./Tables.ts"
 
 export interface LoadOptions {
   /** Default `salesintel`. */
@@ -29,7 +29,7 @@ export interface LoadOptions {
    * Each stream's destination sync mode (from the configured catalog). A stream not named here
    * uses append_dedup (every stream has a primary key).
    */
-  readonly syncModes?: Readonly<Record<string, Protocol.DestinationSyncMode>>
+  readonly syncModes?: Catalog.DestinationSyncModes
   /** Messages per group (and so at most records per batch). Default 5,000. */
   readonly batchSize?: number
   /** A group also closes after this long. Default 1 second. */
@@ -38,10 +38,10 @@ export interface LoadOptions {
   readonly ensureSchema?: boolean
   /** LOG and TRACE messages of the input, in order. */
   readonly onMessage?: (
-    message: Protocol.LogMessage | Protocol.TraceErrorMessage,
+    message: Message.LogMessage | Message.TraceErrorMessage,
   ) => Effect.Effect<void, never, never>
   /** Called after each STATE has committed with its data (a destination would now emit it). */
-  readonly onStateCommitted?: (message: Protocol.StreamStateMessage) => Effect.Effect<void, never, never>
+  readonly onStateCommitted?: (message: Message.StateMessage) => Effect.Effect<void, never, never>
 }
 
 export interface StreamSummary {
@@ -57,7 +57,7 @@ export interface LoadSummary {
   batches: number
   /** Records after the last STATE, rolled back because no state followed them. */
   uncommittedRecords: number
-  readonly sourceErrors: Array<Protocol.TraceErrorMessage>
+  readonly sourceErrors: Array<Message.TraceErrorMessage>
   /** Overwrite streams whose rows from earlier syncs were deleted at the end. */
   readonly overwritten: Array<string>
 }
@@ -70,25 +70,18 @@ interface Planned {
 /** What the plan stage hands the write stage, in input order. */
 type Job =
   | { readonly _tag: "Batch"; readonly mapping: StreamMapping; readonly batch: Batch.Closed }
-  | { readonly _tag: "State"; readonly message: Protocol.StreamStateMessage }
-  | { readonly _tag: "Notify"; readonly message: Protocol.LogMessage | Protocol.TraceErrorMessage }
+  | { readonly _tag: "State"; readonly message: Message.StateMessage }
+  | { readonly _tag: "Notify"; readonly message: Message.LogMessage | Message.TraceErrorMessage }
 
-export type SyncModes = Readonly<Record<string, Protocol.DestinationSyncMode>>
+export const syncModeOf = (
+  syncModes: Catalog.DestinationSyncModes | undefined,
+  stream: string,
+): Catalog.DestinationSyncMode => syncModes?.[stream] ?? "append_dedup"
 
-export const syncModeOf = (syncModes: SyncModes | undefined, stream: string): Protocol.DestinationSyncMode =>
-  syncModes?.[stream] ?? "append_dedup"
-
-/** Destination sync modes from a configured catalog (`{ streams: [{ stream: { name }, destination_sync_mode }] }`). */
-export const syncModesOf = (catalog: {
-  readonly streams: ReadonlyArray<{
-    readonly stream: { readonly name: string }
-    readonly destination_sync_mode: Protocol.DestinationSyncMode
-  }>
-}): SyncModes =>
-  Object.fromEntries(catalog.streams.map((entry) => [entry.stream.name, entry.destination_sync_mode]))
-
-const overwriteStreams = (syncModes: SyncModes | undefined): ReadonlyArray<StreamMapping> =>
-  [...mappings.values()].filter((mapping) => syncModeOf(syncModes, mapping.stream) === "overwrite")
+const overwriteStreams = (
+  syncModes: Catalog.DestinationSyncModes | undefined,
+): ReadonlyArray<StreamMapping> =>
+  allMappings.filter((mapping) => syncModeOf(syncModes, mapping.stream) === "overwrite")
 
 /** Marks the start of an overwrite (kept if an unfinished one already started: a resumed load keeps its rows). */
 const beginOverwrite = (schema: string, stream: string) =>
@@ -122,24 +115,23 @@ const finishOverwrite = (schema: string, mapping: StreamMapping) =>
     )
   })
 
+/** Why a load stops on a record of its input. */
+export type LoadFailure = UnknownStream | InvalidRecord
+
 /**
  * Loads `messages` into `options.schema`. Fails on the first record of an unknown stream or one
  * that does not decode (with its position and the bad value's path), or on a database error;
  * what committed before stays committed, with its state.
  */
 export const load = <E, R>(
-  messages: Stream.Stream<Protocol.Message, E, R>,
+  messages: Stream.Stream<Message.Message, E, R>,
   options: LoadOptions = {},
-): Effect.Effect<
-  LoadSummary,
-  E | DatabaseError | Ddl.SchemaTooNew | UnknownStream | InvalidRecord,
-  R | Database
-> =>
+): Effect.Effect<LoadSummary, E | DatabaseError | Ddl.SchemaTooNew | LoadFailure, R | Database> =>
   Effect.gen(function* () {
     const db = yield* Database
     const schema = options.schema ?? defaultSchema
     if (options.ensureSchema !== false) yield* Ddl.ensure(schema)
-    for (const mapping of mappings.values()) yield* Merge.prepare(mapping)
+    for (const mapping of allMappings) yield* Merge.prepare(mapping)
     const overwrites = overwriteStreams(options.syncModes)
     for (const mapping of overwrites) yield* beginOverwrite(schema, mapping.stream)
 
@@ -173,7 +165,7 @@ export const load = <E, R>(
     const batchSize = options.batchSize ?? 5_000
     const windowMillis = Duration.toMillis(options.batchWindow ?? Duration.seconds(1))
     // A bad record ends the plan, but the jobs before it (states included) still run first.
-    const plan = (group: Chunk.Chunk<Protocol.Message>): Planned => {
+    const plan = (group: Chunk.Chunk<Message.Message>): Planned => {
       const jobs: Array<Job> = []
       const closeBatches = () => {
         for (const [mapping, builder] of pending)
@@ -184,11 +176,11 @@ export const load = <E, R>(
       for (const message of group) {
         position++
         if (message.type === "RECORD") {
-          const { stream, data } = message.record
-          const mapping = mappings.get(stream)
+          const { stream } = message.record
+          const mapping = mappingOf(stream)
           if (mapping === undefined)
-            return { jobs, failure: new UnknownStream({ stream, position, known: [...mappings.keys()] }) }
-          const mapped = mapping.map(data)
+            return { jobs, failure: new UnknownStream({ stream, position, known: Streams.names }) }
+          const mapped = mapping.map(message)
           if (Either.isLeft(mapped))
             return { jobs, failure: new InvalidRecord({ stream, position, ...mapped.left }) }
           let builder = pending.get(mapping)

@@ -1,24 +1,29 @@
 /**
- * How a stream's records become rows: decode the record with the core's lenient schema, take each
- * column's value through its table description, and encode the row as a COPY line at once (a
- * batch then holds compact strings, not objects). Child tables (phones, technologies) get one row
- * per item of a list in the record, numbered by position.
+ * How a stream's records become rows: take the record as the source decoded it (in process) or
+ * decode it with its registry entry (from JSON lines), take each column's value through its table
+ * description, and encode the row as a COPY line at once (a batch then holds compact strings, not
+ * objects). Child tables (phones, technologies) get one row per item of a list in the record,
+ * numbered by position.
  */
-import { ParseIssue } from "@salesintel/core"
-import { Either, Schema } from "effect"
-import { encodeCell } from "./CopyText.ts"
-import { type Fast, miss } from "./FastDecode.ts"
-import type { ColumnType, Table, TableShape } from "./Table.ts"
+import { type Message, Streams } from "@salesintel/airbyte"
+import type { ParseIssue } from "@salesintel/core"
+import { Either } from "effect"
+import { encodeCell, JsonText } from "./CopyText.ts"
+import { type Column, type ColumnType, column, type Table, type TableShape } from "./Table.ts"
 
 /** A decoded record with its raw JSON (kept whole in `_raw`). */
 export interface Source<R> {
   readonly record: R
-  readonly raw: Readonly<Record<string, unknown>>
+  /** The record's data as received: the provider's JSON and the source's added fields. */
+  readonly raw: Message.JsonObject
+  /** `raw` as JSON text for a jsonb cell: the input line's text when it had one, else `raw`. */
+  readonly rawJson: JsonText | Message.JsonObject
 }
 
 /** One item of a record's list, for a child table. */
 export interface ChildSource<R, I> {
-  readonly record: R
+  /** The record the list belongs to. */
+  readonly parent: Source<R>
   readonly item: I
   /** 0-based position of the item in the record's list. */
   readonly position: number
@@ -28,7 +33,20 @@ export interface ChildMapping<R> {
   readonly table: TableShape
   /** The child column holding its parent's key (`table.parent.key`); the batch key is its value. */
   readonly parentKey: string
-  readonly lines: (record: R) => ReadonlyArray<string>
+  readonly lines: (parent: Source<R>) => ReadonlyArray<string>
+}
+
+/**
+ * A child table as described: one row per item of a list in the record, with its own columns. The
+ * parent's key column and the item's position are added in front, and are the child's key.
+ */
+export interface ChildTable<R, I> {
+  readonly name: string
+  readonly doc: string
+  /** The record's field that holds the list (named in the position column's doc). */
+  readonly list: string
+  readonly items: (record: R) => ReadonlyArray<I> | null | undefined
+  readonly columns: ReadonlyArray<Column<ChildSource<R, I>>>
 }
 
 /** A record mapped to COPY lines: its main row and, per child table, its child rows. */
@@ -39,34 +57,58 @@ export interface Mapped {
   readonly children: ReadonlyArray<ReadonlyArray<string>>
 }
 
-export interface StreamMapping {
-  readonly stream: string
+export interface StreamMapping<Name extends Streams.StreamName = Streams.StreamName> {
+  readonly stream: Name
   readonly table: TableShape
   readonly children: ReadonlyArray<Omit<ChildMapping<never>, "lines">>
-  readonly map: (data: unknown) => Either.Either<Mapped, ParseIssue.ParseIssue>
+  readonly map: (message: Message.RecordMessage) => Either.Either<Mapped, ParseIssue.ParseIssue>
 }
 
-const typesOf = (table: TableShape): ReadonlyArray<ColumnType> => table.columns.map((column) => column.type)
+const typesOf = (table: TableShape): ReadonlyArray<ColumnType> =>
+  table.columns.map((tableColumn) => tableColumn.type)
 
-export const child = <R, I>(spec: {
-  readonly table: Table<ChildSource<R, I>> & { readonly parent: NonNullable<TableShape["parent"]> }
-  readonly items: (record: R) => ReadonlyArray<I> | null | undefined
-}): ChildMapping<R> => {
-  const types = typesOf(spec.table)
-  const values = spec.table.columns.map((column) => column.value)
-  return {
-    table: spec.table,
-    parentKey: spec.table.parent.key,
-    lines: (record) => {
-      const items = spec.items(record)
-      if (items === null || items === undefined || items.length === 0) return []
-      const lines: Array<string> = new Array(items.length)
-      for (let position = 0; position < items.length; position++)
-        lines[position] = encodeLine(types, values, { record, item: items[position] as I, position })
-      return lines
-    },
+/**
+ * A child table, described for `defineStream`'s `children`: given its parent (which must have a
+ * single-column primary key), its full description and how its rows are made.
+ */
+export const child =
+  <R, I>(spec: ChildTable<R, I>) =>
+  (parent: Table<Source<R>>): ChildMapping<R> => {
+    const [keyName, ...more] = parent.primaryKey
+    const key = parent.columns.find((candidate) => candidate.name === keyName)
+    // Checked as the table descriptions load: a wrong description fails every test that loads them.
+    if (key === undefined || more.length > 0)
+      throw new Error(`${spec.name}: its parent ${parent.name} needs a single-column primary key`)
+    const table: Table<ChildSource<R, I>> = {
+      name: spec.name,
+      doc: spec.doc,
+      primaryKey: [key.name, "position"],
+      parent: { table: parent.name, key: key.name },
+      columns: [
+        column(key.name, key.type, `${parent.name}.${key.name}`, (s) => key.value(s.parent), {
+          notNull: true,
+        }),
+        column("position", "integer", `0-based position in ${spec.list}`, (s) => s.position, {
+          notNull: true,
+        }),
+        ...spec.columns,
+      ],
+    }
+    const types = typesOf(table)
+    const values = table.columns.map((tableColumn) => tableColumn.value)
+    return {
+      table,
+      parentKey: key.name,
+      lines: (parentSource) => {
+        const items = spec.items(parentSource.record)
+        if (items === null || items === undefined || items.length === 0) return []
+        const lines: Array<string> = new Array(items.length)
+        for (const [position, item] of items.entries())
+          lines[position] = encodeLine(types, values, { parent: parentSource, item, position })
+        return lines
+      },
+    }
   }
-}
 
 /** The source's row as one COPY line (without the newline). */
 const encodeLine = <S>(
@@ -82,43 +124,38 @@ const encodeLine = <S>(
   return cells.join("\t")
 }
 
-const isObject = (value: unknown): value is Readonly<Record<string, unknown>> =>
-  typeof value === "object" && value !== null && !Array.isArray(value)
-
-export const defineStream = <R, I>(spec: {
-  readonly stream: string
-  readonly schema: Schema.Schema<R, I>
-  readonly table: Table<Source<R>>
-  readonly key: (record: R) => string
-  readonly children: ReadonlyArray<ChildMapping<R>>
-  /**
-   * A hand-written decoder for records in the expected shape (FastDecode.ts): it returns the same
-   * value as the schema, or `miss` when unsure, and then the schema decodes (or reports the error).
-   */
-  readonly fast?: Fast<R>
-}): StreamMapping => {
-  const decode = Schema.decodeUnknownEither(spec.schema)
-  const fast = spec.fast
+export const defineStream = <Name extends Streams.StreamName, R>(spec: {
+  readonly stream: Streams.StreamEntry<R> & { readonly name: Name }
+  // R comes from the registry entry alone; the table, key and children are checked against it.
+  readonly table: Table<Source<NoInfer<R>>>
+  readonly key: (record: NoInfer<R>) => string
+  /** One child table per list in the record, built with `child`. */
+  readonly children?: ReadonlyArray<(parent: Table<Source<NoInfer<R>>>) => ChildMapping<NoInfer<R>>>
+}): StreamMapping<Name> => {
+  const entry = spec.stream
   const types = typesOf(spec.table)
-  const values = spec.table.columns.map((column) => column.value)
+  const values = spec.table.columns.map((tableColumn) => tableColumn.value)
+  const children = (spec.children ?? []).map((makeChild) => makeChild(spec.table))
   return {
-    stream: spec.stream,
+    stream: entry.name,
     table: spec.table,
-    children: spec.children.map(({ table, parentKey }) => ({ table, parentKey })),
-    map: (data) => {
-      if (!isObject(data)) return Either.left({ path: "(root)", description: "expected a JSON object" })
-      let record = fast === undefined ? miss : fast(data)
-      if (record === miss) {
-        const decoded = decode(data)
-        if (Either.isLeft(decoded)) return Either.left(ParseIssue.fromParseError(decoded.left))
+    children: children.map(({ table, parentKey }) => ({ table, parentKey })),
+    map: (message) => {
+      const { data } = message.record
+      // Decoded once: in process the source hands over its value; from a pipe, decode here.
+      let record: R
+      if (Streams.isDecodedBy(entry, message.decoded)) record = message.decoded.value
+      else {
+        const decoded = entry.decode(data)
+        if (Either.isLeft(decoded)) return Either.left(decoded.left)
         record = decoded.right
       }
-      const decodedRecord: R = record
-      const source: Source<R> = { record: decodedRecord, raw: data }
+      const rawJson = message.dataText === undefined ? data : new JsonText(message.dataText)
+      const source: Source<R> = { record, raw: data, rawJson }
       return Either.right({
-        key: spec.key(decodedRecord),
+        key: spec.key(record),
         line: encodeLine(types, values, source),
-        children: spec.children.map((childMapping) => childMapping.lines(decodedRecord)),
+        children: children.map((childMapping) => childMapping.lines(source)),
       })
     },
   }

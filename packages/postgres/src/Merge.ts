@@ -5,7 +5,7 @@
  * loader's open transaction; nothing here commits.
  */
 
-import type { Protocol } from "@salesintel/source"
+import type { Catalog } from "@salesintel/airbyte"
 import { Effect } from "effect"
 import type { Closed } from "./Batch.ts"
 import { Database, type DatabaseError } from "./Database.ts"
@@ -71,7 +71,7 @@ export const mergeBatch = (
   schema: string,
   mapping: StreamMapping,
   batch: Closed,
-  mode: Protocol.DestinationSyncMode,
+  mode: Catalog.DestinationSyncMode,
 ): Effect.Effect<void, DatabaseError, Database> =>
   Effect.gen(function* () {
     if (batch.rowCount === 0) return

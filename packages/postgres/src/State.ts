@@ -1,17 +1,13 @@
 /**
  * `_state`: each stream's latest committed state, and reading it back in the form the source's
- * --state takes (an array of per-stream STATE payloads).
+ * --state takes (an array of per-stream states, StreamState.SavedStreamState).
  */
-import { Effect } from "effect"
+import { Message, StreamState } from "@salesintel/airbyte"
+import { Data, Effect, Either, Schema } from "effect"
 import { stateTable } from "./Bookkeeping.ts"
 import { Database, type DatabaseError } from "./Database.ts"
 import { jsonText } from "./Nul.ts"
 import { qualified } from "./Sql.ts"
-
-export interface StreamState {
-  readonly type: "STREAM"
-  readonly stream: { readonly stream_descriptor: { readonly name: string }; readonly stream_state: unknown }
-}
 
 /** Upserts a stream's state; the loader calls it inside the transaction that holds its data. */
 export const write = (
@@ -27,11 +23,25 @@ export const write = (
     ),
   )
 
+/** A saved state that is not a JSON object (edited by hand?): refused, never read as no state. */
+export class InvalidSavedState extends Data.TaggedError("InvalidSavedState")<{
+  readonly schema: string
+  readonly stream: string
+}> {
+  override get message(): string {
+    return `the saved state of stream ${this.stream} in ${this.schema}._state is not a JSON object; fix or delete that row`
+  }
+}
+
+const decodeBlob = Schema.decodeUnknownEither(Message.JsonObject)
+
 /**
  * Every stream's saved state, as the source's --state input (`Commands.read({ state })`). Empty
  * when nothing was loaded yet, including when the schema does not exist.
  */
-export const read = (schema: string): Effect.Effect<ReadonlyArray<StreamState>, DatabaseError, Database> =>
+export const read = (
+  schema: string,
+): Effect.Effect<ReadonlyArray<StreamState.SavedStreamState>, DatabaseError | InvalidSavedState, Database> =>
   Effect.gen(function* () {
     const db = yield* Database
     const [exists] = yield* db.query("SELECT to_regclass($1) IS NOT NULL AS present", [
@@ -41,13 +51,12 @@ export const read = (schema: string): Effect.Effect<ReadonlyArray<StreamState>, 
     const rows = yield* db.query(
       `SELECT stream, state::text AS state FROM ${qualified(schema, stateTable.name)} WHERE state IS NOT NULL ORDER BY stream`,
     )
-    return rows.map(
-      (row): StreamState => ({
-        type: "STREAM",
-        stream: {
-          stream_descriptor: { name: String(row.stream) },
-          stream_state: JSON.parse(String(row.state)),
-        },
-      }),
-    )
+    return yield* Effect.forEach(rows, (row) => {
+      const stream = String(row.stream)
+      const blob: unknown = JSON.parse(String(row.state))
+      return Either.match(decodeBlob(blob), {
+        onLeft: () => Effect.fail(new InvalidSavedState({ schema, stream })),
+        onRight: (state) => Effect.succeed(StreamState.saved(stream, state)),
+      })
+    })
   })

@@ -3,6 +3,11 @@
  * them). "Uses" means a company_technologies row whose in_use is not false.
  */
 import { qualified } from "./Sql.ts"
+import { named } from "./Tables.ts"
+
+const companies = named.companies.name
+const technologies = named.companyTechnologies.name
+const contacts = named.contacts.name
 
 export interface View {
   readonly name: string
@@ -15,8 +20,8 @@ const adoption = (name: string, columns: ReadonlyArray<string>, doc: string): Vi
   doc,
   sql: (schema) => `SELECT ${columns.map((column) => `t.${column}`).join(", ")},
   count(DISTINCT t.company_id) AS companies,
-  round(count(DISTINCT t.company_id)::numeric / nullif((SELECT count(*) FROM ${qualified(schema, "companies")}), 0), 4) AS share
-FROM ${qualified(schema, "company_technologies")} t
+  round(count(DISTINCT t.company_id)::numeric / nullif((SELECT count(*) FROM ${qualified(schema, companies)}), 0), 4) AS share
+FROM ${qualified(schema, technologies)} t
 WHERE t.in_use IS NOT FALSE
 GROUP BY ${columns.map((column) => `t.${column}`).join(", ")}`,
 })
@@ -42,8 +47,8 @@ export const views: ReadonlyArray<View> = [
     doc: "one row per contact and product their company uses: filter on product (and vendor)",
     sql: (schema) => `SELECT DISTINCT t.product, t.vendor, t.category, t.subcategory,
   c.match_id, c.display_name, c.job_title, c.job_level, c.job_department, c.email, c.company_id, c.company_name
-FROM ${qualified(schema, "company_technologies")} t
-JOIN ${qualified(schema, "contacts")} c ON c.company_id = t.company_id
+FROM ${qualified(schema, technologies)} t
+JOIN ${qualified(schema, contacts)} c ON c.company_id = t.company_id
 WHERE t.in_use IS NOT FALSE`,
   },
   {
@@ -52,7 +57,7 @@ WHERE t.in_use IS NOT FALSE`,
     sql: (
       schema,
     ) => `SELECT job_department, job_level, count(*) AS contacts, count(DISTINCT company_id) AS companies
-FROM ${qualified(schema, "contacts")}
+FROM ${qualified(schema, contacts)}
 GROUP BY job_department, job_level`,
   },
 ]

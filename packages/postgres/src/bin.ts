@@ -12,12 +12,9 @@
 import { readFile } from "node:fs/promises"
 import { Command, Options } from "@effect/cli"
 import { NodeContext, NodeRuntime } from "@effect/platform-node"
-import { Catalog, type Protocol } from "@salesintel/source"
+import { Catalog, type Message, Ndjson } from "@salesintel/airbyte"
 import { Effect, Either, Logger, Option } from "effect"
-import * as Ddl from "./Ddl.ts"
-import * as Loader from "./Loader.ts"
-import * as Messages from "./Messages.ts"
-import * as Runs from "./Runs.ts"
+import { loadRun } from "./LoadRun.ts"
 import * as State from "./State.ts"
 import * as Target from "./Target.ts"
 
@@ -33,12 +30,12 @@ const syncModesFrom = (path: string) =>
     Effect.flatMap((json) =>
       Either.match(Catalog.decodeConfigured(json), {
         onLeft: (message) => Effect.fail(new Error(message)),
-        onRight: (catalog) => Effect.succeed(Loader.syncModesOf(catalog)),
+        onRight: (catalog) => Effect.succeed(Catalog.destinationSyncModes(catalog)),
       }),
     ),
   )
 
-const printMessage = (message: Protocol.LogMessage | Protocol.TraceErrorMessage) =>
+const printSourceMessage = (message: Message.LogMessage | Message.TraceErrorMessage) =>
   message.type === "LOG"
     ? stderr(`[source ${message.log.level}] ${message.log.message}`)
     : stderr(`[source TRACE ${message.trace.error.failure_type}] ${message.trace.error.message}`)
@@ -61,31 +58,12 @@ const load = Command.make(
   ({ databaseUrl, pgliteDir, schema, catalog, batchSize }) =>
     Effect.gen(function* () {
       const syncModes = Option.isSome(catalog) ? yield* syncModesFrom(catalog.value) : undefined
-      yield* Ddl.ensure(schema)
-      const runId = yield* Runs.start(schema)
-      const outcome = yield* Effect.either(
-        Loader.load(Messages.fromReadable(process.stdin), {
-          schema,
-          ...(syncModes === undefined ? {} : { syncModes }),
-          batchSize,
-          ensureSchema: false,
-          onMessage: printMessage,
-          onStateCommitted: (message) =>
-            Effect.sync(() => process.stdout.write(`${JSON.stringify(message)}\n`)),
-        }),
-      )
-      if (Either.isLeft(outcome)) {
-        yield* Runs.finish(schema, runId, { status: "failed", streams: {}, error: outcome.left.message })
-        return yield* Effect.fail(outcome.left)
-      }
-      const summary = outcome.right
-      const failed = summary.sourceErrors.length > 0
-      yield* Runs.finish(schema, runId, {
-        status: failed ? "failed" : "succeeded",
-        streams: Object.fromEntries(
-          Object.entries(summary.streams).map(([stream, figures]) => [stream, { records: figures.records }]),
-        ),
-        ...(failed ? { error: summary.sourceErrors.map((m) => m.trace.error.message).join("; ") } : {}),
+      const { runId, summary, failed } = yield* loadRun(process.stdin, {
+        schema,
+        syncModes,
+        batchSize,
+        onSourceMessage: printSourceMessage,
+        onStateCommitted: (message) => Effect.sync(() => process.stdout.write(Ndjson.serialize(message))),
       })
       yield* stderr(JSON.stringify({ run: runId, ...summary, sourceErrors: summary.sourceErrors.length }))
       if (failed) process.exitCode = 1

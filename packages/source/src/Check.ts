@@ -3,10 +3,10 @@
  * the config needs: people (a one-record preview), technologies (the taxonomy), and the
  * technographics add-on when any tech_* filter is configured.
  */
+import { Message } from "@salesintel/airbyte"
 import { type ApiError, Client, Filters } from "@salesintel/core"
 import { Effect } from "effect"
 import type { SourceConfig } from "./Config.ts"
-import * as Protocol from "./Protocol.ts"
 import { scrubber } from "./Read.ts"
 
 /** The first tech_* filter of the config, as a preview filter, to test the add-on. */
@@ -27,7 +27,7 @@ const configuredTechFilter = (config: SourceConfig): Filters.PeopleFilters | und
 
 export const check = (
   config: SourceConfig,
-): Effect.Effect<Protocol.ConnectionStatusMessage, never, Client.SalesIntelClient> =>
+): Effect.Effect<Message.ConnectionStatusMessage, never, Client.SalesIntelClient> =>
   Effect.gen(function* () {
     const client = yield* Client.SalesIntelClient
     const probes: Array<readonly [string, Effect.Effect<unknown, ApiError.ApiError>]> = []
@@ -42,12 +42,12 @@ export const check = (
     for (const [name, probe] of probes) {
       const outcome = yield* Effect.either(probe)
       if (outcome._tag === "Left")
-        return Protocol.connectionStatus(
+        return Message.connectionStatus(
           false,
           scrubber(config)(`${name} access check failed: ${outcome.left.message}`),
         )
     }
-    return Protocol.connectionStatus(
+    return Message.connectionStatus(
       true,
       `key accepted; access confirmed for ${probes.map(([name]) => name).join(", ")}`,
     )

@@ -4,13 +4,11 @@
  * A bad config, catalog or state file ends the command with a TRACE config_error; for check, the
  * protocol asks for a FAILED connection status instead.
  */
+import { Catalog, Message, StreamState } from "@salesintel/airbyte"
 import { Client, CreditBudget } from "@salesintel/core"
 import { Effect, Either, Layer, Stream } from "effect"
-import * as Catalog from "./Catalog.ts"
 import * as Check from "./Check.ts"
 import * as Config from "./Config.ts"
-import * as InputState from "./InputState.ts"
-import * as Protocol from "./Protocol.ts"
 import * as Read from "./Read.ts"
 import * as Spec from "./Spec.ts"
 
@@ -20,21 +18,21 @@ export const layerFor = (
 ): Layer.Layer<Client.SalesIntelClient | CreditBudget.CreditBudget> =>
   Layer.merge(Client.layerFetch(Config.connectionOf(config)), CreditBudget.layer(config.credit_budget))
 
-const configError = (message: string): Stream.Stream<Protocol.Message> =>
-  Stream.make(Protocol.traceError("config_error", message, Date.now()))
+const configError = (message: string): Stream.Stream<Message.Message> =>
+  Stream.make(Message.traceError("config_error", message, Date.now()))
 
-export const spec = (): Stream.Stream<Protocol.Message> => Stream.make(Spec.spec())
+export const spec = (): Stream.Stream<Message.Message> => Stream.make(Spec.spec())
 
-export const check = (configJson: unknown): Stream.Stream<Protocol.Message> =>
+export const check = (configJson: unknown): Stream.Stream<Message.Message> =>
   Either.match(Config.decode(configJson), {
-    onLeft: (error) => Stream.make(Protocol.connectionStatus(false, error.message)),
+    onLeft: (error) => Stream.make(Message.connectionStatus(false, error.message)),
     onRight: (config) => Stream.fromEffect(Check.check(config).pipe(Effect.provide(layerFor(config)))),
   })
 
-export const discover = (configJson: unknown): Stream.Stream<Protocol.Message> =>
+export const discover = (configJson: unknown): Stream.Stream<Message.Message> =>
   Either.match(Config.decode(configJson), {
     onLeft: (error) => configError(error.message),
-    onRight: () => Stream.make(Catalog.catalog()),
+    onRight: () => Stream.make(Message.catalog(Catalog.offered())),
   })
 
 export interface ReadInputs {
@@ -51,14 +49,14 @@ export const prepareRead = (
   Either.gen(function* () {
     const config = yield* Either.mapLeft(Config.decode(inputs.config), (error) => error.message)
     const catalog = yield* Catalog.decodeConfigured(inputs.catalog)
-    const state = yield* InputState.decode(inputs.state)
+    const state = yield* StreamState.decode(inputs.state)
     return {
       config,
       read: Read.read({ config, catalog, state, startedAt: inputs.startedAt ?? Date.now() }),
     }
   })
 
-export const read = (inputs: ReadInputs): Stream.Stream<Protocol.Message> =>
+export const read = (inputs: ReadInputs): Stream.Stream<Message.Message> =>
   Either.match(prepareRead(inputs), {
     onLeft: configError,
     onRight: ({ config, read }) => Stream.provideLayer(read.messages, layerFor(config)),

@@ -3,21 +3,24 @@
  * records, checkpoints of the stream's state (each after the records it covers), log lines, and
  * shortfalls (work the credit budget did not cover, with what it would cost).
  */
-import type { LogLevel } from "./Protocol.ts"
+import type { Message, Streams } from "@salesintel/airbyte"
+import type { Page } from "@salesintel/core"
 
-export interface RecordOutput {
+/** A record: the JSON emitted (the provider's, plus the added fields) and its decoded value. */
+export interface RecordOutput<A> {
   readonly _tag: "Record"
-  readonly data: Readonly<Record<string, unknown>>
+  readonly data: Message.JsonObject
+  readonly decoded: Streams.Decoded<A>
 }
 
 export interface Checkpoint {
   readonly _tag: "Checkpoint"
-  readonly state: unknown
+  readonly state: Message.JsonObject
 }
 
 export interface Log {
   readonly _tag: "Log"
-  readonly level: LogLevel
+  readonly level: Message.LogLevel
   readonly message: string
 }
 
@@ -35,17 +38,29 @@ export interface PageRead {
   readonly _tag: "PageRead"
 }
 
-export type Output = RecordOutput | Checkpoint | Log | Shortfall | PageRead
+export type Output<A> = RecordOutput<A> | Checkpoint | Log | Shortfall | PageRead
 
-export const record = (data: Readonly<Record<string, unknown>>): Output => ({ _tag: "Record", data })
-export const checkpoint = (state: unknown): Output => ({ _tag: "Checkpoint", state })
-export const pageRead: Output = { _tag: "PageRead" }
-export const log = (level: LogLevel, message: string): Output => ({ _tag: "Log", level, message })
+/**
+ * A record of `stream` as the core decoded it: its raw JSON with the connector's `added` fields
+ * (Streams.addedFields), and the decoded value, handed on so that nothing decodes it again.
+ */
+export const record = <A>(
+  stream: Streams.StreamEntry<A>,
+  item: Page.Item<A>,
+  added?: Message.JsonObject,
+): RecordOutput<A> => ({
+  _tag: "Record",
+  data: added === undefined ? item.raw : { ...item.raw, ...added },
+  decoded: { stream, value: item.record },
+})
+export const checkpoint = (state: Message.JsonObject): Checkpoint => ({ _tag: "Checkpoint", state })
+export const pageRead: PageRead = { _tag: "PageRead" }
+export const log = (level: Message.LogLevel, message: string): Log => ({ _tag: "Log", level, message })
 export const shortfall = (
   records: number | undefined,
   credits: number | undefined,
   detail: string,
-): Output => ({
+): Shortfall => ({
   _tag: "Shortfall",
   records,
   credits,

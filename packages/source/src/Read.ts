@@ -6,19 +6,17 @@
  * the read with a TRACE error whose failure_type says who must act: config_error (the key, the
  * account, the config), transient_error (the provider's passing faults) or system_error.
  */
+import { type Catalog, Message, type StreamState } from "@salesintel/airbyte"
 import { type ApiError, type Client, CreditBudget } from "@salesintel/core"
 import { Cause, Effect, Option, Redacted, Stream } from "effect"
-import type { ConfiguredCatalog } from "./Catalog.ts"
-import { definitions } from "./Catalog.ts"
 import type { SourceConfig } from "./Config.ts"
-import type { InputState } from "./InputState.ts"
+import { definitionOf } from "./Definitions.ts"
 import type { Output } from "./Output.ts"
-import * as Protocol from "./Protocol.ts"
 import type { StateError } from "./StateError.ts"
 
 export interface StreamSummary {
   readonly stream: string
-  readonly syncMode: Protocol.SyncMode
+  readonly syncMode: Catalog.SyncMode
   records: number
   /** Pages of records read (free and credited). */
   pages: number
@@ -35,10 +33,10 @@ export interface ReadSummary {
   pages: number
   creditsSpent: number
   readonly creditBudget: number
-  failure: { readonly failureType: Protocol.FailureType; readonly message: string } | undefined
+  failure: { readonly failureType: Message.FailureType; readonly message: string } | undefined
 }
 
-export const failureTypeOf = (error: ApiError.ApiError | StateError): Protocol.FailureType => {
+export const failureTypeOf = (error: ApiError.ApiError | StateError): Message.FailureType => {
   switch (error._tag) {
     case "Unauthorized":
     case "Forbidden":
@@ -64,15 +62,15 @@ export const scrubber = (config: SourceConfig) => {
 
 export interface ReadOptions {
   readonly config: SourceConfig
-  readonly catalog: ConfiguredCatalog
-  readonly state: InputState
+  readonly catalog: Catalog.ConfiguredCatalog
+  readonly state: StreamState.InputState
   /** The run's "now" in epoch milliseconds. */
   readonly startedAt: number
 }
 
 export interface Read {
   readonly messages: Stream.Stream<
-    Protocol.Message,
+    Message.Message,
     never,
     Client.SalesIntelClient | CreditBudget.CreditBudget
   >
@@ -94,11 +92,8 @@ export const read = (options: ReadOptions): Read => {
 
   // The budget service is resolved once, up front: stream finalizers can run outside the region
   // where layers were provided, so no finalizer below may look a service up itself.
-  const runStream = (
-    budget: CreditBudget.CreditBudgetService,
-    entry: ConfiguredCatalog["streams"][number],
-  ) => {
-    const definition = definitions.find((candidate) => candidate.name === entry.stream.name)
+  const runStream = (budget: CreditBudget.CreditBudgetService, entry: Catalog.ConfiguredStream) => {
+    const definition = definitionOf(entry.stream.name)
     const streamSummary: StreamSummary = {
       stream: entry.stream.name,
       syncMode: entry.sync_mode,
@@ -112,17 +107,18 @@ export const read = (options: ReadOptions): Read => {
     summary.streams.push(streamSummary)
     if (definition === undefined || !definition.isConfigured(config)) {
       streamSummary.status = "nothing to read"
-      return Stream.make(Protocol.log("INFO", `stream ${entry.stream.name}: nothing configured to read`))
+      return Stream.make(Message.log("INFO", `stream ${entry.stream.name}: nothing configured to read`))
     }
     let sinceCheckpoint = 0
-    const toMessage = (output: Output): ReadonlyArray<Protocol.Message> => {
+    const name = definition.stream.name
+    const toMessage = (output: Output<unknown>): ReadonlyArray<Message.Message> => {
       switch (output._tag) {
         case "Record":
           sinceCheckpoint++
           streamSummary.records++
-          return [Protocol.record(definition.name, output.data, Date.now())]
+          return [Message.record(name, output.data, Date.now(), output.decoded)]
         case "Checkpoint": {
-          const message = Protocol.streamState(definition.name, output.state, sinceCheckpoint)
+          const message = Message.streamState(name, output.state, sinceCheckpoint)
           sinceCheckpoint = 0
           return [message]
         }
@@ -131,14 +127,14 @@ export const read = (options: ReadOptions): Read => {
           summary.pages++
           return []
         case "Log":
-          return [Protocol.log(output.level, `${definition.name}: ${output.message}`)]
+          return [Message.log(output.level, `${name}: ${output.message}`)]
         case "Shortfall":
           streamSummary.recordsLeft += output.records ?? 0
           streamSummary.creditsNeeded += output.credits ?? 0
           return [
-            Protocol.log(
+            Message.log(
               "WARN",
-              `${definition.name}: the credit budget did not cover ${output.records ?? "some"} records of ${output.detail}`,
+              `${name}: the credit budget did not cover ${output.records ?? "some"} records of ${output.detail}`,
             ),
           ]
       }
@@ -146,30 +142,28 @@ export const read = (options: ReadOptions): Read => {
     const spentNow = Effect.map(budget.snapshot, (snapshot) => snapshot.spent)
     return Stream.unwrap(
       Effect.map(spentNow, (spentBefore) =>
-        definition
-          .read({ config, syncMode: entry.sync_mode, state: state.get(definition.name), startedAt })
-          .pipe(
-            Stream.mapConcat(toMessage),
-            Stream.ensuring(
-              Effect.map(spentNow, (spentAfter) => {
-                streamSummary.creditsSpent = spentAfter - spentBefore
-                // Also when the read fails part-way (a 402, say): the total must still be right.
-                summary.creditsSpent = spentAfter
-                if (streamSummary.status === "running") streamSummary.status = "failed"
+        definition.read({ config, syncMode: entry.sync_mode, state: state.get(name), startedAt }).pipe(
+          Stream.mapConcat(toMessage),
+          Stream.ensuring(
+            Effect.map(spentNow, (spentAfter) => {
+              streamSummary.creditsSpent = spentAfter - spentBefore
+              // Also when the read fails part-way (a 402, say): the total must still be right.
+              summary.creditsSpent = spentAfter
+              if (streamSummary.status === "running") streamSummary.status = "failed"
+            }),
+          ),
+          (messages) =>
+            Stream.concat(
+              messages,
+              Stream.sync(() => {
+                streamSummary.status = "succeeded"
+                return Message.log(
+                  "INFO",
+                  `${name}: ${streamSummary.records} records (${entry.sync_mode}), ${streamSummary.creditsSpent} credits`,
+                )
               }),
             ),
-            (messages) =>
-              Stream.concat(
-                messages,
-                Stream.sync(() => {
-                  streamSummary.status = "succeeded"
-                  return Protocol.log(
-                    "INFO",
-                    `${definition.name}: ${streamSummary.records} records (${entry.sync_mode}), ${streamSummary.creditsSpent} credits`,
-                  )
-                }),
-              ),
-          ),
+        ),
       ),
     )
   }
@@ -180,19 +174,19 @@ export const read = (options: ReadOptions): Read => {
         const snapshot = yield* budget.snapshot
         summary.creditsSpent = snapshot.spent
         const left = summary.streams.filter((s) => s.recordsLeft > 0)
-        const lines: Array<Protocol.Message> = []
+        const lines: Array<Message.Message> = []
         if (left.length > 0) {
           const records = left.reduce((sum, s) => sum + s.recordsLeft, 0)
           const credits = left.reduce((sum, s) => sum + s.creditsNeeded, 0)
           lines.push(
-            Protocol.log(
+            Message.log(
               "WARN",
               `credit budget reached: ${snapshot.spent} of ${config.credit_budget} credits spent; ${records} records were left unread (${left.map((s) => `${s.stream} ${s.recordsLeft}`).join(", ")}), needing about ${credits} more credits. The state is saved: raise credit_budget or run again to continue.`,
             ),
           )
         }
         lines.push(
-          Protocol.log(
+          Message.log(
             "INFO",
             `read finished: ${summary.streams.map((s) => `${s.stream} ${s.records}`).join(", ")} records; ${snapshot.spent} of ${config.credit_budget} credits spent`,
           ),
@@ -222,14 +216,14 @@ export const read = (options: ReadOptions): Read => {
       summary.failure = { failureType, message: scrub(message) }
       const failedStream = summary.streams.find((s) => s.status === "failed" || s.status === "running")
       return Stream.make(
-        Protocol.traceError(failureType, scrub(message), Date.now(), {
+        Message.traceError(failureType, scrub(message), Date.now(), {
           internal: scrub(Cause.pretty(cause)).slice(0, 4_000),
           ...(failedStream === undefined ? {} : { stream: failedStream.stream }),
         }),
       )
     }),
     Stream.map((message) =>
-      message.type === "LOG" ? Protocol.log(message.log.level, scrub(message.log.message)) : message,
+      message.type === "LOG" ? Message.log(message.log.level, scrub(message.log.message)) : message,
     ),
   )
   return { messages, summary }

@@ -3,10 +3,9 @@
  * (Config.ts), with definitions inlined (Airbyte's config form does not follow $ref) and the key
  * marked airbyte_secret so that Airbyte masks and encrypts it.
  */
+import { JsonSchema, type Message } from "@salesintel/airbyte"
 import { JSONSchema } from "effect"
 import { SourceConfig } from "./Config.ts"
-import { inlineDefinitions, type Json } from "./JsonSchemas.ts"
-import type { SpecMessage } from "./Protocol.ts"
 
 const descriptions: Record<string, string> = {
   api_key: "Your SalesIntel API key (sent as the X-CB-ApiKey header).",
@@ -22,10 +21,10 @@ const descriptions: Record<string, string> = {
 }
 
 export const connectionSpecification = (): Record<string, unknown> => {
-  const schema = inlineDefinitions(
-    JSONSchema.make(SourceConfig) as unknown as { readonly [key: string]: Json },
+  const schema = JsonSchema.inlineDefinitions(
+    JSONSchema.make(SourceConfig) as unknown as { readonly [key: string]: JsonSchema.Json },
   )
-  const properties = { ...(schema.properties as Record<string, Record<string, Json>>) }
+  const properties = { ...(schema.properties as Record<string, Record<string, JsonSchema.Json>>) }
   for (const [key, description] of Object.entries(descriptions)) {
     const property = properties[key]
     if (property !== undefined) properties[key] = { ...property, description }
@@ -34,7 +33,7 @@ export const connectionSpecification = (): Record<string, unknown> => {
   return { ...schema, title: "SalesIntel source", properties }
 }
 
-export const spec = (): SpecMessage => ({
+export const spec = (): Message.SpecMessage => ({
   type: "SPEC",
   spec: {
     connectionSpecification: connectionSpecification(),

@@ -7,10 +7,9 @@
 import { readFile } from "node:fs/promises"
 import { Command, Options } from "@effect/cli"
 import { NodeContext, NodeRuntime } from "@effect/platform-node"
+import { Message, Ndjson } from "@salesintel/airbyte"
 import { Effect, Logger, Option, Stream } from "effect"
 import * as Commands from "./Commands.ts"
-import * as Protocol from "./Protocol.ts"
-import * as Stdout from "./Stdout.ts"
 
 /** A JSON file's content, or a protocol error naming the file and what is wrong with it. */
 const readJson = (role: string, path: string) =>
@@ -22,21 +21,21 @@ const readJson = (role: string, path: string) =>
 
 const withJson = (
   files: ReadonlyArray<readonly [string, string | undefined]>,
-  use: (values: ReadonlyArray<unknown>) => Stream.Stream<Protocol.Message>,
-): Stream.Stream<Protocol.Message> =>
+  use: (values: ReadonlyArray<unknown>) => Stream.Stream<Message.Message>,
+): Stream.Stream<Message.Message> =>
   Stream.unwrap(
     Effect.forEach(files, ([role, path]) =>
       path === undefined ? Effect.succeed(undefined) : readJson(role, path),
     ).pipe(
       Effect.map(use),
       Effect.catchAll((message) =>
-        Effect.succeed(Stream.make(Protocol.traceError("config_error", message, Date.now()))),
+        Effect.succeed(Stream.make(Message.traceError("config_error", message, Date.now()))),
       ),
     ),
   )
 
-const run = (messages: Stream.Stream<Protocol.Message>) =>
-  Effect.flatMap(Stdout.print(messages), (failed) =>
+const run = (messages: Stream.Stream<Message.Message>) =>
+  Effect.flatMap(Ndjson.write(messages, process.stdout), (failed) =>
     Effect.sync(() => {
       if (failed) process.exitCode = 1
     }),

@@ -1,68 +1,22 @@
 /** Synthetic messages for the loader's tests: contacts with phones, companies with technologies. */
-import type { Protocol } from "@salesintel/source"
+import { Message } from "@salesintel/airbyte"
 
-export const contact = (id: number, overrides: Record<string, unknown> = {}): Record<string, unknown> => ({
-  _score: null,
-  match_id: `m-${id}`,
-  doc_id: `d-${id}`,
-  display_name: `Person ${id}`,
-  first_name: "Person",
-  last_name: String(id),
-  email: `person${id}@example.com`,
-  job_title: "IT Manager",
-  job_level: id % 2 === 0 ? "mgr" : "vp",
-  job_department: "it_is",
-  phone_numbers: [
-    { type: "work_hq", value: `555${id}` },
-    { type: "mobile", value: `777${id}` },
-  ],
-  social_profiles: [{ type: "linkedin", url: `linkedin.com/in/p-${id}` }],
-  company: { id: 1000 + (id % 10), name: `Company ${id % 10}`, revenue: "41", size: 131 },
-  company_id: 1000 + (id % 10),
-  company_name: `Company ${id % 10}`,
-  dates: { created_date: "1585357174668", last_modified_date: 1751025325591 },
-  _salesintel_search: "managers",
-  _salesintel_fetched_at: "2026-11-21T23:47:42.419Z",
-  ...overrides,
-})
+export { company, contact } from "../../../core/src/testing/Records.ts"
 
-export const company = (id: number, products: ReadonlyArray<string> = ["Marketo Engage"]) => ({
-  company_id: id,
-  company_name: `Company ${id}`,
-  company_domains: [`c${id}.example.com`],
-  is_international: false,
-  verified: true,
-  company: { id, name: `Company ${id}`, revenue: 41, size: 131, naics_codes: ["484121"] },
-  technologies: products.map((product) => ({
-    category: "Marketing",
-    subcategory: "Marketing Automation",
-    product,
-    vendor: "Adobe",
-    in_use: true,
-  })),
-})
+import { contact } from "../../../core/src/testing/Records.ts"
 
-export const record = (stream: string, data: Record<string, unknown>): Protocol.RecordMessage => ({
-  type: "RECORD",
-  record: { stream, data, emitted_at: 1_700_000_000_000 },
-})
+export const record = (stream: string, data: Record<string, unknown>): Message.RecordMessage =>
+  Message.record(stream, data, 1_700_000_000_000)
 
 export const state = (
   stream: string,
-  streamState: unknown,
+  streamState: Message.JsonObject,
   recordCount = 0,
-): Protocol.StreamStateMessage => ({
-  type: "STATE",
-  state: {
-    type: "STREAM",
-    stream: { stream_descriptor: { name: stream }, stream_state: streamState },
-    sourceStats: { recordCount },
-  },
-})
+): Message.StateMessage => Message.streamState(stream, streamState, recordCount)
 
 /** `count` contacts, a STATE `{ upto }` after every `every` records and at the end. */
-export const contactMessages = (count: number, every: number, from = 0): Array<Protocol.Message> => {
-  const messages: Array<Protocol.Message> = []
+export const contactMessages = (count: number, every: number, from = 0): Array<Message.Message> => {
+  const messages: Array<Message.Message> = []
   for (let index = from; index < from + count; index++) {
     messages.push(record("contacts", contact(index)))
     if ((index + 1) % every === 0 || index === from + count - 1)

@@ -7,11 +7,11 @@
  * arrives, and every key of the batch once the batch is read to the end (keys that matched no
  * company cost nothing and are not asked for again).
  */
-import { Client, CompanyTechnologies, Pager } from "@salesintel/core"
+import { Streams } from "@salesintel/airbyte"
+import { Client, type CompanyTechnologies, Pager } from "@salesintel/core"
 import { Effect, Schema, Stream } from "effect"
 import type { CompaniesConfig, SourceConfig } from "../Config.ts"
 import { DatedSet, DatedSetJson, epochDay } from "../DatedSet.ts"
-import { recordSchema, timestamp } from "../JsonSchemas.ts"
 import * as Output from "../Output.ts"
 import type { StreamDefinition } from "../StreamDefinition.ts"
 import { decodeState } from "./common.ts"
@@ -41,12 +41,8 @@ const chunksOf = <A>(items: ReadonlyArray<A>, size: number): Array<Array<A>> => 
 const isConfigured = (config: SourceConfig) =>
   config.companies !== undefined && config.companies.domains.length + config.companies.names.length > 0
 
-export const companies: StreamDefinition = {
-  name: "companies",
-  primaryKey: [["company_id"]],
-  cursorField: ["_salesintel_fetched_at"],
-  syncModes: ["full_refresh", "incremental"],
-  jsonSchema: recordSchema(CompanyTechnologies.CompanyTechnologies, { _salesintel_fetched_at: timestamp }),
+export const companies: StreamDefinition<CompanyTechnologies.CompanyTechnologies> = {
+  stream: Streams.streams.companies,
   isConfigured,
   read: (input) =>
     Stream.unwrap(
@@ -98,35 +94,39 @@ export const companies: StreamDefinition = {
               pageSize,
               concurrency: input.config.concurrency,
             }).pipe(
-              Stream.mapConcat((event): ReadonlyArray<Output.Output> => {
-                if (event._tag === "BudgetExhausted") {
-                  stopped = true
-                  // At least one company per key still to read; append charges per company returned.
-                  left += event.recordsRemaining ?? keys.length
-                  return []
-                }
-                if (event._tag === "DepthLimitReached")
+              Stream.mapConcat(
+                (event): ReadonlyArray<Output.Output<CompanyTechnologies.CompanyTechnologies>> => {
+                  if (event._tag === "BudgetExhausted") {
+                    stopped = true
+                    // At least one company per key still to read; append charges per company returned.
+                    left += event.recordsRemaining ?? keys.length
+                    return []
+                  }
+                  if (event._tag === "DepthLimitReached")
+                    return [
+                      Output.log(
+                        "WARN",
+                        `companies: a batch matched more than ${event.recordsReachable} companies`,
+                      ),
+                    ]
+                  if (kind === "domains") {
+                    for (const item of event.page.items)
+                      for (const domain of item.record.company_domains ?? [])
+                        if (keys.includes(domain.toLowerCase())) done.domains.add(domain.toLowerCase(), today)
+                  }
+                  // An empty page changes nothing: the batch's own checkpoint follows it.
+                  if (event.page.items.length === 0) return [Output.pageRead]
                   return [
-                    Output.log(
-                      "WARN",
-                      `companies: a batch matched more than ${event.recordsReachable} companies`,
+                    Output.pageRead,
+                    ...event.page.items.map((item) =>
+                      Output.record(Streams.streams.companies, item, {
+                        [Streams.addedFields.fetchedAt]: fetchedAt,
+                      }),
                     ),
+                    checkpoint(),
                   ]
-                if (kind === "domains") {
-                  for (const item of event.page.items)
-                    for (const domain of item.record.company_domains ?? [])
-                      if (keys.includes(domain.toLowerCase())) done.domains.add(domain.toLowerCase(), today)
-                }
-                // An empty page changes nothing: the batch's own checkpoint follows it.
-                if (event.page.items.length === 0) return [Output.pageRead]
-                return [
-                  Output.pageRead,
-                  ...event.page.items.map((item) =>
-                    Output.record({ ...item.raw, _salesintel_fetched_at: fetchedAt }),
-                  ),
-                  checkpoint(),
-                ]
-              }),
+                },
+              ),
             )
             const finish = Stream.suspend(() => {
               if (stopped) return Stream.empty

@@ -17,10 +17,11 @@
  * before any failure is reported: a 402 or a provider fault loses nothing; only a run killed
  * without warning can re-buy, at most 1/50 of the ids it had.
  */
+import { Streams } from "@salesintel/airbyte"
 import {
   type ApiError,
   Client,
-  Contact,
+  type Contact,
   CreditBudget,
   Limits,
   type Page,
@@ -30,7 +31,6 @@ import {
 import { Effect, Exit, Option, Schema, Stream } from "effect"
 import type { ContactSearch, SourceConfig } from "../Config.ts"
 import { DatedSet, DatedSetJson, epochDay } from "../DatedSet.ts"
-import { nullableString, recordSchema, timestamp } from "../JsonSchemas.ts"
 import * as Output from "../Output.ts"
 import type { StreamDefinition } from "../StreamDefinition.ts"
 import { amortizedCheckpoints, canonicalJson, decodeState } from "./common.ts"
@@ -65,7 +65,10 @@ interface Context {
 }
 
 const contactRecord = (context: Context, item: ContactItem, search: string | null) =>
-  Output.record({ ...item.raw, _salesintel_search: search, _salesintel_fetched_at: context.fetchedAt })
+  Output.record(Streams.streams.contacts, item, {
+    [Streams.addedFields.search]: search,
+    [Streams.addedFields.fetchedAt]: context.fetchedAt,
+  })
 
 /** The search's partitions (just itself when it fits in the paging depth), sized by free previews. */
 const partsOf = (context: Context, search: ContactSearch) =>
@@ -74,7 +77,10 @@ const partsOf = (context: Context, search: ContactSearch) =>
     concurrency: context.config.concurrency,
   })
 
-const unsplittableWarnings = (search: ContactSearch, plan: Partitioner.Plan): Array<Output.Output> =>
+const unsplittableWarnings = (
+  search: ContactSearch,
+  plan: Partitioner.Plan,
+): Array<Output.Output<Contact.Contact>> =>
   plan.unsplittable.map((part) =>
     Output.log(
       "WARN",
@@ -95,7 +101,7 @@ const fullRefreshSearch = (
   context: Context,
   search: ContactSearch,
   progress: { completed: Array<string>; current: { part: string; next_page: number } | undefined },
-  checkpoint: () => Output.Output,
+  checkpoint: () => Output.Checkpoint,
   onShortfall: () => void,
 ) =>
   Stream.unwrap(
@@ -116,7 +122,7 @@ const fullRefreshSearch = (
             startPage,
             expectedRecords: part.count,
           }).pipe(
-            Stream.mapConcat((event): ReadonlyArray<Output.Output> => {
+            Stream.mapConcat((event): ReadonlyArray<Output.Output<Contact.Contact>> => {
               switch (event._tag) {
                 case "PageFetched": {
                   progress.current = { part: key, next_page: event.page.page + 1 }
@@ -199,7 +205,7 @@ const incrementalSearch = (
   context: Context,
   search: ContactSearch,
   refreshAfterDays: number | undefined,
-  checkpoint: () => Output.Output,
+  checkpoint: () => Output.Checkpoint,
 ) =>
   Stream.unwrap(
     Effect.gen(function* () {
@@ -235,7 +241,7 @@ const incrementalSearch = (
         Stream.mapEffect((chunk) => buyBatch(context, refused)([...chunk]), {
           concurrency: context.config.concurrency,
         }),
-        Stream.mapConcat((purchase): ReadonlyArray<Output.Output> => {
+        Stream.mapConcat((purchase): ReadonlyArray<Output.Output<Contact.Contact>> => {
           if (purchase._tag === "Unbought") {
             unbought += purchase.ids.length
             return []
@@ -299,7 +305,7 @@ const enrichEmails = (
   context: Context,
   emailsDone: DatedSet,
   incremental: boolean,
-  checkpoint: () => Output.Output,
+  checkpoint: () => Output.Checkpoint,
 ) =>
   Stream.unwrap(
     Effect.gen(function* () {
@@ -350,7 +356,7 @@ const enrichEmails = (
             maxRecords: batch.expected,
             concurrency: context.config.concurrency,
           }).pipe(
-            Stream.mapConcat((event): ReadonlyArray<Output.Output> => {
+            Stream.mapConcat((event): ReadonlyArray<Output.Output<Contact.Contact>> => {
               if (event._tag === "BudgetExhausted") {
                 stopped = true
                 left += event.recordsRemaining ?? batch.expected
@@ -378,15 +384,8 @@ const enrichEmails = (
 
 // ---------------------------------------------------------------------------------------------
 
-export const contacts: StreamDefinition = {
-  name: "contacts",
-  primaryKey: [["match_id"]],
-  cursorField: ["_salesintel_fetched_at"],
-  syncModes: ["full_refresh", "incremental"],
-  jsonSchema: recordSchema(Contact.Contact, {
-    _salesintel_search: nullableString,
-    _salesintel_fetched_at: timestamp,
-  }),
+export const contacts: StreamDefinition<Contact.Contact> = {
+  stream: Streams.streams.contacts,
   isConfigured: (config) =>
     config.contacts !== undefined &&
     (config.contacts.searches.length > 0 || config.contacts.emails.length > 0),

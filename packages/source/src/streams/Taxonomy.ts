@@ -5,20 +5,17 @@
  * product term and keeps each (product, vendor) pair once. Configured terms are asked for as
  * product and as vendor terms respectively.
  */
-import { Client, Pager, Taxonomy } from "@salesintel/core"
+import { Streams } from "@salesintel/airbyte"
+import { Client, Pager, type Taxonomy } from "@salesintel/core"
 import { Effect, Stream } from "effect"
 import type { SourceConfig } from "../Config.ts"
-import { recordSchema } from "../JsonSchemas.ts"
 import * as Output from "../Output.ts"
 import type { StreamDefinition } from "../StreamDefinition.ts"
 
 export const crawlTerms = [..."abcdefghijklmnopqrstuvwxyz0123456789"]
 
-export const taxonomyCategories: StreamDefinition = {
-  name: "taxonomy_categories",
-  primaryKey: [["category"]],
-  syncModes: ["full_refresh"],
-  jsonSchema: recordSchema(Taxonomy.Category),
+export const taxonomyCategories: StreamDefinition<Taxonomy.Category> = {
+  stream: Streams.streams.taxonomy_categories,
   isConfigured: (config: SourceConfig) => config.taxonomy !== undefined,
   read: (input) =>
     Stream.unwrap(
@@ -28,7 +25,7 @@ export const taxonomyCategories: StreamDefinition = {
         const items = yield* client.taxonomyCategories
         return Stream.fromIterable([
           Output.pageRead,
-          ...items.map((item) => Output.record(item.raw)),
+          ...items.map((item) => Output.record(Streams.streams.taxonomy_categories, item)),
           Output.checkpoint({ categories: items.length }),
         ])
       }),
@@ -45,11 +42,8 @@ const productQueries = (config: SourceConfig) => {
   ]
 }
 
-export const taxonomyProducts: StreamDefinition = {
-  name: "taxonomy_products",
-  primaryKey: [["product"], ["vendor"]],
-  syncModes: ["full_refresh"],
-  jsonSchema: recordSchema(Taxonomy.Product),
+export const taxonomyProducts: StreamDefinition<Taxonomy.Product> = {
+  stream: Streams.streams.taxonomy_products,
   isConfigured: (config) => productQueries(config).length > 0,
   read: (input) =>
     Stream.unwrap(
@@ -65,7 +59,7 @@ export const taxonomyProducts: StreamDefinition = {
               concurrency: input.config.concurrency,
             }),
           ),
-          Stream.mapConcat((event): ReadonlyArray<Output.Output> => {
+          Stream.mapConcat((event): ReadonlyArray<Output.Output<Taxonomy.Product>> => {
             if (event._tag === "DepthLimitReached")
               return [
                 Output.log(
@@ -80,7 +74,10 @@ export const taxonomyProducts: StreamDefinition = {
               seen.add(key)
               return true
             })
-            return [Output.pageRead, ...fresh.map((item) => Output.record(item.raw))]
+            return [
+              Output.pageRead,
+              ...fresh.map((item) => Output.record(Streams.streams.taxonomy_products, item)),
+            ]
           }),
           (records) =>
             Stream.concat(

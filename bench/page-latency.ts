@@ -3,40 +3,22 @@
 // and server do not share an event loop. "first page" requests are fresh filter sets (no
 // cached result set: the query is evaluated from the indexes); "next pages" page through
 // a query already evaluated, as a connector does.
-import { spawn } from "node:child_process"
 import { Agent, request } from "node:http"
-import { fileURLToPath } from "node:url"
+import { startSandbox } from "./sandbox.ts"
 
 const contacts = Number(process.env.BENCH_CONTACTS ?? 1_000_000)
 const companies = Number(process.env.BENCH_COMPANIES ?? 50_000)
 const pagesPerQuery = 20
 
-const bin = fileURLToPath(new URL("../bin.js", import.meta.url))
 const started = performance.now()
-const child = spawn(
-  process.execPath,
-  [
-    bin,
-    "--port",
-    "0",
-    "--contacts",
-    String(contacts),
-    "--companies",
-    String(companies),
-    "--requests-per-minute",
-    "0",
-  ],
-  { stdio: ["ignore", "pipe", "inherit"] },
-)
-const url = await new Promise<string>((resolve, reject) => {
-  let out = ""
-  child.stdout.on("data", (chunk: Buffer) => {
-    out += chunk.toString()
-    const match = /serving (http:\/\/\S+)/.exec(out)
-    if (match && out.includes("admin:")) resolve(match[1]!)
-  })
-  child.once("exit", (code) => reject(new Error(`sandbox exited with ${code}`)))
-})
+const { url, child } = await startSandbox([
+  "--contacts",
+  String(contacts),
+  "--companies",
+  String(companies),
+  "--requests-per-minute",
+  "0",
+])
 const startupMs = performance.now() - started
 
 const agent = new Agent({ keepAlive: true, maxSockets: 1 })

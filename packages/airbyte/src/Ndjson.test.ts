@@ -6,7 +6,7 @@ import { Readable } from "node:stream"
 import { Chunk, Effect, Stream } from "effect"
 import fc from "fast-check"
 import { describe, expect, it } from "vitest"
-import * as Messages from "./Messages.ts"
+import * as Ndjson from "./Ndjson.ts"
 
 const record = (id: number, name: string) =>
   JSON.stringify({
@@ -15,15 +15,14 @@ const record = (id: number, name: string) =>
   })
 
 const read = (blocks: ReadonlyArray<Uint8Array | string>) =>
-  Effect.runPromise(
-    Stream.runCollect(Messages.fromReadable(Readable.from(blocks, { objectMode: true }))),
-  ).then((messages) =>
-    Chunk.toReadonlyArray(messages).map((message) =>
-      message.type === "RECORD" ? (message.record.data as { name: string }).name : message.type,
-    ),
+  Effect.runPromise(Stream.runCollect(Ndjson.fromReadable(Readable.from(blocks, { objectMode: true })))).then(
+    (messages) =>
+      Chunk.toReadonlyArray(messages).map((message) =>
+        message.type === "RECORD" ? (message.record.data as { name: string }).name : message.type,
+      ),
   )
 
-describe("Messages.fromReadable", () => {
+describe("Ndjson.fromReadable", () => {
   it("reads the same messages however the bytes are cut into blocks", async () => {
     const names = ["plain", "é ü ß", "日本語", "emoji 😀 here", 'quote " and \\ backslash']
     const text = `\uFEFF${names.map((name, id) => record(id, name)).join("\r\n")}\n\n${record(9, "last, no newline")}`
@@ -45,7 +44,7 @@ describe("Messages.fromReadable", () => {
 
   it("reports a line that is not JSON with its position", async () => {
     const error = await Effect.runPromise(
-      Effect.flip(Stream.runDrain(Messages.fromReadable(Readable.from([`${record(1, "a")}\nnot json\n`])))),
+      Effect.flip(Stream.runDrain(Ndjson.fromReadable(Readable.from([`${record(1, "a")}\nnot json\n`])))),
     )
     expect(error.position).toBe(2)
     expect(error.reason).toContain("not JSON")

@@ -1,101 +1,54 @@
 /**
- * Protocol messages from JSON lines (the bin's stdin). The envelope is decoded with Schema; the
- * record data is left to its stream's mapping (Mapping.ts). Message types a destination does not
- * act on (SPEC, CATALOG, ...) are skipped, as Airbyte destinations do.
+ * Protocol messages as JSON lines, in and out. In: the input is pulled in blocks (with
+ * backpressure, so memory stays flat whatever its size), lines are cut on the bytes, RECORDs take
+ * the fast path of RecordLine.ts and every other message its Schema; message types a reader does
+ * not act on (SPEC, CATALOG, ...) are skipped, as Airbyte destinations do. Out: one line per
+ * message, a chunk of lines per write, waiting for a full pipe to drain.
  */
 import { createReadStream } from "node:fs"
-import type { Readable } from "node:stream"
+import type { Readable, Writable } from "node:stream"
 import { ParseIssue } from "@salesintel/core"
-import type { Protocol } from "@salesintel/source"
-import { Chunk, Effect, Either, type ParseResult, Schema, Stream } from "effect"
-import { InvalidMessage } from "./LoadError.ts"
-import * as RawJson from "./RawJson.ts"
-
-const RecordMessage = Schema.Struct({
-  type: Schema.Literal("RECORD"),
-  record: Schema.Struct({
-    stream: Schema.String,
-    // Only "an object" here: the stream's own schema decodes the data (Mapping.ts), and checking
-    // every key twice would cost a fifth of the load's CPU.
-    data: Schema.declare(
-      (input: unknown): input is Readonly<Record<string, unknown>> =>
-        typeof input === "object" && input !== null && !Array.isArray(input),
-      { identifier: "RecordData", description: "a JSON object" },
-    ),
-    emitted_at: Schema.Number,
-  }),
-})
-
-const StateMessage = Schema.Struct({
-  type: Schema.Literal("STATE"),
-  state: Schema.Struct({
-    type: Schema.Literal("STREAM"),
-    stream: Schema.Struct({
-      stream_descriptor: Schema.Struct({ name: Schema.String }),
-      stream_state: Schema.Unknown,
-    }),
-    sourceStats: Schema.optionalWith(Schema.Struct({ recordCount: Schema.Number }), {
-      default: () => ({ recordCount: 0 }),
-    }),
-  }),
-})
-
-const LogMessage = Schema.Struct({
-  type: Schema.Literal("LOG"),
-  log: Schema.Struct({
-    level: Schema.Literal("FATAL", "ERROR", "WARN", "INFO", "DEBUG", "TRACE"),
-    message: Schema.String,
-  }),
-})
-
-const TraceMessage = Schema.Struct({
-  type: Schema.Literal("TRACE"),
-  trace: Schema.Struct({
-    type: Schema.Literal("ERROR"),
-    emitted_at: Schema.Number,
-    error: Schema.Struct({
-      message: Schema.String,
-      internal_message: Schema.optional(Schema.String),
-      stack_trace: Schema.optional(Schema.String),
-      failure_type: Schema.Literal("system_error", "config_error", "transient_error"),
-      stream_descriptor: Schema.optional(Schema.Struct({ name: Schema.String })),
-    }),
-  }),
-})
-
-const isObject = (value: unknown): value is Readonly<Record<string, unknown>> =>
-  typeof value === "object" && value !== null && !Array.isArray(value)
+import { Chunk, Data, Effect, Either, type ParseResult, Schema, Stream } from "effect"
+import * as Message from "./Message.ts"
+import * as RecordLine from "./RecordLine.ts"
 
 /**
- * The RECORD envelope in its expected shape, checked by hand (the same checks as RecordMessage,
- * without the Schema's cost); `undefined` for anything else, which the Schema then decodes.
+ * A line that is not a protocol message this reader understands. `position` is the 1-based index
+ * of the line in the input.
  */
-const fastRecord = (json: unknown): Protocol.RecordMessage | undefined => {
-  if (!isObject(json) || json.type !== "RECORD") return undefined
-  const record = json.record
-  if (!isObject(record)) return undefined
-  const { stream, data, emitted_at } = record
-  if (typeof stream !== "string" || !isObject(data) || typeof emitted_at !== "number") return undefined
-  return { type: "RECORD", record: { stream, data, emitted_at } }
+export class InvalidMessage extends Data.TaggedError("InvalidMessage")<{
+  readonly position: number
+  readonly reason: string
+}> {
+  override get message(): string {
+    return `message ${this.position}: ${this.reason}`
+  }
 }
 
-type Decoder = (input: unknown) => Either.Either<Protocol.Message, ParseResult.ParseError>
+/** The message types a reader acts on; the others are skipped. */
+export type Incoming =
+  | Message.RecordMessage
+  | Message.StateMessage
+  | Message.LogMessage
+  | Message.TraceErrorMessage
+
+type Decoder = (input: unknown) => Either.Either<Incoming, ParseResult.ParseError>
 
 const decoders: Readonly<Record<string, Decoder>> = {
-  RECORD: Schema.decodeUnknownEither(RecordMessage),
-  STATE: Schema.decodeUnknownEither(StateMessage),
-  LOG: Schema.decodeUnknownEither(LogMessage),
-  TRACE: Schema.decodeUnknownEither(TraceMessage),
+  RECORD: Schema.decodeUnknownEither(Message.RecordMessage),
+  STATE: Schema.decodeUnknownEither(Message.StateMessage),
+  LOG: Schema.decodeUnknownEither(Message.LogMessage),
+  TRACE: Schema.decodeUnknownEither(Message.TraceErrorMessage),
 }
 
 /**
- * One line as a message: `undefined` for a blank line or a type the loader ignores, an
+ * One line as a message: `undefined` for a blank line or a type the reader skips, an
  * InvalidMessage for anything that is not JSON or not a well-formed message.
  */
 export const parseLine = (
   line: string,
   position: number,
-): Either.Either<Protocol.Message | undefined, InvalidMessage> => {
+): Either.Either<Incoming | undefined, InvalidMessage> => {
   if (line.length === 0 || (line.charCodeAt(0) <= 32 && line.trim() === "")) return Either.right(undefined)
   let json: unknown
   try {
@@ -108,11 +61,8 @@ export const parseLine = (
       }),
     )
   }
-  const record = fastRecord(json)
-  if (record !== undefined) {
-    RawJson.remember(line, record.record.stream, record.record.data, record.record.emitted_at)
-    return Either.right(record)
-  }
+  const record = RecordLine.read(json, line)
+  if (record !== undefined) return Either.right(record)
   const type = typeof json === "object" && json !== null && "type" in json ? json.type : undefined
   if (typeof type !== "string")
     return Either.left(new InvalidMessage({ position, reason: "not a protocol message (no type)" }))
@@ -181,7 +131,7 @@ async function* blocksOfLines(
  * The messages of a JSON-lines input, read as it arrives: the input is pulled in blocks (with
  * backpressure, so memory stays flat whatever its size), each block's lines parsed together.
  */
-export const fromReadable = (input: Readable): Stream.Stream<Protocol.Message, InvalidMessage> =>
+export const fromReadable = (input: Readable): Stream.Stream<Incoming, InvalidMessage> =>
   Stream.suspend(() => {
     let position = 0
     return Stream.fromAsyncIterable(
@@ -189,7 +139,7 @@ export const fromReadable = (input: Readable): Stream.Stream<Protocol.Message, I
       (error) => new InvalidMessage({ position, reason: `cannot read the input: ${String(error)}` }),
     ).pipe(
       Stream.mapEffect((lines) => {
-        const messages: Array<Protocol.Message> = []
+        const messages: Array<Incoming> = []
         for (const line of lines) {
           position++
           const parsed = parseLine(line.endsWith("\r") ? line.slice(0, -1) : line, position)
@@ -203,5 +153,39 @@ export const fromReadable = (input: Readable): Stream.Stream<Protocol.Message, I
   })
 
 /** The messages of a JSON-lines file. */
-export const fromFile = (path: string): Stream.Stream<Protocol.Message, InvalidMessage> =>
+export const fromFile = (path: string): Stream.Stream<Incoming, InvalidMessage> =>
   Stream.suspend(() => fromReadable(createReadStream(path, { highWaterMark: 256 * 1024 })))
+
+/** One message as one line, with its newline. */
+export const serialize = (message: Message.Message): string =>
+  `${message.type === "RECORD" ? RecordLine.write(message) : JSON.stringify(message)}\n`
+
+const writeText = (output: Writable, text: string): Effect.Effect<void> =>
+  Effect.async<void>((resume) => {
+    if (output.write(text)) resume(Effect.void)
+    else output.once("drain", () => resume(Effect.void))
+  })
+
+/**
+ * Writes every message to `output`, one JSON line each, a chunk of lines per write, waiting for
+ * the pipe to drain when it is full: a slow reader (the loader, Airbyte) slows the writer down
+ * instead of the writer buffering without bound. Succeeds with whether a TRACE error was written.
+ */
+export const write = <E, R>(
+  messages: Stream.Stream<Message.Message, E, R>,
+  output: Writable,
+): Effect.Effect<boolean, E, R> =>
+  messages.pipe(
+    Stream.mapChunks((chunk) => {
+      let text = ""
+      let failed = false
+      for (const message of chunk) {
+        if (message.type === "TRACE" && message.trace.type === "ERROR") failed = true
+        text += serialize(message)
+      }
+      return Chunk.of({ text, failed })
+    }),
+    Stream.runFoldEffect(false, (failed, written) =>
+      Effect.as(writeText(output, written.text), failed || written.failed),
+    ),
+  )

@@ -3,6 +3,7 @@
  * STATE every 10,000) generated to a temporary JSONL file, then loaded from that file (streamed)
  * several ways, each in its own process (run with the node flags of the `salesintel-pg` command,
  * read from its shebang) so each peak RSS is its own:
+ *   - the loader on a database that does nothing: its JavaScript side alone (read, decode, map),
  *   - bulk path into the local Postgres (COPY into staging + one upsert per batch),
  *   - the same batches' database work alone: records mapped first, only the database's calls timed,
  *     by kind (the ceiling of one connection, whatever the JavaScript side costs),
@@ -10,7 +11,7 @@
  *     INSERT per phone, committed at each STATE like the bulk path),
  *   - bulk path into file-backed PGlite, and its database work alone; the database is created
  *     (initdb, once per database) in a process of its own first, so the load's figures are its own.
- * `node dist/bench/load-throughput.js generate FILE` only writes the input.
+ * `node bench/dist/load-throughput.js generate FILE` only writes the input.
  * `BENCH_RECORDS` changes the count; `DATABASE_URL` the server; `BENCH_SKIP_ROWS=1` skips the
  * slow row-by-row baseline.
  */
@@ -19,19 +20,24 @@ import { createWriteStream, mkdtempSync, readFileSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { fileURLToPath } from "node:url"
+import { Message, Ndjson } from "@salesintel/airbyte"
 import { Contact } from "@salesintel/core"
+import {
+  Batch,
+  Database as Db,
+  Ddl,
+  Loader,
+  Merge,
+  PGliteDatabase,
+  PgDatabase,
+  Sql,
+  Tables,
+} from "@salesintel/postgres"
 import { Effect, Layer, Schema, Stream } from "effect"
 import pg from "pg"
-import { Builder } from "../Batch.ts"
-import { Database, type DatabaseService } from "../Database.ts"
-import * as Ddl from "../Ddl.ts"
-import * as Loader from "../Loader.ts"
-import * as Merge from "../Merge.ts"
-import * as Messages from "../Messages.ts"
-import * as PGliteDatabase from "../PGliteDatabase.ts"
-import * as PgDatabase from "../PgDatabase.ts"
-import { ident, qualified } from "../Sql.ts"
-import { mappings } from "../Streams.ts"
+
+const { Database } = Db
+const { ident, qualified } = Sql
 
 const records = Number(process.env.BENCH_RECORDS ?? 200_000)
 const stateEvery = 10_000
@@ -40,8 +46,10 @@ const schema = "salesintel_bench"
 
 const generate = async (path: string) => {
   const out = createWriteStream(path)
-  const write = (line: string) =>
-    out.write(`${line}\n`) ? Promise.resolve() : new Promise<void>((resolve) => out.once("drain", resolve))
+  const write = (message: Message.Message) =>
+    out.write(Ndjson.serialize(message))
+      ? Promise.resolve()
+      : new Promise<void>((resolve) => out.once("drain", resolve))
   for (let index = 0; index < records; index++) {
     const companyId = 4_400_000 + (index % 5_000)
     const data = {
@@ -86,18 +94,9 @@ const generate = async (path: string) => {
       _salesintel_search: "managers",
       _salesintel_fetched_at: "2026-11-21T23:47:42.419Z",
     }
-    await write(JSON.stringify({ type: "RECORD", record: { stream: "contacts", data, emitted_at: 1 } }))
+    await write(Message.record("contacts", data, 1))
     if ((index + 1) % stateEvery === 0 || index === records - 1)
-      await write(
-        JSON.stringify({
-          type: "STATE",
-          state: {
-            type: "STREAM",
-            stream: { stream_descriptor: { name: "contacts" }, stream_state: { upto: index + 1 } },
-            sourceStats: { recordCount: stateEvery },
-          },
-        }),
-      )
+      await write(Message.streamState("contacts", { upto: index + 1 }, stateEvery))
   }
   await new Promise<void>((resolve, reject) =>
     out.end((error?: Error | null) => (error ? reject(error) : resolve())),
@@ -108,7 +107,7 @@ const fresh = Effect.flatMap(Database, (db) =>
   db.exec(`DROP SCHEMA IF EXISTS ${ident(schema)} CASCADE`),
 ).pipe(Effect.zipRight(Ddl.ensure(schema)))
 
-const bulk = (file: string) => Loader.load(Messages.fromFile(file), { schema }).pipe(Effect.asVoid)
+const bulk = (file: string) => Loader.load(Ndjson.fromFile(file), { schema }).pipe(Effect.asVoid)
 
 /** Seconds the database took, in all and per kind of call. */
 interface DatabaseTime {
@@ -125,9 +124,8 @@ interface DatabaseTime {
 const databaseOnly = (file: string) =>
   Effect.gen(function* () {
     const db = yield* Database
-    const contacts = mappings.get("contacts")
-    if (contacts === undefined) return yield* Effect.dieMessage("no contacts mapping")
-    for (const mapping of mappings.values()) yield* Merge.prepare(mapping)
+    const contacts = Tables.mappings.contacts
+    for (const mapping of Tables.allMappings) yield* Merge.prepare(mapping)
     const time = { copy: 0, merge: 0, commit: 0 }
     const timed =
       <Args extends ReadonlyArray<unknown>, A, E>(
@@ -145,24 +143,24 @@ const databaseOnly = (file: string) =>
           )
         })
     const exec = timed(db.exec, (sql) => (/^(BEGIN|COMMIT)/.test(sql) ? "commit" : "merge"))
-    const clocked: DatabaseService = {
+    const clocked: Db.DatabaseService = {
       ...db,
       exec,
       query: timed(db.query, () => "merge"),
       copyIn: timed(db.copyIn, () => "copy"),
     }
-    let builder = new Builder(contacts.children.length)
+    let builder = new Batch.Builder(contacts.children.length)
     const flush = Effect.suspend(() => {
       const batch = builder.close()
-      builder = new Builder(contacts.children.length)
+      builder = new Batch.Builder(contacts.children.length)
       return Merge.mergeBatch(schema, contacts, batch, "append_dedup")
     }).pipe(Effect.provideService(Database, clocked))
     yield* exec("BEGIN")
-    yield* Messages.fromFile(file).pipe(
+    yield* Ndjson.fromFile(file).pipe(
       Stream.runForEach((message) => {
         if (message.type === "STATE") return Effect.zipRight(flush, exec("COMMIT; BEGIN"))
         if (message.type !== "RECORD") return Effect.void
-        const mapped = contacts.map(message.record.data)
+        const mapped = contacts.map(message)
         if (mapped._tag === "Left") return Effect.dieMessage(mapped.left.description)
         builder.add(mapped.right)
         return builder.size >= 5_000 ? flush : Effect.void
@@ -187,13 +185,13 @@ const rowByRow = (file: string) =>
     }),
     (client) =>
       Effect.gen(function* () {
-        const contacts = qualified(schema, "contacts")
-        const phones = qualified(schema, "contact_phones")
+        const contacts = qualified(schema, Tables.named.contacts.name)
+        const phones = qualified(schema, Tables.named.contactPhones.name)
         const run = (name: string, text: string, values: ReadonlyArray<unknown>) =>
           Effect.promise(() => client.query({ name, text, values: [...values] }))
         const exec = (text: string) => Effect.promise(() => client.query(text))
         yield* exec("BEGIN")
-        yield* Messages.fromFile(file).pipe(
+        yield* Ndjson.fromFile(file).pipe(
           Stream.runForEach((message) =>
             Effect.gen(function* () {
               if (message.type === "STATE") {
@@ -240,11 +238,32 @@ const rowByRow = (file: string) =>
     (client) => Effect.promise(() => client.end()),
   )
 
-const layerFor = (target: string, pgliteDir: string): Layer.Layer<Database, unknown> =>
+const layerFor = (target: string, pgliteDir: string): Layer.Layer<Db.Database, unknown> =>
   target === "pglite" ? PGliteDatabase.layer(pgliteDir) : PgDatabase.layer(url)
+
+/** A database that does nothing: the loader's JavaScript side alone (reading, decoding, mapping). */
+const noDatabase: Db.DatabaseService = {
+  kind: "pg",
+  query: () => Effect.succeed([]),
+  exec: () => Effect.void,
+  copyIn: () => Effect.void,
+}
 
 /** Child mode: run one phase and print `seconds peakRssMb` on stdout. */
 const phase = async (name: string, file: string, pgliteDir: string) => {
+  if (name === "no-database") {
+    const started = performance.now()
+    const summary = await Effect.runPromise(
+      Loader.load(Ndjson.fromFile(file), { schema, ensureSchema: false }).pipe(
+        Effect.provideService(Database, noDatabase),
+      ),
+    )
+    const seconds = (performance.now() - started) / 1000
+    const contacts = summary.streams.contacts?.records ?? 0
+    const peakRssMb = process.resourceUsage().maxRSS / 1024
+    process.stdout.write(`${JSON.stringify({ seconds, contacts, phones: 0, peakRssMb })}\n`)
+    return
+  }
   if (name === "pglite-init") {
     // Creating the database (PGlite's initdb) happens once per directory: timed and measured on
     // its own, so the load below shows what a load costs.
@@ -270,7 +289,7 @@ const phase = async (name: string, file: string, pgliteDir: string) => {
     }
     const db = yield* Database
     const [row] = yield* db.query(
-      `SELECT (SELECT count(*) FROM ${qualified(schema, "contacts")})::int AS contacts, (SELECT count(*) FROM ${qualified(schema, "contact_phones")})::int AS phones`,
+      `SELECT (SELECT count(*) FROM ${qualified(schema, Tables.named.contacts.name)})::int AS contacts, (SELECT count(*) FROM ${qualified(schema, Tables.named.contactPhones.name)})::int AS phones`,
     )
     if (target === "pg") yield* db.exec(`DROP SCHEMA IF EXISTS ${ident(schema)} CASCADE`)
     return { seconds, databaseTime, contacts: Number(row?.contacts), phones: Number(row?.phones) }
@@ -293,7 +312,9 @@ interface PhaseResult {
 /** The node flags of the `salesintel-pg` command (its shebang), so each phase runs as the command does. */
 const commandFlags = (): ReadonlyArray<string> => {
   const shebang =
-    readFileSync(new URL("../../bin/salesintel-pg.js", import.meta.url), "utf8").split("\n")[0] ?? ""
+    readFileSync(new URL("../../packages/postgres/bin/salesintel-pg.js", import.meta.url), "utf8").split(
+      "\n",
+    )[0] ?? ""
   return shebang.split(/\s+/).filter((word) => word.startsWith("--"))
 }
 
@@ -338,6 +359,7 @@ const main = async () => {
       }
       return result.contacts / result.seconds
     }
+    report("the loader alone (no database)", runPhase("no-database", file, ""))
     const bulkRate = report("postgres: COPY + upsert (bulk)", runPhase("pg-bulk", file, ""))
     report("postgres: its database work alone", runPhase("pg-db-only", file, ""))
     if (process.env.BENCH_SKIP_ROWS !== "1") {
@@ -357,6 +379,6 @@ const main = async () => {
 
 const [mode, name, file, pgliteDir] = process.argv.slice(2)
 if (mode === "phase" && name !== undefined && file !== undefined) await phase(name, file, pgliteDir ?? "")
-// `generate FILE`: only write the input (for scripts/noop-load.mjs or a phase run by hand).
+// `generate FILE`: only write the input (for a phase run by hand).
 else if (mode === "generate" && name !== undefined) await generate(name)
 else await main()

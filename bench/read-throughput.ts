@@ -8,29 +8,12 @@
  * The ceiling of any client is the rate limit: 1,800 requests a minute is 30 pages of 50 a second,
  * 1,500 records/s. The connector's limiter keeps a margin under it (29 a second).
  */
-import { type ChildProcess, spawn } from "node:child_process"
-import { fileURLToPath } from "node:url"
+import { Commands } from "@salesintel/source"
 import { Effect, Stream } from "effect"
-import * as Commands from "../Commands.ts"
+import { startSandbox } from "./sandbox.ts"
 
-const sandboxBin = fileURLToPath(new URL("../../../sandbox/dist/bin.js", import.meta.url))
 const latencyMs = 100
 const ceilingRecordsPerSecond = 1_500
-
-const startSandbox = (): Promise<{ url: string; child: ChildProcess }> =>
-  new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [sandboxBin, "--port", "0", "--latency-ms", String(latencyMs)], {
-      stdio: ["ignore", "pipe", "inherit"],
-    })
-    let output = ""
-    child.stdout?.on("data", (data: Buffer) => {
-      output += data.toString()
-      const match = /serving (http:\/\/\S+)/.exec(output)
-      if (match?.[1] !== undefined) resolve({ url: match[1], child })
-    })
-    child.on("exit", (code) => reject(new Error(`sandbox exited early (${code})`)))
-    setTimeout(() => reject(new Error("sandbox did not start in 30 s")), 30_000).unref()
-  })
 
 interface Outcome {
   readonly records: number
@@ -77,7 +60,7 @@ const readOnce = async (url: string, concurrency: number): Promise<Outcome> => {
 }
 
 const main = async () => {
-  const { url, child } = await startSandbox()
+  const { url, child } = await startSandbox(["--latency-ms", String(latencyMs)])
   try {
     console.log(
       `full-refresh contacts read, ~20,000 contacts, sandbox latency ${latencyMs} ms, limit 1,800 req/min`,

@@ -7,7 +7,11 @@
  * falls back to the schema, which decodes it or produces the precise error with its path.
  * Keys the schemas do not know are dropped, as Schema.Struct does.
  */
-import type { CompanyTechnologies, Contact, Taxonomy } from "@salesintel/core"
+import { Either, Schema } from "effect"
+import * as CompanyTechnologies from "./CompanyTechnologies.ts"
+import * as Contact from "./Contact.ts"
+import { fromParseError, type ParseIssue } from "./ParseIssue.ts"
+import * as Taxonomy from "./Taxonomy.ts"
 
 /** "Not sure: use the schema." */
 export const miss: unique symbol = Symbol("miss")
@@ -195,3 +199,34 @@ export const product: Fast<Taxonomy.Product> = struct({
   category: optString,
   subcategory: optString,
 })
+
+/** A record's Schema and the decoder that takes the fast path where it can. */
+export interface Decoder<A, I> {
+  readonly schema: Schema.Schema<A, I>
+  readonly decode: (input: unknown) => Either.Either<A, ParseIssue>
+}
+
+/**
+ * A decoder that takes the fast path where it is sure and the schema otherwise, so a record in
+ * the usual shape costs a few `typeof` checks and an unusual one still gets the schema's precise
+ * error (with the bad value's path).
+ */
+export const withSchema = <A, I>(schema: Schema.Schema<A, I>, fast: Fast<A>): Decoder<A, I> => {
+  const decode = Schema.decodeUnknownEither(schema)
+  return {
+    schema,
+    decode: (input) => {
+      const value = fast(input)
+      if (value !== miss) return Either.right(value)
+      return Either.mapLeft(decode(input), (error) => fromParseError(error))
+    },
+  }
+}
+
+/** The decoder of each record the provider sends. */
+export const decoders = {
+  contact: withSchema(Contact.Contact, contact),
+  companyTechnologies: withSchema(CompanyTechnologies.CompanyTechnologies, companyTechnologies),
+  category: withSchema(Taxonomy.Category, category),
+  product: withSchema(Taxonomy.Product, product),
+}

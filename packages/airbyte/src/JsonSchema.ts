@@ -54,6 +54,3 @@ export const recordSchema = <A, I>(
   const properties = { ...((opened.properties ?? {}) as JsonObject), ...extraProperties }
   return { $schema: $schema ?? "http://json-schema.org/draft-07/schema#", ...opened, properties }
 }
-
-export const nullableString: Json = { type: ["string", "null"] }
-export const timestamp: Json = { type: "string", format: "date-time" }

@@ -1,0 +1,96 @@
+/**
+ * Catalogs: the streams offered (discover's CATALOG, from the registry) and the configured catalog
+ * a read and a load are given (which streams, in which sync modes), checked against the registry.
+ */
+import { ParseIssue } from "@salesintel/core"
+import { Either, Schema } from "effect"
+import * as Streams from "./Streams.ts"
+
+export const SyncMode = Schema.Literal("full_refresh", "incremental")
+export type SyncMode = typeof SyncMode.Type
+export const DestinationSyncMode = Schema.Literal("append", "overwrite", "append_dedup")
+export type DestinationSyncMode = typeof DestinationSyncMode.Type
+
+/** A stream as discover describes it (the protocol's AirbyteStream). */
+export const AirbyteStream = Schema.Struct({
+  name: Schema.String,
+  json_schema: Schema.Record({ key: Schema.String, value: Schema.Unknown }),
+  supported_sync_modes: Schema.Array(SyncMode),
+  source_defined_cursor: Schema.optional(Schema.Boolean),
+  default_cursor_field: Schema.optional(Schema.Array(Schema.String)),
+  source_defined_primary_key: Schema.optional(Schema.Array(Schema.Array(Schema.String))),
+  is_resumable: Schema.optional(Schema.Boolean),
+})
+export type AirbyteStream = typeof AirbyteStream.Type
+
+export const airbyteStream = (entry: Streams.StreamEntry<unknown>): AirbyteStream => ({
+  name: entry.name,
+  json_schema: entry.jsonSchema,
+  supported_sync_modes: entry.syncModes,
+  source_defined_primary_key: entry.primaryKey,
+  ...(entry.cursorField === undefined
+    ? {}
+    : { source_defined_cursor: true, default_cursor_field: entry.cursorField }),
+  is_resumable: true,
+})
+
+/** Every stream of the registry, as discover offers them. */
+export const offered = (): ReadonlyArray<AirbyteStream> => Streams.all.map(airbyteStream)
+
+/** A configured stream: only the parts this connector acts on are decoded (the rest is ignored). */
+const ConfiguredStream = Schema.Struct({
+  stream: Schema.Struct({ name: Schema.String }),
+  sync_mode: SyncMode,
+  destination_sync_mode: DestinationSyncMode,
+})
+
+export const ConfiguredCatalog = Schema.Struct({ streams: Schema.Array(ConfiguredStream) })
+export type ConfiguredCatalog = typeof ConfiguredCatalog.Type
+export type ConfiguredStream = typeof ConfiguredStream.Type
+
+/** Decodes a configured catalog and checks every stream and sync mode against the registry. */
+export const decodeConfigured = (input: unknown): Either.Either<ConfiguredCatalog, string> =>
+  Schema.decodeUnknownEither(ConfiguredCatalog)(input).pipe(
+    Either.mapLeft((error) => {
+      const issue = ParseIssue.fromParseError(error)
+      return `invalid catalog at ${issue.path}: ${issue.description}`
+    }),
+    Either.flatMap((configured) => {
+      for (const [index, entry] of configured.streams.entries()) {
+        const name = entry.stream.name
+        if (!Streams.isStreamName(name))
+          return Either.left(
+            `invalid catalog at streams[${index}].stream.name: no stream "${name}" (streams: ${Streams.names.join(", ")})`,
+          )
+        const stream = Streams.streams[name]
+        if (!stream.syncModes.includes(entry.sync_mode))
+          return Either.left(
+            `invalid catalog at streams[${index}].sync_mode: stream ${name} supports ${stream.syncModes.join(" and ")}, not ${entry.sync_mode}`,
+          )
+      }
+      return Either.right(configured)
+    }),
+  )
+
+/** A catalog that reads the named streams in the given mode where supported (full_refresh otherwise). */
+export const configuredAll = (
+  syncMode: SyncMode,
+  streamNames: ReadonlyArray<string> = Streams.names,
+): ConfiguredCatalog => ({
+  streams: Streams.all
+    .filter((entry) => streamNames.includes(entry.name))
+    .map((entry) => {
+      const incremental = syncMode === "incremental" && entry.syncModes.includes("incremental")
+      return {
+        stream: { name: entry.name },
+        sync_mode: incremental ? "incremental" : "full_refresh",
+        destination_sync_mode: incremental ? "append_dedup" : "overwrite",
+      }
+    }),
+})
+
+/** Each stream's destination sync mode, by name. */
+export type DestinationSyncModes = Readonly<Record<string, DestinationSyncMode>>
+
+export const destinationSyncModes = (catalog: ConfiguredCatalog): DestinationSyncModes =>
+  Object.fromEntries(catalog.streams.map((entry) => [entry.stream.name, entry.destination_sync_mode]))

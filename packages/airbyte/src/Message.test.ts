@@ -1,0 +1,138 @@
+/**
+ * The message Schemas against the official Airbyte protocol schema (spec/airbyte/, verbatim):
+ * every message the constructors build is a valid AirbyteMessage, it survives the trip through a
+ * JSON line unchanged, and the Schemas refuse what the official schema refuses.
+ */
+import { Either, Schema } from "effect"
+import fc from "fast-check"
+import { describe, expect, it } from "vitest"
+import * as Catalog from "./Catalog.ts"
+import * as Message from "./Message.ts"
+import * as Ndjson from "./Ndjson.ts"
+import * as Streams from "./Streams.ts"
+import { configuredCatalogProblems, messageProblems } from "./testing/AirbyteSchema.ts"
+
+const json = fc.jsonValue({ maxDepth: 3 })
+const data = fc.dictionary(fc.string(), json, { maxKeys: 5 })
+const text = fc.string({ maxLength: 40 })
+const streamName = fc.oneof(fc.constantFrom(...Streams.names), text)
+
+const messages: fc.Arbitrary<Message.Message> = fc.oneof(
+  fc
+    .tuple(streamName, data, fc.integer({ min: 0, max: 2 ** 45 }))
+    .map(([stream, record, at]) => Message.record(stream, record, at)),
+  fc
+    .tuple(streamName, data, fc.nat())
+    .map(([stream, state, count]) => Message.streamState(stream, state, count)),
+  fc
+    .tuple(fc.constantFrom("FATAL", "ERROR", "WARN", "INFO", "DEBUG", "TRACE" as const), text)
+    .map(([level, line]) => Message.log(level, line)),
+  fc
+    .tuple(
+      fc.constantFrom("system_error", "config_error", "transient_error" as const),
+      text,
+      fc.option(text, { nil: undefined }),
+      fc.option(streamName, { nil: undefined }),
+    )
+    .map(([failure, line, internal, stream]) =>
+      Message.traceError(failure, line, 1_700_000_000_000, {
+        ...(internal === undefined ? {} : { internal }),
+        ...(stream === undefined ? {} : { stream }),
+      }),
+    ),
+  fc
+    .tuple(fc.boolean(), fc.option(text, { nil: undefined }))
+    .map(([ok, line]) => Message.connectionStatus(ok, line)),
+)
+
+/** A message as JSON would carry it (the STATE default filled in, as the Schema decodes it). */
+const asRead = (message: Message.Message) => JSON.parse(JSON.stringify(message))
+
+describe("Message", () => {
+  it("builds only valid AirbyteMessages, which read back from their line unchanged", () => {
+    fc.assert(
+      fc.property(messages, (message) => {
+        expect(messageProblems(JSON.parse(Ndjson.serialize(message)))).toEqual([])
+        const read = Ndjson.parseLine(Ndjson.serialize(message).trimEnd(), 1)
+        expect(Either.isRight(read)).toBe(true)
+        if (Either.isRight(read) && read.right !== undefined) {
+          const { dataText: _, ...protocolPart } = read.right as Message.RecordMessage
+          expect(asRead(protocolPart)).toEqual(asRead(message))
+        }
+      }),
+      { numRuns: 500 },
+    )
+  })
+
+  it("offers the registry's streams in a valid CATALOG, keys and cursors declared", () => {
+    const catalog = Message.catalog(Catalog.offered())
+    expect(messageProblems(catalog)).toEqual([])
+    expect(catalog.catalog.streams.map((stream) => stream.name)).toEqual([
+      "taxonomy_categories",
+      "taxonomy_products",
+      "contacts",
+      "companies",
+    ])
+    const contacts = catalog.catalog.streams.find((stream) => stream.name === "contacts")
+    expect(contacts?.source_defined_primary_key).toEqual([["match_id"]])
+    expect(contacts?.default_cursor_field).toEqual(["_salesintel_fetched_at"])
+    expect(contacts?.supported_sync_modes).toEqual(["full_refresh", "incremental"])
+    expect(Schema.decodeUnknownEither(Message.CatalogMessage)(asRead(catalog))._tag).toBe("Right")
+  })
+
+  it("configures valid catalogs, and refuses unknown streams and unsupported modes", () => {
+    for (const mode of ["incremental", "full_refresh"] as const) {
+      const configured = Catalog.configuredAll(mode)
+      const full = {
+        streams: configured.streams.map((entry) => ({
+          ...entry,
+          stream: Catalog.offered().find((stream) => stream.name === entry.stream.name),
+        })),
+      }
+      expect(configuredCatalogProblems(full)).toEqual([])
+      expect(Either.isRight(Catalog.decodeConfigured(configured))).toBe(true)
+    }
+    const unknown = Catalog.decodeConfigured({
+      streams: [{ stream: { name: "people" }, sync_mode: "full_refresh", destination_sync_mode: "append" }],
+    })
+    expect(unknown._tag === "Left" && unknown.left).toContain('no stream "people"')
+    const mode = Catalog.decodeConfigured({
+      streams: [
+        { stream: { name: "taxonomy_products" }, sync_mode: "incremental", destination_sync_mode: "append" },
+      ],
+    })
+    expect(mode._tag === "Left" && mode.left).toContain("supports full_refresh")
+  })
+
+  it("refuses, as the official schema does, messages missing what the protocol requires", () => {
+    const malformed = [
+      { type: "RECORD", record: { stream: "contacts" } },
+      { type: "RECORD", record: { stream: "contacts", data: [], emitted_at: 1 } },
+      { type: "RECORD", record: { stream: 1, data: {}, emitted_at: 1 } },
+      { type: "STATE", state: { type: "STREAM", stream: {} } },
+      { type: "LOG", log: { level: "LOUD", message: "x" } },
+      {
+        type: "TRACE",
+        trace: { type: "ERROR", emitted_at: 1, error: { message: "x", failure_type: "oops" } },
+      },
+      { type: "CONNECTION_STATUS", connectionStatus: { status: "MAYBE" } },
+    ]
+    for (const message of malformed) {
+      expect(messageProblems(message).length).toBeGreaterThan(0)
+      const schema: Schema.Schema.AnyNoContext = Message.schemas[message.type as keyof typeof Message.schemas]
+      expect(Either.isLeft(Schema.decodeUnknownEither(schema)(message))).toBe(true)
+    }
+  })
+
+  it("never writes what travels beside a RECORD in memory", () => {
+    const entry = Streams.streams.taxonomy_categories
+    const message = {
+      ...Message.record(entry.name, { category: "CRM" }, 5, { stream: entry, value: { category: "CRM" } }),
+      dataText: '{"category":"CRM"}',
+    }
+    expect(JSON.parse(Ndjson.serialize(message))).toEqual({
+      type: "RECORD",
+      record: { stream: "taxonomy_categories", data: { category: "CRM" }, emitted_at: 5 },
+    })
+  })
+})

@@ -1,0 +1,30 @@
+import { Either } from "effect"
+import { describe, expect, it } from "vitest"
+import * as Message from "./Message.ts"
+import * as StreamState from "./StreamState.ts"
+
+describe("StreamState.decode", () => {
+  it("reads per-stream states, as Airbyte passes them, as STATE messages and as _state gives them", () => {
+    const message = Message.streamState("contacts", { known: { "1": ["a"] } }, 3)
+    for (const input of [
+      [message.state],
+      [message],
+      [StreamState.saved("contacts", { known: { "1": ["a"] } })],
+    ]) {
+      const state = Either.getOrThrow(StreamState.decode(input))
+      expect(state.get("contacts")).toEqual({ known: { "1": ["a"] } })
+    }
+  })
+
+  it("reads the legacy object form and no state at all", () => {
+    expect(Either.getOrThrow(StreamState.decode({ companies: { domains: {} } })).get("companies")).toEqual({
+      domains: {},
+    })
+    expect(Either.getOrThrow(StreamState.decode(undefined)).size).toBe(0)
+  })
+
+  it("refuses something else", () => {
+    expect(Either.isLeft(StreamState.decode(42))).toBe(true)
+    expect(Either.isLeft(StreamState.decode([{ nope: true }]))).toBe(true)
+  })
+})

@@ -1,0 +1,51 @@
+/**
+ * The state a read starts from: what the last run's STATE messages said, per stream. Accepts the
+ * per-stream form Airbyte sends today (an array of STREAM states, or of whole STATE messages) and
+ * the legacy form (one object keyed by stream name). The loader keeps the same envelope in its
+ * `_state` table and gives it back in the first form.
+ */
+import { Either, Schema } from "effect"
+import { type JsonObject, StreamState } from "./Message.ts"
+
+/** One entry of the per-stream form: the state part of a STATE message, or the whole message. */
+const Entry = Schema.Union(
+  Schema.Struct({ type: Schema.optional(Schema.Literal("STREAM")), stream: StreamState }),
+  Schema.Struct({
+    type: Schema.Literal("STATE"),
+    state: Schema.Struct({ type: Schema.optional(Schema.Literal("STREAM")), stream: StreamState }),
+  }),
+)
+
+/** The per-stream form of a saved state, as `_state` gives it back and a read takes it. */
+export interface SavedStreamState {
+  readonly type: "STREAM"
+  readonly stream: StreamState
+}
+
+export const saved = (stream: string, state: JsonObject): SavedStreamState => ({
+  type: "STREAM",
+  stream: { stream_descriptor: { name: stream }, stream_state: state },
+})
+
+/** Stream name to that stream's saved state. */
+export type InputState = ReadonlyMap<string, unknown>
+
+export const decode = (input: unknown): Either.Either<InputState, string> => {
+  if (input === undefined || input === null) return Either.right(new Map())
+  if (Array.isArray(input)) {
+    return Schema.decodeUnknownEither(Schema.Array(Entry))(input).pipe(
+      Either.mapLeft((error) => `invalid state file: ${error.message.split("\n")[0]}`),
+      Either.map(
+        (entries) =>
+          new Map(
+            entries.map((entry) => {
+              const state = "state" in entry ? entry.state.stream : entry.stream
+              return [state.stream_descriptor.name, state.stream_state]
+            }),
+          ),
+      ),
+    )
+  }
+  if (typeof input === "object") return Either.right(new Map(Object.entries(input)))
+  return Either.left("invalid state file: expected a JSON array of per-stream states (or a legacy object)")
+}

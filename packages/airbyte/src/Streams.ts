@@ -1,0 +1,117 @@
+/**
+ * The registry of streams: every stream the connector offers, once. Each entry names the stream,
+ * its primary key and cursor, the sync modes the source supports, the core's record Schema (with
+ * its fast decoder), and the fields the connector adds to a record. The source's catalog, the
+ * loader's table descriptions, the views and the demo all take their names from here; the source's
+ * definitions and the loader's tables are keyed by `StreamName`, so a stream added here without
+ * them (or the reverse) does not build.
+ */
+import { FastDecode, type ParseIssue } from "@salesintel/core"
+import type { Either, Schema } from "effect"
+import type { SyncMode } from "./Catalog.ts"
+import { type Json, recordSchema } from "./JsonSchema.ts"
+
+/** The fields the source adds to a record beside the provider's JSON. */
+export const addedFields = {
+  /** The configured search that returned a contact (null for an email enrichment). */
+  search: "_salesintel_search",
+  /** When the source fetched the record (ISO-8601): the cursor of the credited streams. */
+  fetchedAt: "_salesintel_fetched_at",
+} as const
+
+const nullableString: Json = { type: ["string", "null"] }
+const timestamp: Json = { type: "string", format: "date-time" }
+
+/** A stream as the protocol and both ends see it. `A` is its decoded record. */
+export interface StreamEntry<A> {
+  readonly name: StreamName
+  /** Each key a path of field names (Airbyte's form). */
+  readonly primaryKey: ReadonlyArray<ReadonlyArray<string>>
+  readonly cursorField: ReadonlyArray<string> | undefined
+  readonly syncModes: ReadonlyArray<SyncMode>
+  /** The record's JSON Schema as emitted (provider JSON plus the added fields), for the catalog. */
+  readonly jsonSchema: Readonly<Record<string, unknown>>
+  /** Decodes a record's data: the fast path where it is sure, the Schema otherwise. */
+  readonly decode: (data: unknown) => Either.Either<A, ParseIssue.ParseIssue>
+}
+
+const define = <const Name extends string, A, I>(spec: {
+  readonly name: Name
+  readonly primaryKey: ReadonlyArray<ReadonlyArray<string>>
+  readonly cursorField?: ReadonlyArray<string>
+  readonly syncModes: ReadonlyArray<SyncMode>
+  /** The core's record Schema and its fast decoder. */
+  readonly record: FastDecode.Decoder<A, I>
+  /** JSON Schemas of the added fields this stream's records carry. */
+  readonly added?: Readonly<Record<string, Json>>
+}) => ({
+  name: spec.name,
+  primaryKey: spec.primaryKey,
+  cursorField: spec.cursorField,
+  syncModes: spec.syncModes,
+  schema: spec.record.schema,
+  jsonSchema: recordSchema(spec.record.schema, spec.added),
+  decode: spec.record.decode,
+})
+
+/** The credited streams: read in either mode, with the fetch time as their cursor. */
+const incremental = {
+  cursorField: [addedFields.fetchedAt],
+  syncModes: ["full_refresh", "incremental"],
+} as const satisfies { cursorField: ReadonlyArray<string>; syncModes: ReadonlyArray<SyncMode> }
+
+/** Every stream, in the order a read runs them: the free taxonomy first, credited streams after. */
+export const streams = {
+  taxonomy_categories: define({
+    name: "taxonomy_categories",
+    primaryKey: [["category"]],
+    syncModes: ["full_refresh"],
+    record: FastDecode.decoders.category,
+  }),
+  taxonomy_products: define({
+    name: "taxonomy_products",
+    primaryKey: [["product"], ["vendor"]],
+    syncModes: ["full_refresh"],
+    record: FastDecode.decoders.product,
+  }),
+  contacts: define({
+    name: "contacts",
+    primaryKey: [["match_id"]],
+    ...incremental,
+    record: FastDecode.decoders.contact,
+    added: { [addedFields.search]: nullableString, [addedFields.fetchedAt]: timestamp },
+  }),
+  companies: define({
+    name: "companies",
+    primaryKey: [["company_id"]],
+    ...incremental,
+    record: FastDecode.decoders.companyTechnologies,
+    added: { [addedFields.fetchedAt]: timestamp },
+  }),
+}
+
+export type Streams = typeof streams
+export type StreamName = keyof Streams
+/** The decoded record of a stream. */
+export type RecordOf<Name extends StreamName> = Schema.Schema.Type<Streams[Name]["schema"]>
+
+/** Every entry, in read order. */
+export const all: ReadonlyArray<Streams[StreamName]> = Object.values(streams)
+export const names: ReadonlyArray<StreamName> = all.map((entry) => entry.name)
+
+export const isStreamName = (name: string): name is StreamName => Object.hasOwn(streams, name)
+
+/**
+ * A record's decoded value and the entry whose Schema decoded it: what the source hands the loader
+ * in process, so the loader does not decode the record a second time.
+ */
+export interface Decoded<A> {
+  readonly stream: StreamEntry<A>
+  readonly value: A
+}
+
+/** Whether `decoded` was decoded by `entry` (and so holds that stream's record). */
+export const isDecodedBy = <A>(
+  entry: StreamEntry<A>,
+  decoded: Decoded<unknown> | undefined,
+): decoded is Decoded<A> => decoded !== undefined && decoded.stream === entry
