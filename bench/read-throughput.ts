@@ -10,7 +10,7 @@
  */
 import { Commands } from "@salesintel/source"
 import { Effect, Stream } from "effect"
-import { startSandbox } from "./sandbox.ts"
+import { post, startSandbox } from "./sandbox.ts"
 
 const latencyMs = 100
 const ceilingRecordsPerSecond = 1_500
@@ -23,7 +23,7 @@ interface Outcome {
 }
 
 const readOnce = async (url: string, concurrency: number): Promise<Outcome> => {
-  await fetch(`${url}/_sandbox/reset`, { method: "POST" })
+  await post(`${url}/_sandbox/reset`)
   const config = {
     api_key: "sandbox-full",
     base_url: url,

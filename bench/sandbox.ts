@@ -3,6 +3,7 @@
  * benchmark's client and the server then do not share an event loop or a CPU's worth of time.
  */
 import { type ChildProcess, spawn } from "node:child_process"
+import { request } from "node:http"
 import { fileURLToPath } from "node:url"
 
 // Compiled to bench/dist/: the packages are two folders up.
@@ -27,4 +28,20 @@ export const startSandbox = (args: ReadonlyArray<string>): Promise<RunningSandbo
     })
     child.once("exit", (code) => reject(new Error(`sandbox exited early (${code})`)))
     setTimeout(() => reject(new Error("sandbox did not start in 60 s")), 60_000).unref()
+  })
+
+/**
+ * POSTs to one of the sandbox's admin endpoints (`/_sandbox/reset`) on a connection of its own:
+ * a kept-alive socket from before a long run may be closed by the server just as it is reused.
+ */
+export const post = (url: string): Promise<void> =>
+  new Promise((resolve, reject) => {
+    const outgoing = request(url, { method: "POST", agent: false }, (response) => {
+      response.resume()
+      response.on("end", () =>
+        response.statusCode === 200 ? resolve() : reject(new Error(`POST ${url}: ${response.statusCode}`)),
+      )
+    })
+    outgoing.on("error", reject)
+    outgoing.end()
   })

@@ -17,7 +17,7 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { fileURLToPath } from "node:url"
 import pg from "pg"
-import { startSandbox } from "./sandbox.ts"
+import { post, startSandbox } from "./sandbox.ts"
 
 // Compiled to bench/dist/: the packages are two folders up.
 const thisBin = fileURLToPath(new URL("../../packages/cli/bin/salesintel.js", import.meta.url))
@@ -45,7 +45,7 @@ interface Run {
 
 /** One sync into a fresh schema, the sandbox's counters reset first. */
 const syncOnce = async (bin: string, sandboxUrl: string, configPath: string): Promise<Run> => {
-  await fetch(`${sandboxUrl}/_sandbox/reset`, { method: "POST" })
+  await post(`${sandboxUrl}/_sandbox/reset`)
   await dropSchema()
   const command = [
     process.execPath,

@@ -105,18 +105,7 @@ describe("source-salesintel against the sandbox", () => {
         execFile(process.execPath, [bin, ...args], { timeout: 60_000 }, (error, stdout) => {
           const lines = stdout.split("\n").filter((line) => line.length > 0)
           const messages = lines.map((line) => JSON.parse(line) as Message.Message)
-          for (const message of messages) {
-    expect(messageProblems(message)).toEqual([])
-    // In process, every record carries the value the core decoded, by its own stream's entry, so
-    // the loader never decodes it again; and that value is what decoding its data gives.
-    if (message.type === "RECORD") {
-      const entry: Streams.StreamEntry<unknown> | undefined = Streams.all.find(
-        (candidate) => candidate.name === message.record.stream,
-      )
-      expect(message.decoded?.stream).toBe(entry)
-      expect(message.decoded?.value).toEqual(Either.getOrThrow(entry!.decode(message.record.data)))
-    }
-  }
+          for (const message of messages) expect(messageProblems(message)).toEqual([])
           resolve({ status: error === null ? 0 : Number(error.code ?? 1), messages })
         })
       })

@@ -30,16 +30,17 @@ import {
   Unauthorized,
   UnexpectedStatus,
 } from "./ApiError.ts"
-import { CompanyTechnologies } from "./CompanyTechnologies.ts"
+import type { CompanyTechnologies } from "./CompanyTechnologies.ts"
 import { type ConnectionConfig, endpointUrl } from "./Connection.ts"
-import { Contact, PreviewContact } from "./Contact.ts"
+import type { Contact } from "./Contact.ts"
+import { type Decoder, decoders } from "./FastDecode.ts"
 import * as Filters from "./Filters.ts"
 import { maxDepth, maxPageSize } from "./Limits.ts"
 import { decodeItems, Envelope, type Item, type Page } from "./Page.ts"
 import { fromParseError } from "./ParseIssue.ts"
 import * as RateLimit from "./RateLimit.ts"
 import * as Retry from "./Retry.ts"
-import { Category, Product } from "./Taxonomy.ts"
+import type { Category, Product } from "./Taxonomy.ts"
 
 /** Which page to ask for: 1-based page number and records per page (1 to 50). */
 export interface Paging {
@@ -245,12 +246,12 @@ export const make = (config: ConnectionConfig) =>
       )
 
     const pageOf =
-      <A, I>(endpoint: Endpoint, recordSchema: Schema.Schema<A, I>) =>
+      <A, I>(endpoint: Endpoint, records: Decoder<A, I>) =>
       (paging: Paging, body: unknown): Effect.Effect<Page<A>, ApiError> =>
         Effect.gen(function* () {
           const envelope = yield* decodeEnvelope(endpoint, body)
           const items = yield* Either.mapLeft(
-            decodeItems(recordSchema, envelope.search_results),
+            decodeItems(records, envelope.search_results),
             (issue) => new Decode({ endpoint, ...issue }),
           )
           return {
@@ -263,18 +264,14 @@ export const make = (config: ConnectionConfig) =>
         })
 
     const paged =
-      <F, FI, A, I>(
-        endpoint: Endpoint,
-        filterSchema: Schema.Schema<F, FI>,
-        recordSchema: Schema.Schema<A, I>,
-      ) =>
+      <F, FI, A, I>(endpoint: Endpoint, filterSchema: Schema.Schema<F, FI>, records: Decoder<A, I>) =>
       (filters: F, paging: Paging): Effect.Effect<Page<A>, ApiError> =>
         Effect.gen(function* () {
           const filterParams = yield* filterParameters(endpoint, filterSchema, filters)
           const pageParams = yield* pagingParameters(endpoint, paging)
           const techFilters = Filters.techFiltersUsed(filters as Readonly<Record<string, unknown>>)
           const body = yield* getJson(endpoint, [...filterParams, ...pageParams], techFilters)
-          return yield* pageOf(endpoint, recordSchema)(paging, body)
+          return yield* pageOf(endpoint, records)(paging, body)
         })
 
     const taxonomyCategories = Effect.gen(function* () {
@@ -283,17 +280,21 @@ export const make = (config: ConnectionConfig) =>
       const records = Array.isArray(body) ? { search_results: body } : body
       const envelope = yield* decodeEnvelope("taxonomy.categories", records)
       return yield* Either.mapLeft(
-        decodeItems(Category, envelope.search_results),
+        decodeItems(decoders.category, envelope.search_results),
         (issue) => new Decode({ endpoint: "taxonomy.categories", ...issue }),
       )
     })
 
     return SalesIntelClient.of({
-      searchPeople: paged("people.search", Filters.PeopleFilters, Contact),
-      previewPeople: paged("people.preview", Filters.PeopleFilters, PreviewContact),
-      appendTechnologies: paged("technologies.append", Filters.TechnologyFilters, CompanyTechnologies),
+      searchPeople: paged("people.search", Filters.PeopleFilters, decoders.contact),
+      previewPeople: paged("people.preview", Filters.PeopleFilters, decoders.previewContact),
+      appendTechnologies: paged(
+        "technologies.append",
+        Filters.TechnologyFilters,
+        decoders.companyTechnologies,
+      ),
       taxonomyCategories,
-      taxonomyProducts: paged("taxonomy.products", Filters.ProductFilters, Product),
+      taxonomyProducts: paged("taxonomy.products", Filters.ProductFilters, decoders.product),
     })
   })
 

@@ -21,8 +21,10 @@ const agrees = <A, I>(schema: Schema.Schema<A, I>, fast: FastDecode.Fast<A>, inp
 
 describe("FastDecode", () => {
   it("decodes canonical records exactly as the schemas do", () => {
-    for (let id = 0; id < 20; id++)
+    for (let id = 0; id < 20; id++) {
       expect(agrees(Contact.Contact, FastDecode.contact, contact(id))).toBe("fast")
+      expect(agrees(Contact.PreviewContact, FastDecode.previewContact, contact(id))).toBe("fast")
+    }
     expect(agrees(CompanyTechnologies.CompanyTechnologies, FastDecode.companyTechnologies, company(7))).toBe(
       "fast",
     )
@@ -48,8 +50,25 @@ describe("FastDecode", () => {
       { social_profiles: "linkedin" },
       { position_location_id: null, company_domains: null, company: null },
     ]
-    for (const overrides of odd) agrees(Contact.Contact, FastDecode.contact, contact(1, overrides))
+    for (const overrides of odd) {
+      agrees(Contact.Contact, FastDecode.contact, contact(1, overrides))
+      agrees(Contact.PreviewContact, FastDecode.previewContact, contact(1, overrides))
+    }
     expect(agrees(Contact.Contact, FastDecode.contact, [])).toBe("miss")
     expect(agrees(Contact.Contact, FastDecode.contact, contact(1, { company_id: "x" }))).toBe("miss")
+  })
+})
+
+describe("FastDecode.decoders", () => {
+  it("decode with the fast path or the schema, and name the bad value's path either way", () => {
+    const { contact: decoder } = FastDecode.decoders
+    expect(Either.getOrThrow(decoder.decode(contact(3)))).toEqual(
+      Either.getOrThrow(Schema.decodeUnknownEither(Contact.Contact)(contact(3))),
+    )
+    // An ISO date is beyond the fast path; the schema decodes it.
+    const iso = decoder.decode(contact(3, { dates: { created_date: "2024-01-02T03:04:05Z" } }))
+    expect(Either.getOrThrow(iso).dates?.created_date).toBe(Date.parse("2024-01-02T03:04:05Z"))
+    const bad = decoder.decode(contact(3, { company: { id: "twelve" } }))
+    expect(Either.isLeft(bad) && bad.left.path).toBe("company.id")
   })
 })

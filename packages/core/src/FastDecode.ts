@@ -169,6 +169,16 @@ export const contact: Fast<Contact.Contact> = struct({
   dates: optionalNullable(recordDates),
 })
 
+/** Contact.PreviewContact. */
+export const previewContact: Fast<Contact.PreviewContact> = struct({
+  match_id: nonEmptyString,
+  first_name: optString,
+  last_name: optString,
+  job_title: optString,
+  company_name: optString,
+  location: optString,
+})
+
 const technology = struct({
   category: optString,
   subcategory: optString,
@@ -226,6 +236,7 @@ export const withSchema = <A, I>(schema: Schema.Schema<A, I>, fast: Fast<A>): De
 /** The decoder of each record the provider sends. */
 export const decoders = {
   contact: withSchema(Contact.Contact, contact),
+  previewContact: withSchema(Contact.PreviewContact, previewContact),
   companyTechnologies: withSchema(CompanyTechnologies.CompanyTechnologies, companyTechnologies),
   category: withSchema(Taxonomy.Category, category),
   product: withSchema(Taxonomy.Product, product),

@@ -4,7 +4,8 @@
  * path of the bad value (e.g. `search_results[3].company.id`): nothing is dropped silently.
  */
 import { Either, Schema } from "effect"
-import { fromParseError, type ParseIssue } from "./ParseIssue.ts"
+import type { Decoder } from "./FastDecode.ts"
+import type { ParseIssue } from "./ParseIssue.ts"
 import { LooseInt, optionalNullable } from "./Values.ts"
 
 export const Envelope = Schema.Struct({
@@ -35,18 +36,21 @@ export interface Page<A> {
   readonly items: ReadonlyArray<Item<A>>
 }
 
-/** Decodes each record of an envelope with `schema`, keeping its raw object. */
+/** Decodes each record of an envelope with `decoder` (its fast path, else its Schema), keeping its raw object. */
 export const decodeItems = <A, I>(
-  schema: Schema.Schema<A, I>,
+  decoder: Decoder<A, I>,
   rawRecords: ReadonlyArray<unknown>,
 ): Either.Either<ReadonlyArray<Item<A>>, ParseIssue> => {
-  const decode = Schema.decodeUnknownEither(schema)
   const items: Array<Item<A>> = []
   for (const [index, raw] of rawRecords.entries()) {
+    const at = `search_results[${index}]`
     if (typeof raw !== "object" || raw === null || Array.isArray(raw))
-      return Either.left({ path: `search_results[${index}]`, description: "Expected a JSON object" })
-    const decoded = decode(raw)
-    if (Either.isLeft(decoded)) return Either.left(fromParseError(decoded.left, ["search_results", index]))
+      return Either.left({ path: at, description: "Expected a JSON object" })
+    const decoded = decoder.decode(raw)
+    if (Either.isLeft(decoded)) {
+      const { path, description } = decoded.left
+      return Either.left({ path: path === "(root)" ? at : `${at}.${path}`, description })
+    }
     // A JSON object (checked above), as parsed from the body.
     items.push({ record: decoded.right, raw: raw as Readonly<Record<string, unknown>> })
   }
