@@ -42,7 +42,8 @@ const readOnce = async (url: string, concurrency: number): Promise<Outcome> => {
     Stream.runForEach(Commands.read({ config, catalog }), (message) =>
       Effect.sync(() => {
         if (message.type === "RECORD") records++
-        if (message.type === "TRACE") throw new Error(message.trace.error.message)
+        if (message.type === "TRACE" && message.trace.type === "ERROR")
+          throw new Error(message.trace.error.message)
       }),
     ),
   )

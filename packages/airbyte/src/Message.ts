@@ -91,6 +91,21 @@ export const TraceErrorMessage = message("TRACE", {
   }),
 })
 
+/** Where a stream stands in a read: the protocol's AirbyteStreamStatus. */
+export const StreamStatus = Schema.Literal("STARTED", "RUNNING", "COMPLETE", "INCOMPLETE")
+
+/**
+ * A stream's status (the protocol's STREAM_STATUS trace): the loader finishes an overwrite only
+ * for a stream that reported COMPLETE.
+ */
+export const StreamStatusMessage = message("TRACE", {
+  trace: Schema.Struct({
+    type: Schema.Literal("STREAM_STATUS"),
+    emitted_at: Schema.Number,
+    stream_status: Schema.Struct({ stream_descriptor: StreamDescriptor, status: StreamStatus }),
+  }),
+})
+
 export const SpecMessage = message("SPEC", {
   spec: Schema.Struct({
     documentationUrl: Schema.optional(Schema.String),
@@ -116,6 +131,7 @@ export type Message =
   | StateMessage
   | LogMessage
   | TraceErrorMessage
+  | StreamStatusMessage
   | SpecMessage
   | ConnectionStatusMessage
   | CatalogMessage
@@ -125,11 +141,15 @@ export const schemas = {
   RECORD: RecordMessage,
   STATE: StateMessage,
   LOG: LogMessage,
-  TRACE: TraceErrorMessage,
+  TRACE: Schema.Union(TraceErrorMessage, StreamStatusMessage),
   SPEC: SpecMessage,
   CONNECTION_STATUS: ConnectionStatusMessage,
   CATALOG: CatalogMessage,
 } as const
+
+/** A TRACE message that reports an error (not a stream's status). */
+export const isTraceError = (message: Message): message is TraceErrorMessage =>
+  message.type === "TRACE" && message.trace.type === "ERROR"
 
 export const record = (
   stream: string,
@@ -175,6 +195,19 @@ export const traceError = (
   },
 })
 
+export const streamStatus = (
+  stream: string,
+  status: StreamStatus,
+  emittedAt: number,
+): StreamStatusMessage => ({
+  type: "TRACE",
+  trace: {
+    type: "STREAM_STATUS",
+    emitted_at: emittedAt,
+    stream_status: { stream_descriptor: { name: stream }, status },
+  },
+})
+
 export const connectionStatus = (succeeded: boolean, message?: string): ConnectionStatusMessage => ({
   type: "CONNECTION_STATUS",
   connectionStatus: {
@@ -197,3 +230,5 @@ export type TraceErrorMessage = typeof TraceErrorMessage.Type
 export type SpecMessage = typeof SpecMessage.Type
 export type ConnectionStatusMessage = typeof ConnectionStatusMessage.Type
 export type CatalogMessage = typeof CatalogMessage.Type
+export type StreamStatus = typeof StreamStatus.Type
+export type StreamStatusMessage = typeof StreamStatusMessage.Type

@@ -31,6 +31,7 @@ export type Incoming =
   | Message.StateMessage
   | Message.LogMessage
   | Message.TraceErrorMessage
+  | Message.StreamStatusMessage
 
 type Decoder = (input: unknown) => Either.Either<Incoming, ParseResult.ParseError>
 
@@ -38,7 +39,7 @@ const decoders: Readonly<Record<string, Decoder>> = {
   RECORD: Schema.decodeUnknownEither(Message.RecordMessage),
   STATE: Schema.decodeUnknownEither(Message.StateMessage),
   LOG: Schema.decodeUnknownEither(Message.LogMessage),
-  TRACE: Schema.decodeUnknownEither(Message.TraceErrorMessage),
+  TRACE: Schema.decodeUnknownEither(Message.schemas.TRACE),
 }
 
 /**

@@ -9,7 +9,7 @@
  * (records after the last STATE are rolled back and counted as uncommitted). LOG and TRACE
  * messages go to `onMessage`; TRACE errors also to the summary.
  */
-import { type Catalog, type Message, Streams } from "@salesintel/airbyte"
+import { type Catalog, Message, Streams } from "@salesintel/airbyte"
 import { Chunk, Duration, Effect, Either, Stream } from "effect"
 import * as Batch from "./Batch.ts"
 import { stateTable } from "./Bookkeeping.ts"
@@ -199,7 +199,7 @@ export const load = <E, R>(
           closeBatches()
           jobs.push({ _tag: "State", message })
           uncommitted.clear()
-        } else if (message.type === "LOG" || message.type === "TRACE") {
+        } else if (message.type === "LOG" || Message.isTraceError(message)) {
           jobs.push({ _tag: "Notify", message })
         }
       }
