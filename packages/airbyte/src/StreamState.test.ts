@@ -27,4 +27,10 @@ describe("StreamState.decode", () => {
     expect(Either.isLeft(StreamState.decode(42))).toBe(true)
     expect(Either.isLeft(StreamState.decode([{ nope: true }]))).toBe(true)
   })
+
+  it("refuses a legacy object that names no stream, naming the key", () => {
+    const refused = StreamState.decode({ foo: 1 })
+    expect(Either.isLeft(refused) && refused.left).toContain('"foo" is not a stream')
+    expect(Either.isLeft(StreamState.decode({ contacts: {}, contact: {} }))).toBe(true)
+  })
 })

@@ -6,6 +6,7 @@
  */
 import { Either, Schema } from "effect"
 import { type JsonObject, StreamState } from "./Message.ts"
+import { isStreamName, names } from "./Streams.ts"
 
 /** One entry of the per-stream form: the state part of a STATE message, or the whole message. */
 const Entry = Schema.Union(
@@ -46,6 +47,15 @@ export const decode = (input: unknown): Either.Either<InputState, string> => {
       ),
     )
   }
-  if (typeof input === "object") return Either.right(new Map(Object.entries(input)))
+  if (typeof input === "object") {
+    // The legacy form is keyed by stream name: a key that names no stream is a wrong file (or a
+    // typo), and reading it as "no state" would buy every contact again.
+    const unknown = Object.keys(input).find((name) => !isStreamName(name))
+    if (unknown !== undefined)
+      return Either.left(
+        `invalid state file: ${JSON.stringify(unknown)} is not a stream (expected one of ${names.join(", ")}, or a JSON array of per-stream states)`,
+      )
+    return Either.right(new Map(Object.entries(input)))
+  }
   return Either.left("invalid state file: expected a JSON array of per-stream states (or a legacy object)")
 }

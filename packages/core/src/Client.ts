@@ -23,6 +23,7 @@ import {
   endpointPaths,
   Forbidden,
   InvalidRequest,
+  isRetryable,
   PaymentRequired,
   RateLimited,
   ServerError,
@@ -197,7 +198,9 @@ export const make = (config: ConnectionConfig) =>
   Effect.gen(function* () {
     const http = yield* HttpClient.HttpClient
     const rateLimit = yield* RateLimit.RequestRateLimit
-    const timeout = Duration.millis(config.timeout_ms)
+    /** Credited endpoints: a transport failure there may have been charged (see Retry.ts). */
+    const isCredited = (endpoint: Endpoint) =>
+      endpoint === "people.search" || endpoint === "technologies.append"
 
     /** One GET with retries; succeeds with the parsed JSON body of a 200. */
     const getJson = (
@@ -205,6 +208,8 @@ export const make = (config: ConnectionConfig) =>
       parameters: ReadonlyArray<readonly [string, string]>,
       techFilters: ReadonlyArray<string>,
     ): Effect.Effect<unknown, ApiError> => {
+      const credited = isCredited(endpoint)
+      const timeoutMillis = credited ? config.credited_timeout_ms : config.timeout_ms
       const request = HttpClientRequest.get(endpointUrl(config, endpointPaths[endpoint])).pipe(
         HttpClientRequest.setUrlParams(parameters),
         HttpClientRequest.setHeaders({
@@ -222,16 +227,20 @@ export const make = (config: ConnectionConfig) =>
             : errorForStatus(endpoint, response, techFilters),
         ),
         Effect.timeoutFail({
-          duration: timeout,
+          duration: Duration.millis(timeoutMillis),
           onTimeout: () =>
             new Transport({
               endpoint,
               reason: "timeout",
-              description: `no complete answer within ${config.timeout_ms} ms`,
+              description: `no complete answer within ${timeoutMillis} ms`,
             }),
         }),
       )
-      return Retry.withRetry(config.retry)(attempt).pipe(
+      const retryable = credited ? Retry.isRetryableWhenCredited : isRetryable
+      return Retry.withRetry(
+        config.retry,
+        retryable,
+      )(attempt).pipe(
         Effect.locallyWith(Headers.currentRedactedNames, (names) => [...names, apiKeyHeader.toLowerCase()]),
         Effect.withSpan(`SalesIntel.${endpoint}`, {
           attributes: { parameters: Object.fromEntries(parameters) },

@@ -36,6 +36,12 @@ export const ConnectionConfig = Schema.Struct({
   base_url: Schema.optionalWith(BaseUrl, { default: () => defaultBaseUrl }),
   /** One request, headers and body, must finish within this. */
   timeout_ms: Schema.optionalWith(PositiveInt, { default: () => 30_000 }),
+  /**
+   * The timeout of a credited request (search, append). Longer than a free one's: a credited
+   * request that times out may still have been charged, and it is never retried inside its
+   * reservation, so giving up early costs credits, not just time.
+   */
+  credited_timeout_ms: Schema.optionalWith(PositiveInt, { default: () => 60_000 }),
   retry: Schema.optionalWith(RetrySettings, { default: () => RetrySettings.make({}) }),
   /** The provider allows 1,800 requests a minute per user; going over earns 429s and a cooldown. */
   requests_per_minute: Schema.optionalWith(PositiveInt, { default: () => 1_800 }),

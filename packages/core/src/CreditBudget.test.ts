@@ -10,7 +10,14 @@ describe("CreditBudget", () => {
       const second = yield* budget.reserve(50)
       expect(Option.isSome(first)).toBe(true)
       expect(Option.isNone(second)).toBe(true)
-      expect(yield* budget.snapshot).toEqual({ limit: 100, spent: 0, reserved: 60, available: 40 })
+      expect(yield* budget.snapshot).toEqual({
+        limit: 100,
+        spent: 0,
+        uncertain: 0,
+        reserved: 60,
+        available: 40,
+        closed: false,
+      })
     }),
   )
 
@@ -21,9 +28,39 @@ describe("CreditBudget", () => {
       yield* budget.settle(page, 37)
       const failed = Option.getOrThrow(yield* budget.reserve(50))
       yield* budget.release(failed)
-      expect(yield* budget.snapshot).toEqual({ limit: 100, spent: 37, reserved: 0, available: 63 })
+      expect(yield* budget.snapshot).toEqual({
+        limit: 100,
+        spent: 37,
+        uncertain: 0,
+        reserved: 0,
+        available: 63,
+        closed: false,
+      })
       expect(Option.isSome(yield* budget.reserve(63))).toBe(true)
       expect(Option.isNone(yield* budget.reserve(1))).toBe(true)
+    }),
+  )
+
+  it.effect("a forfeited reservation counts as spent and uncertain, never returns to the budget", () =>
+    Effect.gen(function* () {
+      const budget = yield* CreditBudget.make(100)
+      yield* budget.forfeit(Option.getOrThrow(yield* budget.reserve(40)))
+      const snapshot = yield* budget.snapshot
+      expect([snapshot.spent, snapshot.uncertain, snapshot.reserved, snapshot.available]).toEqual([
+        40, 40, 0, 60,
+      ])
+    }),
+  )
+
+  it.effect("reserveUpTo grants what is left; close refuses every later reservation", () =>
+    Effect.gen(function* () {
+      const budget = yield* CreditBudget.make(10)
+      expect(Option.getOrThrow(yield* budget.reserveUpTo(50)).credits).toBe(10)
+      expect(Option.isNone(yield* budget.reserveUpTo(50))).toBe(true)
+      const open = yield* CreditBudget.make(10)
+      yield* open.close
+      expect(Option.isNone(yield* open.reserve(0))).toBe(true)
+      expect((yield* open.snapshot).closed).toBe(true)
     }),
   )
 })

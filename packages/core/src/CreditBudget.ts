@@ -1,26 +1,34 @@
 /**
- * The credits a run may spend, shared by every stream of the run.
+ * The credits a run may spend, shared by every stream of the run, counted as the provider counts.
  *
- * Before a credited page is requested its worst-case cost is reserved; a page the budget cannot
- * cover is not requested. When the page comes back the reservation is settled to what the
- * provider actually charged (one credit per record on the page); when the request fails, or is
- * interrupted, the reservation is released. So at every moment spent + reserved <= limit, and
- * spending can never pass the limit: the provider charges at most the records on a page, and a
- * page never holds more records than were reserved for it.
+ * Before a credited request is sent, exactly what it asks for is reserved; a request the budget
+ * cannot cover is not sent. When the answer comes back the reservation settles to what the
+ * provider charged (one credit per record). A definite refusal (402, 4xx, a 5xx or 429 after its
+ * retries) was not charged, so its reservation is released. A request whose outcome is unknown (a
+ * timeout, a dropped connection, a body cut short, an interruption in flight) may have been
+ * charged: its reservation is forfeited, counted as spent and as uncertain, never released. So at
+ * every moment spent + reserved <= limit, and what the provider charges can never pass the limit.
+ *
+ * `close` is the stop request: from then on every reservation is refused (free pages reserve
+ * zero, so they stop too), while the requests in flight land and settle.
  */
 import { Context, Effect, Layer, Option, Ref } from "effect"
 
 export interface Snapshot {
   readonly limit: number
-  /** Settled charges. */
+  /** Settled charges, forfeited reservations included. */
   readonly spent: number
+  /** Of `spent`, credits possibly charged without delivery (forfeited reservations). */
+  readonly uncertain: number
   /** Held for requests in flight. */
   readonly reserved: number
   /** limit - spent - reserved: what the next reservation may take. */
   readonly available: number
+  /** A stop was requested: no reservation is granted any more. */
+  readonly closed: boolean
 }
 
-/** Credits held for one request; settle or release it exactly once. */
+/** Credits held for one request; settle, release or forfeit it exactly once. */
 export interface Reservation {
   readonly credits: number
 }
@@ -28,10 +36,16 @@ export interface Reservation {
 export interface CreditBudgetService {
   /** Holds `credits` if the budget can cover them; None (and nothing held) if it cannot. */
   readonly reserve: (credits: number) => Effect.Effect<Option.Option<Reservation>>
+  /** Holds as much of `credits` as is available, at least 1; None when nothing is (or when closed). */
+  readonly reserveUpTo: (credits: number) => Effect.Effect<Option.Option<Reservation>>
   /** The request succeeded and was charged `charged` credits. */
   readonly settle: (reservation: Reservation, charged: number) => Effect.Effect<void>
-  /** The request failed or never completed: nothing was charged. */
+  /** The request was definitely refused, or never sent: nothing was charged. */
   readonly release: (reservation: Reservation) => Effect.Effect<void>
+  /** The request's outcome is unknown: it may have been charged in full. */
+  readonly forfeit: (reservation: Reservation) => Effect.Effect<void>
+  /** Refuses every later reservation (a stop request); requests in flight still settle. */
+  readonly close: Effect.Effect<void>
   readonly snapshot: Effect.Effect<Snapshot>
 }
 
@@ -42,34 +56,56 @@ export class CreditBudget extends Context.Tag("@salesintel/core/CreditBudget")<
 
 interface Totals {
   readonly spent: number
+  readonly uncertain: number
   readonly reserved: number
+  readonly closed: boolean
 }
 
 const snapshotOf = (limit: number, totals: Totals): Snapshot => ({
   limit,
   spent: totals.spent,
+  uncertain: totals.uncertain,
   reserved: totals.reserved,
   available: limit - totals.spent - totals.reserved,
+  closed: totals.closed,
 })
 
 export const make = (limit: number): Effect.Effect<CreditBudgetService> =>
-  Effect.map(Ref.make<Totals>({ spent: 0, reserved: 0 }), (totals) =>
-    CreditBudget.of({
+  Effect.map(Ref.make<Totals>({ spent: 0, uncertain: 0, reserved: 0, closed: false }), (totals) => {
+    const hold = (current: Totals, credits: number): [Option.Option<Reservation>, Totals] => [
+      Option.some({ credits }),
+      { ...current, reserved: current.reserved + credits },
+    ]
+    return CreditBudget.of({
       reserve: (credits) =>
         Ref.modify(totals, (current) =>
-          current.spent + current.reserved + credits <= limit
-            ? [Option.some({ credits }), { ...current, reserved: current.reserved + credits }]
+          !current.closed && current.spent + current.reserved + credits <= limit
+            ? hold(current, credits)
             : [Option.none(), current],
         ),
+      reserveUpTo: (credits) =>
+        Ref.modify(totals, (current) => {
+          const granted = Math.min(credits, limit - current.spent - current.reserved)
+          return !current.closed && granted >= 1 ? hold(current, granted) : [Option.none(), current]
+        }),
       settle: (reservation, charged) =>
         Ref.update(totals, (current) => ({
+          ...current,
           spent: current.spent + charged,
           reserved: current.reserved - reservation.credits,
         })),
       release: (reservation) =>
         Ref.update(totals, (current) => ({ ...current, reserved: current.reserved - reservation.credits })),
+      forfeit: (reservation) =>
+        Ref.update(totals, (current) => ({
+          ...current,
+          spent: current.spent + reservation.credits,
+          uncertain: current.uncertain + reservation.credits,
+          reserved: current.reserved - reservation.credits,
+        })),
+      close: Ref.update(totals, (current) => ({ ...current, closed: true })),
       snapshot: Effect.map(Ref.get(totals), (current) => snapshotOf(limit, current)),
-    }),
-  )
+    })
+  })
 
 export const layer = (limit: number): Layer.Layer<CreditBudget> => Layer.effect(CreditBudget, make(limit))

@@ -211,7 +211,7 @@ describe("Pager", () => {
     }),
   )
 
-  it.effect("a failed page fails the stream and releases every reservation", () =>
+  it.effect("a failed page fails the stream; pages cut off in flight count as possibly charged", () =>
     Effect.gen(function* () {
       const query = fakeQuery(1000, { failOnPage: 5 })
       const budget = yield* makeBudget(10_000)
@@ -221,7 +221,9 @@ describe("Pager", () => {
       expect(result._tag === "Left" && result.left._tag).toBe("ServerError")
       const snapshot = yield* budget.snapshot
       expect(snapshot.reserved).toBe(0)
-      expect(snapshot.spent).toBe(query.charged())
+      // Pages interrupted in flight may have been charged by the provider: forfeited, not released.
+      expect(snapshot.spent - snapshot.uncertain).toBe(query.charged())
+      expect(snapshot.spent).toBeLessThanOrEqual(query.charged() + 3 * 50)
     }),
   )
 

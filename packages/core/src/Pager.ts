@@ -5,18 +5,22 @@
  *   many pages exist, and no page past that (or past what `maxRecords` allows) is ever reserved
  *   or requested.
  * - Each credited page reserves its worst-case cost (page_size records, or fewer when
- *   `maxRecords` bounds the query) before it is requested, in page order, and settles to the
- *   records it returned. The first page the budget cannot cover ends the stream with a
+ *   `maxRecords` bounds the query) before it is requested, in page order, and is sent through
+ *   CreditedRequest: settled to the records it returned, released on a definite refusal,
+ *   forfeited (counted as spent) when its outcome is unknown, and retried only under a new
+ *   reservation. The first page the budget cannot cover ends the stream with a
  *   BudgetExhausted event saying what was left: no later page is requested, so no record is
  *   skipped and the caller can resume from `nextPage`.
  * - Up to `concurrency` pages are in flight at once; events still come in page order.
  * - No page deeper than 10,000 records is requested. A result set larger than that ends with a
  *   DepthLimitReached event: the query must be partitioned (Partitioner.ts) to be read whole.
  */
-import { Data, Deferred, Effect, Exit, FiberId, Option, Ref, Stream } from "effect"
+import { Data, Deferred, Effect, FiberId, Option, Ref, Stream } from "effect"
 import type { ApiError } from "./ApiError.ts"
 import type { Paging } from "./Client.ts"
+import { RetrySettings } from "./Connection.ts"
 import { CreditBudget, type Reservation } from "./CreditBudget.ts"
+import * as CreditedRequest from "./CreditedRequest.ts"
 import { lastReachablePage, maxPageSize } from "./Limits.ts"
 import type { Page } from "./Page.ts"
 
@@ -39,7 +43,15 @@ export interface Options<A> {
    * read continues past the planned pages.
    */
   readonly expectedRecords?: number | undefined
+  /**
+   * How often a credited page is tried again after an unknown outcome (a transport fault), each
+   * time under a new reservation (CreditedRequest.ts). Default: the client's defaults.
+   */
+  readonly retry?: RetrySettings | undefined
 }
+
+const defaultRetry = RetrySettings.make({})
+const noRetry = RetrySettings.make({ max_attempts: 1 })
 
 /** A page arrived; `creditsCharged` is what it cost (0 on free endpoints). */
 export class PageFetched<A> extends Data.TaggedClass("PageFetched")<{
@@ -96,7 +108,8 @@ export const stream = <A>(options: Options<A>): Stream.Stream<Event<A>, ApiError
       const refusal = yield* Ref.make(Option.none<BudgetExhausted>())
       let knownTotal: number | undefined
 
-      const decide = (page: number): Effect.Effect<Option.Option<Reservation>> =>
+      // Refusing a page also refuses every later one: the shortfall is counted, not scattered.
+      const reserveFor = (page: number): Effect.Effect<Option.Option<Reservation>> =>
         Effect.gen(function* () {
           if (Option.isSome(yield* Ref.get(refusal))) return Option.none()
           const needed = worstCase(page)
@@ -117,33 +130,34 @@ export const stream = <A>(options: Options<A>): Stream.Stream<Event<A>, ApiError
             )
           }
           return reservation
-        }).pipe(Effect.ensuring(Deferred.succeed(turnOf(page + 1), undefined)))
+        })
+      const decide = (page: number): Effect.Effect<Option.Option<Reservation>> =>
+        reserveFor(page).pipe(Effect.ensuring(Deferred.succeed(turnOf(page + 1), undefined)))
 
       const fetchPage = (page: number): Effect.Effect<Event<A>, ApiError> =>
         Deferred.await(turnOf(page)).pipe(
           Effect.zipRight(
-            Effect.acquireUseRelease(
-              decide(page),
-              (reservation) =>
-                Option.isNone(reservation)
-                  ? Effect.map(Ref.get(refusal), (refused) => Option.getOrThrow(refused) as Event<A>)
-                  : Effect.map(
-                      options.fetch({ page, pageSize }),
-                      (fetched) =>
-                        new PageFetched({
-                          page: fetched,
-                          creditsCharged: credited ? fetched.items.length : 0,
-                        }) as Event<A>,
-                    ),
-              (reservation, exit) =>
-                Option.match(reservation, {
-                  onNone: () => Effect.void,
-                  onSome: (held) =>
-                    Exit.isSuccess(exit) && exit.value._tag === "PageFetched"
-                      ? budget.settle(held, exit.value.creditsCharged)
-                      : budget.release(held),
-                }),
-            ),
+            CreditedRequest.send({
+              budget,
+              firstReservation: decide(page),
+              reserve: reserveFor(page),
+              request: () => options.fetch({ page, pageSize }),
+              charged: (fetched) => (credited ? fetched.items.length : 0),
+              // A free page's transport faults are retried by the client; a credited page's here.
+              retry: credited ? (options.retry ?? defaultRetry) : noRetry,
+            }),
+          ),
+          Effect.flatMap(
+            Option.match({
+              onNone: () => Effect.map(Ref.get(refusal), (refused) => Option.getOrThrow(refused) as Event<A>),
+              onSome: ({ value }) =>
+                Effect.succeed(
+                  new PageFetched({
+                    page: value,
+                    creditsCharged: credited ? value.items.length : 0,
+                  }) as Event<A>,
+                ),
+            }),
           ),
           // A page interrupted while waiting for its turn must still pass the turn on.
           Effect.ensuring(Deferred.succeed(turnOf(page + 1), undefined)),

@@ -9,7 +9,11 @@ const ok = () => json(envelope([{ match_id: "m-1" }]))
  * Runs one search against a fake answering `script[i]` on call i (the last entry repeats),
  * advancing the TestClock until it finishes. Jitter draws 0.5 each time, so waits are exact.
  */
-const run = (script: ReadonlyArray<() => Answer>, retry: Record<string, number> = {}) =>
+const run = (
+  script: ReadonlyArray<() => Answer>,
+  retry: Record<string, number> = {},
+  endpoint: "searchPeople" | "previewPeople" = "previewPeople",
+) =>
   Effect.gen(function* () {
     const fake = clientLayer((_, index) => script[Math.min(index, script.length - 1)]!(), {
       retry: { initial_delay_ms: 1000, max_delay_ms: 8000, ...retry },
@@ -17,7 +21,7 @@ const run = (script: ReadonlyArray<() => Answer>, retry: Record<string, number> 
     const fiber = yield* Effect.fork(
       Effect.gen(function* () {
         const client = yield* Client.SalesIntelClient
-        return yield* client.searchPeople({}, { page: 1, pageSize: 50 })
+        return yield* client[endpoint]({}, { page: 1, pageSize: 50 })
       }).pipe(Effect.provide(fake.layer), Effect.withRandom(Random.fixed([0.5])), Effect.either),
     )
     yield* TestClock.adjust("1 hour")
@@ -90,6 +94,19 @@ describe("Retry", () => {
       expect(timedOut.attempts).toBe(2)
       // the default 30 s timeout, then a 500 ms wait (0.5 of the first 1000 ms step)
       expect(timedOut.waits).toEqual([30_500])
+    }),
+  )
+
+  it.effect("a credited request retries 5xx but never a transport fault (it may have been charged)", () =>
+    Effect.gen(function* () {
+      const served = yield* run([() => json({}, 503), ok], {}, "searchPeople")
+      expect(served.result._tag).toBe("Right")
+      expect(served.attempts).toBe(2)
+      const timedOut = yield* run([() => "hang", ok], {}, "searchPeople")
+      expect(timedOut.result._tag === "Left" && timedOut.result.left._tag).toBe("Transport")
+      expect(timedOut.attempts).toBe(1)
+      const truncated = yield* run([() => new Response('{"search_res'), ok], {}, "searchPeople")
+      expect(truncated.attempts).toBe(1)
     }),
   )
 

@@ -24,11 +24,14 @@ const retryAfterOf = (error: ApiError): number | undefined =>
  * The retry policy as a Schedule over ApiError inputs. It recurs at most max_attempts - 1 times,
  * only while the error is retryable and any Retry-After is within max_retry_after_ms.
  */
-export const schedule = (settings: RetrySettings): Schedule.Schedule<unknown, ApiError> =>
+export const schedule = (
+  settings: RetrySettings,
+  retryable: (error: ApiError) => boolean = isRetryable,
+): Schedule.Schedule<unknown, ApiError> =>
   Schedule.identity<ApiError>().pipe(
     Schedule.intersect(Schedule.forever),
     Schedule.whileInput(
-      (error: ApiError) => isRetryable(error) && (retryAfterOf(error) ?? 0) <= settings.max_retry_after_ms,
+      (error: ApiError) => retryable(error) && (retryAfterOf(error) ?? 0) <= settings.max_retry_after_ms,
     ),
     Schedule.intersect(Schedule.recurs(settings.max_attempts - 1)),
     Schedule.modifyDelayEffect(([[error, retryIndex]]) => {
@@ -41,6 +44,15 @@ export const schedule = (settings: RetrySettings): Schedule.Schedule<unknown, Ap
 
 /** Runs `effect` under the retry policy; the last error surfaces when attempts run out. */
 export const withRetry =
-  (settings: RetrySettings) =>
+  (settings: RetrySettings, retryable: (error: ApiError) => boolean = isRetryable) =>
   <A, R>(effect: Effect.Effect<A, ApiError, R>): Effect.Effect<A, ApiError, R> =>
-    Effect.retry(effect, schedule(settings))
+    Effect.retry(effect, schedule(settings, retryable))
+
+/**
+ * What a credited request may retry inside one reservation: only definite answers (429, 5xx),
+ * which the provider did not charge. A transport failure (timeout, dropped connection, body cut
+ * short) may have been charged, so it surfaces to the caller, which counts the reservation as
+ * spent and needs a new one to try again (CreditedRequest.ts).
+ */
+export const isRetryableWhenCredited = (error: ApiError): boolean =>
+  error._tag === "RateLimited" || error._tag === "ServerError"

@@ -87,6 +87,7 @@ export const connectionOf = (config: SourceConfig): Connection.ConnectionConfig 
   api_key: config.api_key,
   base_url: config.base_url,
   timeout_ms: config.timeout_ms,
+  credited_timeout_ms: config.credited_timeout_ms,
   retry: config.retry,
   requests_per_minute: config.requests_per_minute,
 })

@@ -13,7 +13,9 @@ const descriptions: Record<string, string> = {
   credit_budget: "The most credits one run may spend, all streams together. The run stops before passing it.",
   page_size: "Records per page, 1 to 50.",
   concurrency: "Credited pages in flight at once.",
-  timeout_ms: "Per-request timeout in milliseconds.",
+  timeout_ms: "Per-request timeout in milliseconds, for free requests (previews, taxonomy).",
+  credited_timeout_ms:
+    "Timeout in milliseconds of a credited request (search, append). A credited request that times out may have been charged: it counts as spent and is retried only with a new reservation. Default 60000.",
   requests_per_minute: "Client-side request rate ceiling; the provider allows 1,800 a minute per user.",
   contacts: "The contacts stream: named searches, emails to enrich, and when to re-buy stale contacts.",
   companies: "The companies stream: technographics appended to companies by domain or name.",
