@@ -8,7 +8,7 @@ import { execFile } from "node:child_process"
 import { mkdtempSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import { type Message, Streams } from "@salesintel/airbyte"
+import { Message, Streams } from "@salesintel/airbyte"
 import { type Sandbox, startSandbox } from "@salesintel/sandbox"
 import { Commands } from "@salesintel/source"
 import { Effect, Either, Stream } from "effect"
@@ -78,7 +78,7 @@ const read = async (config: unknown, catalog: unknown, state?: unknown): Promise
     records: (stream) =>
       messages.flatMap((m) => (m.type === "RECORD" && m.record.stream === stream ? [m.record.data] : [])),
     state: [...lastState.values()],
-    trace: messages.find((m): m is Message.TraceErrorMessage => m.type === "TRACE"),
+    trace: messages.find(Message.isTraceError),
     logs: messages.flatMap((m) => (m.type === "LOG" ? [m.log.message] : [])),
   }
 }
@@ -197,7 +197,7 @@ describe("source-salesintel against the sandbox", () => {
     expect(firstSpent).toBeGreaterThan(430 - 50)
     const warning = first.logs.find((log) => log.startsWith("credit budget reached"))
     expect(warning).toContain(`${total - firstSpent} records were left unread`)
-    expect(warning).toContain(`needing about ${total - firstSpent} more credits`)
+    expect(warning).toContain(`needing about ${total - firstSpent} credits in all`)
 
     sandbox.reset()
     const second = await read(
@@ -261,7 +261,9 @@ describe("source-salesintel against the sandbox", () => {
     expect(bought.length).toBe(charged(lowCredit))
     expect(bought.length).toBeGreaterThan(0)
     // The last message before the failure is the state covering every record emitted.
-    const beforeTrace = first.messages.at(-2)
+    // (After it: the stream's INCOMPLETE status, then the TRACE error.)
+    const beforeTrace = first.messages.at(-3)
+    expect(first.messages.at(-2)).toMatchObject({ trace: { stream_status: { status: "INCOMPLETE" } } })
     expect(beforeTrace?.type).toBe("STATE")
     const known = Object.values(
       (

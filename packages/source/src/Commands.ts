@@ -40,6 +40,8 @@ export interface ReadInputs {
   readonly catalog: unknown
   readonly state?: unknown
   readonly startedAt?: number
+  /** Completes when a graceful stop is requested (see Read.ReadOptions.stopWhen). */
+  readonly stopWhen?: Effect.Effect<void>
 }
 
 /** The read's messages and summary, or a config error before anything is requested. */
@@ -52,7 +54,13 @@ export const prepareRead = (
     const state = yield* StreamState.decode(inputs.state)
     return {
       config,
-      read: Read.read({ config, catalog, state, startedAt: inputs.startedAt ?? Date.now() }),
+      read: Read.read({
+        config,
+        catalog,
+        state,
+        startedAt: inputs.startedAt ?? Date.now(),
+        stopWhen: inputs.stopWhen,
+      }),
     }
   })
 

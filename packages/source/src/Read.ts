@@ -25,6 +25,8 @@ export interface StreamSummary {
   recordsLeft: number
   creditsNeeded: number
   status: "running" | "succeeded" | "failed" | "nothing to read"
+  /** Ended early (budget shortfall, stop request, failure): said with STREAM_STATUS INCOMPLETE. */
+  incomplete: boolean
 }
 
 export interface ReadSummary {
@@ -32,7 +34,11 @@ export interface ReadSummary {
   /** Pages of records read so far, all streams: live while the read runs. */
   pages: number
   creditsSpent: number
+  /** Of creditsSpent, credits possibly charged without delivery (credited requests whose outcome is unknown). */
+  creditsUncertain: number
   readonly creditBudget: number
+  /** A stop was requested (stopWhen completed) before the read ended. */
+  stopped: boolean
   failure: { readonly failureType: Message.FailureType; readonly message: string } | undefined
 }
 
@@ -66,6 +72,12 @@ export interface ReadOptions {
   readonly state: StreamState.InputState
   /** The run's "now" in epoch milliseconds. */
   readonly startedAt: number
+  /**
+   * Completes when a graceful stop is requested (e.g. `Deferred.await(d)` on SIGINT). From then on
+   * no page or purchase is asked for; requests in flight land and their records are emitted, each
+   * stream touched checkpoints, unfinished streams end INCOMPLETE, and the read ends normally.
+   */
+  readonly stopWhen?: Effect.Effect<void> | undefined
 }
 
 export interface Read {
@@ -86,9 +98,13 @@ export const read = (options: ReadOptions): Read => {
     streams: [],
     pages: 0,
     creditsSpent: 0,
+    creditsUncertain: 0,
     creditBudget: config.credit_budget,
+    stopped: false,
     failure: undefined,
   }
+  const status = (stream: string, value: Message.StreamStatus) =>
+    Message.streamStatus(stream, value, Date.now())
 
   // The budget service is resolved once, up front: stream finalizers can run outside the region
   // where layers were provided, so no finalizer below may look a service up itself.
@@ -103,20 +119,32 @@ export const read = (options: ReadOptions): Read => {
       recordsLeft: 0,
       creditsNeeded: 0,
       status: "running",
+      incomplete: false,
     }
     summary.streams.push(streamSummary)
+    if (summary.stopped) {
+      // Stopped before this stream began: it is not started, and says so.
+      streamSummary.incomplete = true
+      return Stream.make(status(entry.stream.name, "INCOMPLETE"))
+    }
     if (definition === undefined || !definition.isConfigured(config)) {
       streamSummary.status = "nothing to read"
-      return Stream.make(Message.log("INFO", `stream ${entry.stream.name}: nothing configured to read`))
+      return Stream.make(
+        status(entry.stream.name, "STARTED"),
+        Message.log("INFO", `stream ${entry.stream.name}: nothing configured to read`),
+        status(entry.stream.name, "COMPLETE"),
+      )
     }
     let sinceCheckpoint = 0
     const name = definition.stream.name
     const toMessage = (output: Output<unknown>): ReadonlyArray<Message.Message> => {
       switch (output._tag) {
-        case "Record":
+        case "Record": {
           sinceCheckpoint++
           streamSummary.records++
-          return [Message.record(name, output.data, Date.now(), output.decoded)]
+          const record = Message.record(name, output.data, Date.now(), output.decoded)
+          return streamSummary.records === 1 ? [status(name, "RUNNING"), record] : [record]
+        }
         case "Checkpoint": {
           const message = Message.streamState(name, output.state, sinceCheckpoint)
           sinceCheckpoint = 0
@@ -129,21 +157,29 @@ export const read = (options: ReadOptions): Read => {
         case "Log":
           return [Message.log(output.level, `${name}: ${output.message}`)]
         case "Shortfall":
+          streamSummary.incomplete = true
           streamSummary.recordsLeft += output.records ?? 0
           streamSummary.creditsNeeded += output.credits ?? 0
           return [
             Message.log(
               "WARN",
-              `${name}: the credit budget did not cover ${output.records ?? "some"} records of ${output.detail}`,
+              summary.stopped
+                ? `${name}: stopped on request before ${output.records ?? "some"} records of ${output.detail}`
+                : `${name}: the credit budget did not cover ${output.records ?? "some"} records of ${output.detail}`,
             ),
           ]
       }
     }
-    const spentNow = Effect.map(budget.snapshot, (snapshot) => snapshot.spent)
+    const spentNow = Effect.map(budget.snapshot, (snapshot) => {
+      // Also when the read fails part-way: the run's uncertain credits must still be reported.
+      summary.creditsUncertain = snapshot.uncertain
+      return snapshot.spent
+    })
     return Stream.unwrap(
       Effect.map(spentNow, (spentBefore) =>
         definition.read({ config, syncMode: entry.sync_mode, state: state.get(name), startedAt }).pipe(
           Stream.mapConcat(toMessage),
+          (messages) => Stream.concat(Stream.make(status(name, "STARTED")), messages),
           Stream.ensuring(
             Effect.map(spentNow, (spentAfter) => {
               streamSummary.creditsSpent = spentAfter - spentBefore
@@ -155,11 +191,16 @@ export const read = (options: ReadOptions): Read => {
           (messages) =>
             Stream.concat(
               messages,
-              Stream.sync(() => {
+              Stream.suspend(() => {
                 streamSummary.status = "succeeded"
-                return Message.log(
-                  "INFO",
-                  `${name}: ${streamSummary.records} records (${entry.sync_mode}), ${streamSummary.creditsSpent} credits`,
+                // A stop during the stream may have cut work no output counted: not complete.
+                if (summary.stopped) streamSummary.incomplete = true
+                return Stream.make(
+                  Message.log(
+                    "INFO",
+                    `${name}: ${streamSummary.records} records (${entry.sync_mode}), ${streamSummary.creditsSpent} credits`,
+                  ),
+                  status(name, streamSummary.incomplete ? "INCOMPLETE" : "COMPLETE"),
                 )
               }),
             ),
@@ -173,35 +214,56 @@ export const read = (options: ReadOptions): Read => {
       Effect.gen(function* () {
         const snapshot = yield* budget.snapshot
         summary.creditsSpent = snapshot.spent
+        summary.creditsUncertain = snapshot.uncertain
         const left = summary.streams.filter((s) => s.recordsLeft > 0)
         const lines: Array<Message.Message> = []
         if (left.length > 0) {
           const records = left.reduce((sum, s) => sum + s.recordsLeft, 0)
           const credits = left.reduce((sum, s) => sum + s.creditsNeeded, 0)
+          const why = summary.stopped ? "stopped on request" : "credit budget reached"
           lines.push(
             Message.log(
               "WARN",
-              `credit budget reached: ${snapshot.spent} of ${config.credit_budget} credits spent; ${records} records were left unread (${left.map((s) => `${s.stream} ${s.recordsLeft}`).join(", ")}), needing about ${credits} more credits. The state is saved: raise credit_budget or run again to continue.`,
+              `${why}: ${snapshot.spent} of ${config.credit_budget} credits spent, ${snapshot.available} unspent; ${records} records were left unread (${left.map((s) => `${s.stream} ${s.recordsLeft}`).join(", ")}), needing about ${credits} credits in all. The state is saved: ${summary.stopped ? "run again" : "raise credit_budget or run again"} to continue.`,
             ),
           )
         }
         lines.push(
           Message.log(
             "INFO",
-            `read finished: ${summary.streams.map((s) => `${s.stream} ${s.records}`).join(", ")} records; ${snapshot.spent} of ${config.credit_budget} credits spent`,
+            `read ${summary.stopped ? "stopped on request" : "finished"}: ${summary.streams.map((s) => `${s.stream} ${s.records}`).join(", ")} records; ${snapshot.spent} of ${config.credit_budget} credits spent, ${snapshot.uncertain} of them possibly charged without delivery`,
           ),
         )
         return Stream.fromIterable(lines)
       }),
     )
 
-  const messages = Stream.unwrap(
-    Effect.map(CreditBudget.CreditBudget, (budget) =>
-      Stream.fromIterable(catalog.streams).pipe(
+  // The stop request closes the budget: every later reservation (credited or free page, purchase)
+  // is refused, so each stream ends at its next request with what it has, and checkpoints it.
+  const watchStop = (budget: CreditBudget.CreditBudgetService) =>
+    options.stopWhen === undefined
+      ? Effect.void
+      : Effect.forkScoped(
+          Effect.zipRight(
+            options.stopWhen,
+            Effect.zipRight(
+              Effect.sync(() => {
+                summary.stopped = true
+              }),
+              budget.close,
+            ),
+          ),
+        )
+
+  const messages = Stream.unwrapScoped(
+    Effect.gen(function* () {
+      const budget = yield* CreditBudget.CreditBudget
+      yield* watchStop(budget)
+      return Stream.fromIterable(catalog.streams).pipe(
         Stream.flatMap((entry) => runStream(budget, entry)),
         Stream.concat(closing(budget)),
-      ),
-    ),
+      )
+    }),
   ).pipe(
     Stream.catchAllCause((cause) => {
       const failure = Cause.failureOption(cause)
@@ -215,7 +277,9 @@ export const read = (options: ReadOptions): Read => {
       })
       summary.failure = { failureType, message: scrub(message) }
       const failedStream = summary.streams.find((s) => s.status === "failed" || s.status === "running")
+      if (failedStream !== undefined) failedStream.incomplete = true
       return Stream.make(
+        ...(failedStream === undefined ? [] : [status(failedStream.stream, "INCOMPLETE")]),
         Message.traceError(failureType, scrub(message), Date.now(), {
           internal: scrub(Cause.pretty(cause)).slice(0, 4_000),
           ...(failedStream === undefined ? {} : { stream: failedStream.stream }),

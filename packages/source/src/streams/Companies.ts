@@ -1,16 +1,17 @@
 /**
- * The companies stream: technologies appended to companies named by domain (or by name), in
- * batches of page_size keys per request, one record per company returned.
+ * The companies stream, as a description over the keyed purchase: technologies appended to
+ * companies named by domain (or by name), in batches of up to page_size keys per request, each
+ * reserving one credit per key it asks for, one record per company returned.
  *
  * incremental is by key: a domain or name already appended is not bought again until it is older
- * than refresh_after_days. Within a batch, a domain is marked done as soon as a record for it
- * arrives, and every key of the batch once the batch is read to the end (keys that matched no
- * company cost nothing and are not asked for again).
+ * than refresh_after_days. Every key of a batch is marked done once the batch is read to the end
+ * (keys that matched no company cost nothing and are not asked for again).
  */
 import { Streams } from "@salesintel/airbyte"
-import { Client, type CompanyTechnologies, Pager } from "@salesintel/core"
-import { Effect, Schema, Stream } from "effect"
+import { Client, type CompanyTechnologies } from "@salesintel/core"
+import { Effect, Ref, Schema, Stream } from "effect"
 import type { CompaniesConfig, SourceConfig } from "../Config.ts"
+import * as KeyedPurchase from "../components/KeyedPurchase.ts"
 import { DatedSet, DatedSetJson, epochDay } from "../DatedSet.ts"
 import * as Output from "../Output.ts"
 import type { StreamDefinition } from "../StreamDefinition.ts"
@@ -31,12 +32,6 @@ const techFilters = (settings: CompaniesConfig) => ({
   ...(settings.is_international === undefined ? {} : { is_international: settings.is_international }),
   ...(settings.verified === undefined ? {} : { verified: settings.verified }),
 })
-
-const chunksOf = <A>(items: ReadonlyArray<A>, size: number): Array<Array<A>> => {
-  const chunks: Array<Array<A>> = []
-  for (let start = 0; start < items.length; start += size) chunks.push(items.slice(start, start + size))
-  return chunks
-}
 
 const isConfigured = (config: SourceConfig) =>
   config.companies !== undefined && config.companies.domains.length + config.companies.names.length > 0
@@ -64,92 +59,71 @@ export const companies: StreamDefinition<CompanyTechnologies.CompanyTechnologies
           )
         const checkpoint = () =>
           Output.checkpoint({ domains: done.domains.toJson(), names: done.names.toJson() })
-        const pageSize = input.config.page_size
-        let stopped = false
-        let left = 0
+        const unbought = yield* Ref.make(0)
 
-        const batches = [
-          ...chunksOf(pending("domains", settings.domains), pageSize).map((keys) => ({
-            kind: "domains" as const,
-            keys,
-          })),
-          ...chunksOf(pending("names", settings.names), pageSize).map((keys) => ({
-            kind: "names" as const,
-            keys,
-          })),
-        ]
-        const reads = Stream.fromIterable(batches).pipe(
-          Stream.flatMap(({ kind, keys }) => {
-            if (stopped) {
-              left += keys.length
-              return Stream.empty
-            }
-            const filters = {
-              ...(kind === "domains" ? { company_domain: keys } : { company_name: keys }),
-              ...techFilters(settings),
-            }
-            const pages = Pager.stream({
-              fetch: (paging) => client.appendTechnologies(filters, paging),
-              credited: true,
-              pageSize,
-              concurrency: input.config.concurrency,
-            }).pipe(
-              Stream.mapConcat(
-                (event): ReadonlyArray<Output.Output<CompanyTechnologies.CompanyTechnologies>> => {
-                  if (event._tag === "BudgetExhausted") {
-                    stopped = true
-                    // At least one company per key still to read; append charges per company returned.
-                    left += event.recordsRemaining ?? keys.length
-                    return []
-                  }
-                  if (event._tag === "DepthLimitReached")
-                    return [
+        const purchase = (kind: KeyKind) =>
+          KeyedPurchase.run({
+            keys: Stream.fromIterable(pending(kind, kind === "domains" ? settings.domains : settings.names)),
+            pageSize: input.config.page_size,
+            // One batch at a time: a batch's keys are marked done when it is read to the end.
+            concurrency: 1,
+            retry: input.config.retry,
+            fetch: (keys, paging) =>
+              client.appendTechnologies(
+                {
+                  ...(kind === "domains" ? { company_domain: keys } : { company_name: keys }),
+                  ...techFilters(settings),
+                },
+                paging,
+              ),
+            oneRecordPerKey: false,
+          }).pipe(
+            Stream.mapEffect(
+              (
+                event,
+              ): Effect.Effect<ReadonlyArray<Output.Output<CompanyTechnologies.CompanyTechnologies>>> => {
+                switch (event._tag) {
+                  case "Unbought":
+                    // At least one credit per key left: append charges per company returned.
+                    return Effect.as(
+                      Ref.update(unbought, (n) => n + event.keys.length),
+                      [],
+                    )
+                  case "DepthLimitReached":
+                    return Effect.succeed([
                       Output.log(
                         "WARN",
-                        `companies: a batch matched more than ${event.recordsReachable} companies`,
+                        `companies: a batch of ${event.keys.length} keys matched more companies than paging reaches`,
                       ),
-                    ]
-                  if (kind === "domains") {
-                    for (const item of event.page.items)
-                      for (const domain of item.record.company_domains ?? [])
-                        if (keys.includes(domain.toLowerCase())) done.domains.add(domain.toLowerCase(), today)
-                  }
-                  // An empty page changes nothing: the batch's own checkpoint follows it.
-                  if (event.page.items.length === 0) return [Output.pageRead]
-                  return [
-                    Output.pageRead,
-                    ...event.page.items.map((item) =>
-                      Output.record(Streams.streams.companies, item, {
-                        [Streams.addedFields.fetchedAt]: fetchedAt,
-                      }),
-                    ),
-                    checkpoint(),
-                  ]
-                },
-              ),
-            )
-            const finish = Stream.suspend(() => {
-              if (stopped) return Stream.empty
-              for (const key of keys) done[kind].add(key, today)
-              return Stream.make(checkpoint())
-            })
-            return Stream.concat(pages, finish)
-          }),
-        )
-        const summary = Stream.suspend(() =>
-          left === 0
-            ? Stream.empty
-            : Stream.make(
-                Output.shortfall(left, left, "companies (at least one credit per domain or name left)"),
-              ),
-        )
-        return Stream.concat(
-          reads,
-          Stream.concat(
-            summary,
-            Stream.suspend(() => Stream.make(checkpoint())),
+                    ])
+                  case "Bought":
+                    for (const key of event.keys) done[kind].add(key, today)
+                    return Effect.succeed([
+                      Output.pageRead,
+                      ...event.items.map((item) =>
+                        Output.record(Streams.streams.companies, item, {
+                          [Streams.addedFields.fetchedAt]: fetchedAt,
+                        }),
+                      ),
+                      checkpoint(),
+                    ])
+                }
+              },
+            ),
+            Stream.flattenIterables,
+          )
+
+        const summary = Stream.unwrap(
+          Effect.map(Ref.get(unbought), (left) =>
+            Stream.fromIterable([
+              ...(left === 0
+                ? []
+                : [Output.shortfall(left, left, "companies (at least one credit per domain or name left)")]),
+              checkpoint(),
+            ]),
           ),
         )
+        return Stream.concat(Stream.concat(purchase("domains"), purchase("names")), summary)
       }),
     ),
 }

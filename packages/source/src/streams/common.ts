@@ -24,26 +24,3 @@ export const canonicalJson = (value: unknown): string =>
         )
       : inner,
   )
-
-/**
- * When to write a checkpoint whose size grows with the data (the set of ids bought): after every
- * page while it is small, then whenever the records since the last one reach 1/`ratio` of it.
- * The bytes of state written stay proportional to the records emitted (instead of growing with
- * their square), and a run killed without warning re-buys at most 1/`ratio` of what it holds.
- */
-export const amortizedCheckpoints = (stateEntries: () => number, ratio = 50) => {
-  let recordsSince = 0
-  return {
-    /** Counts `records` just emitted; true when a checkpoint is due now. */
-    due(records: number): boolean {
-      recordsSince += records
-      if (recordsSince < Math.max(1, Math.floor(stateEntries() / ratio))) return false
-      recordsSince = 0
-      return true
-    },
-    /** A checkpoint was written for another reason. */
-    written(): void {
-      recordsSince = 0
-    },
-  }
-}

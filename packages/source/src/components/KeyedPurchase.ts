@@ -1,0 +1,154 @@
+/**
+ * A keyed purchase: keys not bought yet (match ids, domains, names) are bought in batches, each
+ * batch reserving exactly one credit per key it asks for (page_size = its keys), so a budget
+ * smaller than page_size still buys what it can. The reservation is taken when the batch is
+ * formed, in key order: the first batch the budget cannot cover in full is cut to what it can,
+ * and every later key is reported unbought (counted, not scattered).
+ *
+ * Every batch is one credited request through CreditedRequest (settle, release or forfeit; a
+ * retry after an unknown outcome takes a new reservation). A batch whose keys can match more
+ * records than keys (a domain can return several companies) reads its further pages through the
+ * Pager at the same page size.
+ */
+import {
+  type ApiError,
+  type Client,
+  type Connection,
+  CreditBudget,
+  CreditedRequest,
+  type Page,
+  Pager,
+} from "@salesintel/core"
+import { Chunk, Effect, Option, Ref, Stream } from "effect"
+
+export interface Options<K, A, E, R> {
+  /** Keys to buy, each once, already diffed against what was bought. */
+  readonly keys: Stream.Stream<K, E, R>
+  readonly pageSize: number
+  /** Batches in flight at once. */
+  readonly concurrency: number
+  readonly retry: Connection.RetrySettings
+  /** One page of the credited request for `keys`. */
+  readonly fetch: (
+    keys: ReadonlyArray<K>,
+    paging: Client.Paging,
+  ) => Effect.Effect<Page.Page<A>, ApiError.ApiError>
+  /** Each key matches at most one record (match ids): one page per batch, never more. */
+  readonly oneRecordPerKey: boolean
+}
+
+export type Event<K, A> =
+  | { readonly _tag: "Bought"; readonly keys: ReadonlyArray<K>; readonly items: ReadonlyArray<Page.Item<A>> }
+  | { readonly _tag: "Unbought"; readonly keys: ReadonlyArray<K> }
+  | { readonly _tag: "DepthLimitReached"; readonly keys: ReadonlyArray<K> }
+
+interface Batch<K> {
+  readonly keys: ReadonlyArray<K>
+  readonly reservation: Option.Option<CreditBudget.Reservation>
+  readonly unbought: ReadonlyArray<K>
+}
+
+export const run = <K, A, E, R>(
+  options: Options<K, A, E, R>,
+): Stream.Stream<Event<K, A>, E | ApiError.ApiError, R | CreditBudget.CreditBudget> =>
+  Stream.unwrap(
+    Effect.gen(function* () {
+      const budget = yield* CreditBudget.CreditBudget
+      const refused = yield* Ref.make(false)
+
+      // Formed one at a time, in key order: the budget decides each batch's size before the next.
+      const form = (chunk: Chunk.Chunk<K>): Effect.Effect<Batch<K>> =>
+        Effect.gen(function* () {
+          const keys = Chunk.toReadonlyArray(chunk)
+          if (yield* Ref.get(refused)) return { keys: [], reservation: Option.none(), unbought: keys }
+          const reservation = yield* budget.reserveUpTo(keys.length)
+          const granted = Option.match(reservation, { onNone: () => 0, onSome: (held) => held.credits })
+          if (granted < keys.length) yield* Ref.set(refused, true)
+          return { keys: keys.slice(0, granted), reservation, unbought: keys.slice(granted) }
+        })
+
+      const buy = (batch: Batch<K>): Stream.Stream<Event<K, A>, ApiError.ApiError> => {
+        const unbought: ReadonlyArray<Event<K, A>> =
+          batch.unbought.length === 0 ? [] : [{ _tag: "Unbought", keys: batch.unbought }]
+        if (Option.isNone(batch.reservation) || batch.keys.length === 0) return Stream.fromIterable(unbought)
+        const pageSize = batch.keys.length
+        const first = CreditedRequest.send({
+          budget,
+          // A stop requested while the batch waited its turn: it is not sent.
+          firstReservation: Effect.flatMap(budget.snapshot, (snapshot) =>
+            snapshot.closed
+              ? Effect.as(budget.release(Option.getOrThrow(batch.reservation)), Option.none())
+              : Effect.succeed(batch.reservation),
+          ),
+          reserve: budget.reserve(pageSize),
+          request: () => options.fetch(batch.keys, { page: 1, pageSize }),
+          charged: (page) => page.items.length,
+          retry: options.retry,
+        })
+        return Stream.unwrap(
+          Effect.map(first, (delivered): Stream.Stream<Event<K, A>, ApiError.ApiError> => {
+            if (Option.isNone(delivered))
+              return Stream.fromIterable([{ _tag: "Unbought", keys: batch.keys }, ...unbought])
+            const page = delivered.value.value
+            const bought = Stream.make<Array<Event<K, A>>>({
+              _tag: "Bought",
+              keys: batch.keys,
+              items: page.items,
+            })
+            const more =
+              options.oneRecordPerKey || page.items.length < pageSize || (page.resultCount ?? 0) <= pageSize
+                ? Stream.empty
+                : morePages(batch.keys, pageSize)
+            return Stream.concat(Stream.concat(bought, more), Stream.fromIterable(unbought))
+          }),
+        )
+      }
+
+      // A batch that matched more records than keys: the rest of its pages, budgeted by the Pager.
+      const morePages = (keys: ReadonlyArray<K>, pageSize: number) =>
+        Pager.stream({
+          fetch: (paging) => options.fetch(keys, paging),
+          credited: true,
+          pageSize,
+          startPage: 2,
+          retry: options.retry,
+        }).pipe(
+          Stream.map((event): Event<K, A> => {
+            switch (event._tag) {
+              case "PageFetched":
+                return { _tag: "Bought", keys, items: event.page.items }
+              case "BudgetExhausted":
+                return { _tag: "Unbought", keys }
+              default: // DepthLimitReached
+                return { _tag: "DepthLimitReached", keys }
+            }
+          }),
+          Stream.provideService(CreditBudget.CreditBudget, budget),
+        )
+
+      // A definite failure (a 402, say) does not cut the other batches in flight short: they land
+      // and are emitted (and accounted as delivered, not as unknown), no new batch is sent, and
+      // the failure is raised after them.
+      const failure = yield* Ref.make(Option.none<ApiError.ApiError>())
+      const landed = (batch: Batch<K>) =>
+        Stream.runCollect(buy(batch)).pipe(
+          Effect.catchAll((error) =>
+            Effect.as(
+              Effect.zipRight(Ref.set(failure, Option.some(error)), Ref.set(refused, true)),
+              Chunk.empty<Event<K, A>>(),
+            ),
+          ),
+        )
+      const raised = Stream.unwrap(
+        Effect.map(Ref.get(failure), Option.match({ onNone: () => Stream.empty, onSome: Stream.fail })),
+      )
+      return options.keys.pipe(
+        Stream.takeUntilEffect(() => Effect.map(Ref.get(failure), Option.isSome)),
+        Stream.grouped(options.pageSize),
+        Stream.mapEffect(form),
+        Stream.mapEffect(landed, { concurrency: options.concurrency }),
+        Stream.flattenIterables,
+        Stream.concat(raised),
+      )
+    }),
+  )

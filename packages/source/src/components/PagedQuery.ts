@@ -1,0 +1,114 @@
+/**
+ * A partitioned, resumable paged query: one contacts search read page by page through its
+ * partitions (just itself when it fits in the 10,000-record paging depth), sized with the free
+ * preview. Credited (the search itself, for full_refresh) or free (the preview, to list match
+ * ids); either way every page goes through the Pager, so the budget and a stop request apply.
+ *
+ * Resumable: given the parts already read and the page reached in the current one, it starts
+ * there. Events carry the part's key, so the caller's checkpoint can record the position.
+ */
+import type { ApiError, Client, Filters, Page } from "@salesintel/core"
+import { CreditBudget, Pager, Partitioner } from "@salesintel/core"
+import { Effect, Stream } from "effect"
+import { canonicalJson } from "../streams/common.ts"
+
+export interface Position {
+  /** Keys of the parts read to the end. */
+  readonly completed: ReadonlyArray<string>
+  /** The part being read and the next page to ask for. */
+  readonly current: { readonly part: string; readonly next_page: number } | undefined
+}
+
+export interface Options<A> {
+  readonly client: Client.SalesIntelClientService
+  /** Names the parts' keys (the search's name). */
+  readonly name: string
+  readonly filters: Filters.PeopleFilters
+  readonly fetch: (
+    filters: Filters.PeopleFilters,
+    paging: Client.Paging,
+  ) => Effect.Effect<Page.Page<A>, ApiError.ApiError>
+  readonly credited: boolean
+  readonly pageSize: number
+  readonly concurrency: number
+  readonly position?: Position | undefined
+}
+
+export type Event<A> =
+  | { readonly _tag: "Warning"; readonly message: string }
+  | { readonly _tag: "Page"; readonly part: string; readonly page: Page.Page<A> }
+  /** The budget (or a stop request) refused the part's next page; `records` left when known. */
+  | { readonly _tag: "Refused"; readonly part: string; readonly records: number | undefined }
+  | { readonly _tag: "PartDone"; readonly part: string }
+
+export const run = <A>(
+  options: Options<A>,
+): Stream.Stream<Event<A>, ApiError.ApiError, CreditBudget.CreditBudget> =>
+  Stream.unwrap(
+    Effect.gen(function* () {
+      const budget = yield* CreditBudget.CreditBudget
+      // Stopped before the search began: not even its free previews are asked for.
+      if ((yield* budget.snapshot).closed)
+        return Stream.make<Array<Event<A>>>({ _tag: "Refused", part: options.name, records: undefined })
+      const plan = yield* Partitioner.plan(options.filters, {
+        count: Partitioner.previewCount(options.client),
+        concurrency: options.concurrency,
+      })
+      const warnings = plan.unsplittable.map(
+        (part): Event<A> => ({
+          _tag: "Warning",
+          message: `contacts search "${options.name}": ${part.count} records cannot be reached (${part.reason}); filters ${canonicalJson(part.filters)}. Narrow the search to read them.`,
+        }),
+      )
+      const completed = new Set(options.position?.completed ?? [])
+      const parts = Stream.fromIterable(plan.parts).pipe(
+        Stream.filter((part) => !completed.has(partKey(options.name, part.filters))),
+        Stream.flatMap(
+          (part) => {
+            const key = partKey(options.name, part.filters)
+            const current = options.position?.current
+            const pages = Pager.stream({
+              fetch: (paging) => options.fetch(part.filters, paging),
+              credited: options.credited,
+              pageSize: options.pageSize,
+              concurrency: options.concurrency,
+              startPage: current?.part === key ? current.next_page : 1,
+              expectedRecords: part.count,
+            }).pipe(
+              Stream.map((event): Event<A> => {
+                switch (event._tag) {
+                  case "PageFetched":
+                    return { _tag: "Page", part: key, page: event.page }
+                  case "BudgetExhausted":
+                    return {
+                      _tag: "Refused",
+                      part: key,
+                      records:
+                        event.recordsRemaining ??
+                        Math.max(0, part.count - (event.nextPage - 1) * options.pageSize),
+                    }
+                  default: // DepthLimitReached
+                    return {
+                      _tag: "Warning",
+                      message: `contacts search "${options.name}": a partition grew past the paging depth while it was read (${event.resultCount ?? "?"} records, ${event.recordsReachable} reachable); the rest is read on the next run.`,
+                    }
+                }
+              }),
+            )
+            // A part refused part-way is not done: the next run resumes it.
+            return Stream.concat(pages, Stream.make<Array<Event<A>>>({ _tag: "PartDone", part: key })).pipe(
+              Stream.takeUntil((event) => event._tag === "Refused"),
+            )
+          },
+          { concurrency: 1 },
+        ),
+        // Once a part is refused, no later part is planned to be read.
+        Stream.takeUntil((event) => event._tag === "Refused"),
+      )
+      return Stream.concat(Stream.fromIterable(warnings), parts)
+    }),
+  )
+
+/** A part's key in the state: the search's name and the part's filters, canonically. */
+export const partKey = (name: string, filters: Filters.PeopleFilters): string =>
+  `${name}:${canonicalJson(filters)}`
