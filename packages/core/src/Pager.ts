@@ -10,7 +10,8 @@
  *   forfeited (counted as spent) when its outcome is unknown, and retried only under a new
  *   reservation. The first page the budget cannot cover ends the stream with a
  *   BudgetExhausted event saying what was left: no later page is requested, so no record is
- *   skipped and the caller can resume from `nextPage`.
+ *   skipped and the caller can resume from `nextPage`. Pages already in flight then still land
+ *   and follow it (paid for, so never dropped).
  * - Up to `concurrency` pages are in flight at once; events still come in page order.
  * - No page deeper than 10,000 records is requested. A result set larger than that ends with a
  *   DepthLimitReached event: the query must be partitioned (Partitioner.ts) to be read whole.
@@ -76,6 +77,21 @@ export class DepthLimitReached extends Data.TaggedClass("DepthLimitReached")<{
 }> {}
 
 export type Event<A> = PageFetched<A> | BudgetExhausted | DepthLimitReached
+
+/**
+ * After the first refusal, only pages that landed pass: they were in flight when a page before
+ * them was refused (a retry after an unknown outcome that the budget could no longer cover), and
+ * they are paid for, so they are emitted, after the refusal, never dropped.
+ */
+const landedAfterRefusal = <A, E, R>(events: Stream.Stream<Event<A>, E, R>): Stream.Stream<Event<A>, E, R> =>
+  events.pipe(
+    Stream.mapAccum(false, (refused, event): [boolean, Option.Option<Event<A>>] =>
+      event._tag === "BudgetExhausted"
+        ? [true, refused ? Option.none() : Option.some(event)]
+        : [refused, Option.some(event)],
+    ),
+    Stream.filterMap((event) => event),
+  )
 
 export const stream = <A>(options: Options<A>): Stream.Stream<Event<A>, ApiError, CreditBudget> =>
   Stream.unwrap(
@@ -196,7 +212,7 @@ export const stream = <A>(options: Options<A>): Stream.Stream<Event<A>, ApiError
                 counted = Math.max(counted ?? 0, event.page.resultCount)
             }),
           ),
-          Stream.takeUntil((event) => event._tag !== "PageFetched"),
+          landedAfterRefusal,
         )
         // The query grew since it was sized: read on from the page after the plan.
         const more = Stream.unwrap(
@@ -230,9 +246,11 @@ export const stream = <A>(options: Options<A>): Stream.Stream<Event<A>, ApiError
         Stream.mapEffect(fetchPage, { concurrency: reachableTotal === undefined ? 1 : concurrency }),
         Stream.takeUntil(
           (event) =>
-            event._tag !== "PageFetched" ||
-            (reachableTotal === undefined && event.page.items.length < pageSize),
+            reachableTotal === undefined &&
+            event._tag === "PageFetched" &&
+            event.page.items.length < pageSize,
         ),
+        landedAfterRefusal,
       )
       return Stream.concat(Stream.make(first), Stream.concat(rest, trailer(reachableTotal, resultCount)))
     }),

@@ -108,7 +108,11 @@ export const read = (options: ReadOptions): Read => {
 
   // The budget service is resolved once, up front: stream finalizers can run outside the region
   // where layers were provided, so no finalizer below may look a service up itself.
-  const runStream = (budget: CreditBudget.CreditBudgetService, entry: Catalog.ConfiguredStream) => {
+  // Built when the stream's turn comes (not when the catalog is read), so a stop requested during
+  // an earlier stream is seen here.
+  const runStream = (budget: CreditBudget.CreditBudgetService, entry: Catalog.ConfiguredStream) =>
+    Stream.suspend(() => streamMessages(budget, entry))
+  const streamMessages = (budget: CreditBudget.CreditBudgetService, entry: Catalog.ConfiguredStream) => {
     const definition = definitionOf(entry.stream.name)
     const streamSummary: StreamSummary = {
       stream: entry.stream.name,

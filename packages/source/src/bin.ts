@@ -8,7 +8,7 @@ import { readFile } from "node:fs/promises"
 import { Command, Options } from "@effect/cli"
 import { NodeContext, NodeRuntime } from "@effect/platform-node"
 import { Message, Ndjson } from "@salesintel/airbyte"
-import { Effect, Logger, Option, Stream } from "effect"
+import { Deferred, Effect, Exit, Logger, Option, Stream } from "effect"
 import * as Commands from "./Commands.ts"
 
 /** A JSON file's content, or a protocol error naming the file and what is wrong with it. */
@@ -41,6 +41,30 @@ const run = (messages: Stream.Stream<Message.Message>) =>
     }),
   )
 
+/**
+ * A closed stdout (the reader of the pipe died: EPIPE) makes every later message undeliverable,
+ * so whatever is bought from then on is lost. On the first error of stdout the read is stopped at
+ * once (no new page or purchase; the write is abandoned), one line goes to stderr, and the exit
+ * code is 1. Without this listener Node would crash with a stack trace, or the source would keep
+ * buying until its next write failed.
+ */
+const runRead = (read: (stopWhen: Effect.Effect<void>) => Stream.Stream<Message.Message>) =>
+  Effect.gen(function* () {
+    const closed = yield* Deferred.make<void>()
+    let reported = false // one line, however many writes fail after the first
+    const onError = (error: NodeJS.ErrnoException) => {
+      Deferred.unsafeDone(closed, Exit.void)
+      if (reported) return
+      reported = true
+      process.exitCode = 1
+      process.stderr.write(
+        `source-salesintel: stdout closed (${error.code ?? error.message}); stopped reading, nothing more is bought\n`,
+      )
+    }
+    process.stdout.on("error", onError)
+    yield* Effect.raceFirst(run(read(Deferred.await(closed))), Deferred.await(closed))
+  })
+
 const config = Options.file("config").pipe(Options.withDescription("the source's JSON config"))
 
 const spec = Command.make("spec", {}, () => run(Commands.spec())).pipe(
@@ -60,7 +84,7 @@ const read = Command.make(
     state: Options.file("state").pipe(Options.optional, Options.withDescription("the last run's state")),
   },
   ({ config, catalog, state }) =>
-    run(
+    runRead((stopWhen) =>
       withJson(
         [
           ["config", config],
@@ -68,7 +92,7 @@ const read = Command.make(
           ["state", Option.getOrUndefined(state)],
         ],
         ([configJson, catalogJson, stateJson]) =>
-          Commands.read({ config: configJson, catalog: catalogJson, state: stateJson }),
+          Commands.read({ config: configJson, catalog: catalogJson, state: stateJson, stopWhen }),
       ),
     ),
 ).pipe(Command.withDescription("read the configured streams, emitting RECORD, STATE and LOG messages"))

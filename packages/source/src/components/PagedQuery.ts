@@ -9,7 +9,7 @@
  */
 import type { ApiError, Client, Filters, Page } from "@salesintel/core"
 import { CreditBudget, Pager, Partitioner } from "@salesintel/core"
-import { Effect, Stream } from "effect"
+import { Effect, Ref, Stream } from "effect"
 import { canonicalJson } from "../streams/common.ts"
 
 export interface Position {
@@ -36,9 +36,18 @@ export interface Options<A> {
 
 export type Event<A> =
   | { readonly _tag: "Warning"; readonly message: string }
-  | { readonly _tag: "Page"; readonly part: string; readonly page: Page.Page<A> }
-  /** The budget (or a stop request) refused the part's next page; `records` left when known. */
-  | { readonly _tag: "Refused"; readonly part: string; readonly records: number | undefined }
+  /**
+   * A page of records. `afterGap`: it landed after an earlier page was refused (it was in flight,
+   * and is paid for), so the part's position must not move past the refused page.
+   */
+  | { readonly _tag: "Page"; readonly part: string; readonly page: Page.Page<A>; readonly afterGap: boolean }
+  /** The budget (or a stop request) refused the part's page `nextPage`; `records` left when known. */
+  | {
+      readonly _tag: "Refused"
+      readonly part: string
+      readonly nextPage: number
+      readonly records: number | undefined
+    }
   | { readonly _tag: "PartDone"; readonly part: string }
 
 export const run = <A>(
@@ -49,7 +58,12 @@ export const run = <A>(
       const budget = yield* CreditBudget.CreditBudget
       // Stopped before the search began: not even its free previews are asked for.
       if ((yield* budget.snapshot).closed)
-        return Stream.make<Array<Event<A>>>({ _tag: "Refused", part: options.name, records: undefined })
+        return Stream.make<Array<Event<A>>>({
+          _tag: "Refused",
+          part: options.name,
+          nextPage: 1,
+          records: undefined,
+        })
       const plan = yield* Partitioner.plan(options.filters, {
         count: Partitioner.previewCount(options.client),
         concurrency: options.concurrency,
@@ -61,49 +75,60 @@ export const run = <A>(
         }),
       )
       const completed = new Set(options.position?.completed ?? [])
+      // Once a part is refused, no later part is read (its pages in flight still land).
+      const refused = yield* Ref.make(false)
+      const partEvents = (
+        part: Partitioner.Part,
+      ): Stream.Stream<Event<A>, ApiError.ApiError, CreditBudget.CreditBudget> => {
+        const key = partKey(options.name, part.filters)
+        const current = options.position?.current
+        const pages = Pager.stream({
+          fetch: (paging) => options.fetch(part.filters, paging),
+          credited: options.credited,
+          pageSize: options.pageSize,
+          concurrency: options.concurrency,
+          startPage: current?.part === key ? current.next_page : 1,
+          expectedRecords: part.count,
+        }).pipe(
+          Stream.mapEffect((event): Effect.Effect<Event<A>> => {
+            switch (event._tag) {
+              case "PageFetched":
+                return Effect.map(Ref.get(refused), (afterGap) => ({
+                  _tag: "Page",
+                  part: key,
+                  page: event.page,
+                  afterGap,
+                }))
+              case "BudgetExhausted":
+                return Effect.as(Ref.set(refused, true), {
+                  _tag: "Refused",
+                  part: key,
+                  nextPage: event.nextPage,
+                  records:
+                    event.recordsRemaining ??
+                    Math.max(0, part.count - (event.nextPage - 1) * options.pageSize),
+                })
+              default: // DepthLimitReached
+                return Effect.succeed({
+                  _tag: "Warning",
+                  message: `contacts search "${options.name}": a partition grew past the paging depth while it was read (${event.resultCount ?? "?"} records, ${event.recordsReachable} reachable); the rest is read on the next run.`,
+                })
+            }
+          }),
+        )
+        // A part refused part-way is not done: the next run resumes it.
+        const done = Stream.unwrap(
+          Effect.map(Ref.get(refused), (wasRefused) =>
+            wasRefused ? Stream.empty : Stream.make<Array<Event<A>>>({ _tag: "PartDone", part: key }),
+          ),
+        )
+        return Stream.concat(pages, done)
+      }
       const parts = Stream.fromIterable(plan.parts).pipe(
         Stream.filter((part) => !completed.has(partKey(options.name, part.filters))),
-        Stream.flatMap(
-          (part) => {
-            const key = partKey(options.name, part.filters)
-            const current = options.position?.current
-            const pages = Pager.stream({
-              fetch: (paging) => options.fetch(part.filters, paging),
-              credited: options.credited,
-              pageSize: options.pageSize,
-              concurrency: options.concurrency,
-              startPage: current?.part === key ? current.next_page : 1,
-              expectedRecords: part.count,
-            }).pipe(
-              Stream.map((event): Event<A> => {
-                switch (event._tag) {
-                  case "PageFetched":
-                    return { _tag: "Page", part: key, page: event.page }
-                  case "BudgetExhausted":
-                    return {
-                      _tag: "Refused",
-                      part: key,
-                      records:
-                        event.recordsRemaining ??
-                        Math.max(0, part.count - (event.nextPage - 1) * options.pageSize),
-                    }
-                  default: // DepthLimitReached
-                    return {
-                      _tag: "Warning",
-                      message: `contacts search "${options.name}": a partition grew past the paging depth while it was read (${event.resultCount ?? "?"} records, ${event.recordsReachable} reachable); the rest is read on the next run.`,
-                    }
-                }
-              }),
-            )
-            // A part refused part-way is not done: the next run resumes it.
-            return Stream.concat(pages, Stream.make<Array<Event<A>>>({ _tag: "PartDone", part: key })).pipe(
-              Stream.takeUntil((event) => event._tag === "Refused"),
-            )
-          },
-          { concurrency: 1 },
+        Stream.flatMap((part) =>
+          Stream.unwrap(Effect.map(Ref.get(refused), (stop) => (stop ? Stream.empty : partEvents(part)))),
         ),
-        // Once a part is refused, no later part is planned to be read.
-        Stream.takeUntil((event) => event._tag === "Refused"),
       )
       return Stream.concat(Stream.fromIterable(warnings), parts)
     }),

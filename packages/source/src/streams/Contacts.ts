@@ -101,10 +101,12 @@ const fullRefreshSearch = (
               return Effect.succeed([Output.log("WARN", event.message)])
             case "Page":
               return Effect.zipRight(
-                Ref.update(position, (p) => ({
-                  ...p,
-                  current: { part: event.part, next_page: event.page.page + 1 },
-                })),
+                event.afterGap
+                  ? Effect.void
+                  : Ref.update(position, (p) => ({
+                      ...p,
+                      current: { part: event.part, next_page: event.page.page + 1 },
+                    })),
                 Effect.map(context.checkpoint, (checkpoint) => [
                   Output.pageRead,
                   ...event.page.items.map((item) => contactRecord(context, item, search.name)),
@@ -112,9 +114,17 @@ const fullRefreshSearch = (
                 ]),
               )
             case "Refused":
-              return Effect.as(Ref.set(unfinished, true), [
-                Output.shortfall(event.records, event.records, `contacts search "${search.name}"`),
-              ])
+              // The next run resumes at the refused page, even if later pages landed after it.
+              return Effect.as(
+                Effect.zipRight(
+                  Ref.set(unfinished, true),
+                  Ref.update(position, (p) => ({
+                    ...p,
+                    current: { part: event.part, next_page: event.nextPage },
+                  })),
+                ),
+                [Output.shortfall(event.records, event.records, `contacts search "${search.name}"`)],
+              )
             case "PartDone":
               return Effect.zipRight(
                 Ref.update(position, (p) => ({
