@@ -82,6 +82,16 @@ const views = (messages: ReadonlyArray<Message.Message>) => {
   }
 }
 
+const previewCount = async (filters: Record<string, string>) => {
+  const url = new URL("/service/people/preview", sandbox.url)
+  for (const [key, value] of Object.entries({ ...filters, page: "1", page_size: "1" }))
+    url.searchParams.set(key, value)
+  const response = await fetch(url, {
+    headers: { "X-CB-ApiKey": "sandbox-full", Accept: "application/json" },
+  })
+  return ((await response.json()) as { result_count: number }).result_count
+}
+
 const ids = (records: ReadonlyArray<Record<string, unknown>>) => records.map((r) => String(r.match_id))
 
 describe("the purchase engine against the sandbox", () => {
@@ -228,6 +238,10 @@ describe("the purchase engine against the sandbox", () => {
     const types = messages.map((m) => m.type)
     expect(types.lastIndexOf("STATE")).toBeGreaterThan(types.lastIndexOf("RECORD"))
     expect(prepared.read.summary.stopped).toBe(true)
+    // What was left is counted whole: the refused part's rest and the parts not begun.
+    const total = await previewCount({ job_levels: "mgr" })
+    const warning = result.logs.find((log) => log.startsWith("stopped on request"))
+    expect(warning).toContain(`${total - records.length} records were left unread`)
 
     // The next run resumes from that checkpoint: nothing is bought twice.
     sandbox.reset()

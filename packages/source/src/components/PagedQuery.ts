@@ -49,6 +49,8 @@ export type Event<A> =
       readonly records: number | undefined
     }
   | { readonly _tag: "PartDone"; readonly part: string }
+  /** A part not begun because an earlier one was refused: `records` it holds, all unread. */
+  | { readonly _tag: "Skipped"; readonly part: string; readonly records: number }
 
 export const run = <A>(
   options: Options<A>,
@@ -127,7 +129,17 @@ export const run = <A>(
       const parts = Stream.fromIterable(plan.parts).pipe(
         Stream.filter((part) => !completed.has(partKey(options.name, part.filters))),
         Stream.flatMap((part) =>
-          Stream.unwrap(Effect.map(Ref.get(refused), (stop) => (stop ? Stream.empty : partEvents(part)))),
+          Stream.unwrap(
+            Effect.map(Ref.get(refused), (stop) =>
+              stop
+                ? Stream.make<Array<Event<A>>>({
+                    _tag: "Skipped",
+                    part: partKey(options.name, part.filters),
+                    records: part.count,
+                  })
+                : partEvents(part),
+            ),
+          ),
         ),
       )
       return Stream.concat(Stream.fromIterable(warnings), parts)

@@ -84,8 +84,11 @@ const fullRefreshSearch = (
   unfinished: Ref.Ref<boolean>,
 ) =>
   Stream.unwrap(
-    Effect.map(Ref.get(position), (start) =>
-      PagedQuery.run({
+    Effect.gen(function* () {
+      const start = yield* Ref.get(position)
+      // Parts not begun after a refusal: summed into one shortfall at the end of the search.
+      const skipped = yield* Ref.make(0)
+      const pages = PagedQuery.run({
         client: context.client,
         name: search.name,
         filters: search.filters,
@@ -125,6 +128,11 @@ const fullRefreshSearch = (
                 ),
                 [Output.shortfall(event.records, event.records, `contacts search "${search.name}"`)],
               )
+            case "Skipped":
+              return Effect.as(
+                Ref.update(skipped, (n) => n + event.records),
+                [],
+              )
             case "PartDone":
               return Effect.zipRight(
                 Ref.update(position, (p) => ({
@@ -136,8 +144,18 @@ const fullRefreshSearch = (
           }
         }),
         Stream.flattenIterables,
-      ),
-    ),
+      )
+      const later = Stream.unwrap(
+        Effect.map(Ref.get(skipped), (records) =>
+          records === 0
+            ? Stream.empty
+            : Stream.make<Array<ContactOutput>>(
+                Output.shortfall(records, records, `contacts search "${search.name}" (parts not begun)`),
+              ),
+        ),
+      )
+      return Stream.concat(pages, later)
+    }),
   )
 
 // ---------------------------------------------------------------------------------------------
@@ -242,6 +260,8 @@ const incrementalSearch = (context: Context, search: ContactSearch) =>
                 Ref.update(warnings, (all) => [...all, event.message]),
                 [],
               )
+            case "Skipped":
+              return Effect.as(Ref.set(previewRefused, true), [])
             case "PartDone":
               return Effect.succeed([])
           }
