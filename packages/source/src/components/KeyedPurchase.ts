@@ -55,6 +55,7 @@ export const run = <K, A, E, R>(
     Effect.gen(function* () {
       const budget = yield* CreditBudget.CreditBudget
       const refused = yield* Ref.make(false)
+      const failure = yield* Ref.make(Option.none<ApiError.ApiError>())
 
       // Formed one at a time, in key order: the budget decides each batch's size before the next.
       const form = (chunk: Chunk.Chunk<K>): Effect.Effect<Batch<K>> =>
@@ -74,11 +75,13 @@ export const run = <K, A, E, R>(
         const pageSize = batch.keys.length
         const first = CreditedRequest.send({
           budget,
-          // A stop requested while the batch waited its turn: it is not sent.
-          firstReservation: Effect.flatMap(budget.snapshot, (snapshot) =>
-            snapshot.closed
-              ? Effect.as(budget.release(Option.getOrThrow(batch.reservation)), Option.none())
-              : Effect.succeed(batch.reservation),
+          // A stop requested, or a definite failure met, while the batch waited its turn: not sent.
+          firstReservation: Effect.flatMap(
+            Effect.zip(budget.snapshot, Ref.get(failure)),
+            ([snapshot, failed]) =>
+              snapshot.closed || Option.isSome(failed)
+                ? Effect.as(budget.release(Option.getOrThrow(batch.reservation)), Option.none())
+                : Effect.succeed(batch.reservation),
           ),
           reserve: budget.reserve(pageSize),
           request: () => options.fetch(batch.keys, { page: 1, pageSize }),
@@ -129,7 +132,6 @@ export const run = <K, A, E, R>(
       // A definite failure (a 402, say) does not cut the other batches in flight short: they land
       // and are emitted (and accounted as delivered, not as unknown), no new batch is sent, and
       // the failure is raised after them.
-      const failure = yield* Ref.make(Option.none<ApiError.ApiError>())
       const landed = (batch: Batch<K>) =>
         Stream.runCollect(buy(batch)).pipe(
           Effect.catchAll((error) =>
