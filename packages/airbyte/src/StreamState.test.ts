@@ -28,6 +28,14 @@ describe("StreamState.decode", () => {
     expect(Either.isLeft(StreamState.decode([{ nope: true }]))).toBe(true)
   })
 
+  it("names the path of a bad field in the per-stream form", () => {
+    const refused = StreamState.decode([
+      { type: "STREAM", stream: { stream_descriptor: {}, stream_state: {} } },
+    ])
+    expect(Either.isLeft(refused) && refused.left).toContain("[0]")
+    expect(Either.isLeft(refused) && refused.left).toContain("stream_descriptor.name")
+  })
+
   it("refuses a legacy object that names no stream, naming the key", () => {
     const refused = StreamState.decode({ foo: 1 })
     expect(Either.isLeft(refused) && refused.left).toContain('"foo" is not a stream')

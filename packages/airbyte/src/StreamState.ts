@@ -4,18 +4,27 @@
  * the legacy form (one object keyed by stream name). The loader keeps the same envelope in its
  * `_state` table and gives it back in the first form.
  */
+import { ParseIssue } from "@salesintel/core"
 import { Either, Schema } from "effect"
 import { type JsonObject, StreamState } from "./Message.ts"
 import { isStreamName, names } from "./Streams.ts"
 
 /** One entry of the per-stream form: the state part of a STATE message, or the whole message. */
-const Entry = Schema.Union(
-  Schema.Struct({ type: Schema.optional(Schema.Literal("STREAM")), stream: StreamState }),
-  Schema.Struct({
-    type: Schema.Literal("STATE"),
-    state: Schema.Struct({ type: Schema.optional(Schema.Literal("STREAM")), stream: StreamState }),
-  }),
-)
+const StreamEntry = Schema.Struct({ type: Schema.optional(Schema.Literal("STREAM")), stream: StreamState })
+const MessageEntry = Schema.Struct({ type: Schema.Literal("STATE"), state: StreamEntry })
+
+/** Decoded by the form its `type` names, so that an error's path points into that form. */
+const decodeEntry = (entry: unknown, index: number): Either.Either<StreamState, string> => {
+  const isMessage =
+    typeof entry === "object" && entry !== null && (entry as { type?: unknown }).type === "STATE"
+  const decoded = isMessage
+    ? Either.map(Schema.decodeUnknownEither(MessageEntry)(entry), (message) => message.state.stream)
+    : Either.map(Schema.decodeUnknownEither(StreamEntry)(entry), (state) => state.stream)
+  return Either.mapLeft(decoded, (error) => {
+    const issue = ParseIssue.fromParseError(error, [index])
+    return `invalid state file at ${issue.path}: ${issue.description}`
+  })
+}
 
 /** The per-stream form of a saved state, as `_state` gives it back and a read takes it. */
 export interface SavedStreamState {
@@ -34,17 +43,9 @@ export type InputState = ReadonlyMap<string, unknown>
 export const decode = (input: unknown): Either.Either<InputState, string> => {
   if (input === undefined || input === null) return Either.right(new Map())
   if (Array.isArray(input)) {
-    return Schema.decodeUnknownEither(Schema.Array(Entry))(input).pipe(
-      Either.mapLeft((error) => `invalid state file: ${error.message.split("\n")[0]}`),
-      Either.map(
-        (entries) =>
-          new Map(
-            entries.map((entry) => {
-              const state = "state" in entry ? entry.state.stream : entry.stream
-              return [state.stream_descriptor.name, state.stream_state]
-            }),
-          ),
-      ),
+    return Either.map(
+      Either.all(input.map(decodeEntry)),
+      (states) => new Map(states.map((state) => [state.stream_descriptor.name, state.stream_state])),
     )
   }
   if (typeof input === "object") {
