@@ -5,6 +5,11 @@
  * cover) are summed and reported at the end, and the read still succeeds. The first failure ends
  * the read with a TRACE error whose failure_type says who must act: config_error (the key, the
  * account, the config), transient_error (the provider's passing faults) or system_error.
+ *
+ * Each stream says where it stands with STREAM_STATUS traces: STARTED, RUNNING at its first
+ * record, then COMPLETE, or INCOMPLETE after a shortfall, a failure or a stop request. A stop
+ * request (`stopWhen`) closes the run's budget, so every stream ends at its next request with what
+ * it has and checkpoints it, and the streams not begun are not started.
  */
 import { type Catalog, Message, type StreamState } from "@salesintel/airbyte"
 import { type ApiError, type Client, CreditBudget } from "@salesintel/core"
