@@ -7,7 +7,7 @@
  * Resumable: given the parts already read and the page reached in the current one, it starts
  * there. Events carry the part's key, so the caller's checkpoint can record the position.
  */
-import type { ApiError, Client, Filters, Page } from "@salesintel/core"
+import type { ApiError, Client, Connection, Filters, Page } from "@salesintel/core"
 import { CreditBudget, Pager, Partitioner } from "@salesintel/core"
 import { Effect, Ref, Stream } from "effect"
 import { canonicalJson } from "../streams/common.ts"
@@ -32,6 +32,8 @@ export interface Options<A> {
   readonly pageSize: number
   readonly concurrency: number
   readonly position?: Position | undefined
+  /** Attempts of a credited page after an unknown outcome, each under a new reservation. */
+  readonly retry: Connection.RetrySettings
 }
 
 export type Event<A> =
@@ -91,6 +93,7 @@ export const run = <A>(
           concurrency: options.concurrency,
           startPage: current?.part === key ? current.next_page : 1,
           expectedRecords: part.count,
+          retry: options.retry,
         }).pipe(
           Stream.mapEffect((event): Effect.Effect<Event<A>> => {
             switch (event._tag) {

@@ -97,6 +97,7 @@ const fullRefreshSearch = (
         pageSize: context.config.page_size,
         concurrency: context.config.concurrency,
         position: start,
+        retry: context.config.retry,
       }).pipe(
         Stream.mapEffect((event): Effect.Effect<ReadonlyArray<ContactOutput>> => {
           switch (event._tag) {
@@ -248,6 +249,7 @@ const incrementalSearch = (context: Context, search: ContactSearch) =>
         credited: false,
         pageSize: Limits.maxPageSize,
         concurrency: context.config.concurrency,
+        retry: context.config.retry,
       }).pipe(
         Stream.mapEffect((event) => {
           switch (event._tag) {
