@@ -4,8 +4,9 @@
  * data, the run bookkeeping with the sandbox's credit count, and a rerun that buys nothing.
  */
 import { Sync } from "@salesintel/cli"
-import { Sql } from "@salesintel/postgres"
+import { Runs, Sql } from "@salesintel/postgres"
 import { type Sandbox, startSandbox } from "@salesintel/sandbox"
+import { Effect } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { backends, open } from "../packages/postgres/src/testing/Backends.ts"
 
@@ -118,5 +119,29 @@ describe.each(await backends())("sandbox -> salesintel sync -> SQL on $name", (b
     expect(after?.n).toBe(before?.n)
     const runs = await query(`SELECT status FROM ${table("_sync_runs")} ORDER BY id`)
     expect(runs.map((r) => r.status)).toEqual(["succeeded", "succeeded"])
+  })
+
+  it("--reset-state starts a stream afresh on purpose; a run left running is marked abandoned", async () => {
+    sandbox.reset()
+    const refused = await run(
+      Effect.flip(
+        Sync.sync({ config: config(), schema: database.schema, progress: silent, resetState: ["nope"] }),
+      ),
+    )
+    expect(refused.message).toContain("unknown stream nope in --reset-state")
+    const dead = await run(Runs.start(database.schema))
+    const outcome = await run(
+      Sync.sync({ config: config(), schema: database.schema, progress: silent, resetState: ["companies"] }),
+    )
+    expect(outcome.status).toBe("succeeded")
+    expect(outcome.abandoned).toEqual([dead])
+    const credits = Object.fromEntries(outcome.streams.map((s) => [s.stream, s.credits]))
+    // The companies bought again, the contacts not.
+    expect(credits.companies).toBeGreaterThan(0)
+    expect(credits.contacts ?? 0).toBe(0)
+    expect(sandbox.accounts()["sandbox-full"]?.credits_charged).toBe(credits.companies)
+    const runs = await query(`SELECT id::int AS id, status FROM ${table("_sync_runs")} ORDER BY id`)
+    expect(runs.find((r) => r.id === dead)?.status).toBe("abandoned")
+    expect(runs.at(-1)?.status).toBe("succeeded")
   })
 })
