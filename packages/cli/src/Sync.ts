@@ -181,6 +181,7 @@ export const sync = (
           schema: options.schema,
           syncModes: Catalog.destinationSyncModes(catalog),
           ensureSchema: false,
+          endedOnItsOwn: Effect.map(Deferred.isDone(stop), (stopped) => !stopped),
           onMessage: logLine,
           beforeCommit: ({ state, records }) => {
             const credits = creditsAtState.get(state)

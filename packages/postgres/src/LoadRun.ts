@@ -77,6 +77,7 @@ export const loadRun = (
           ...(options.syncModes === undefined ? {} : { syncModes: options.syncModes }),
           batchSize: options.batchSize,
           ensureSchema: false,
+          endedOnItsOwn: Effect.map(Deferred.isDone(stop), (stopped) => !stopped),
           onMessage: options.onSourceMessage,
           beforeCommit: ({ records }) => {
             const figures = Object.fromEntries(

@@ -34,6 +34,11 @@ export interface LoadOptions {
   readonly batchSize?: number
   /** A group also closes after this long. Default 1 second. */
   readonly batchWindow?: Duration.DurationInput
+  /**
+   * Whether the input ended on its own, asked when it ends: false when the caller cut it short
+   * (a stop on a signal), and then no overwrite finishes. Default: it did.
+   */
+  readonly endedOnItsOwn?: Effect.Effect<boolean>
   /** Run Ddl.ensure first. Default true. */
   readonly ensureSchema?: boolean
   /** LOG and TRACE messages of the input, in order. */
@@ -313,8 +318,10 @@ export const load = <E, R>(
     // An overwrite ends only when its whole input arrived and committed: the stream reported
     // COMPLETE (or, with no statuses in the input, sent a STATE), nothing of it came after its
     // last STATE, and the source reported no error. An input that ends early empties nothing.
+    const endedOnItsOwn = options.endedOnItsOwn === undefined ? true : yield* options.endedOnItsOwn
     const complete = overwrites.filter(
       (mapping) =>
+        endedOnItsOwn &&
         summary.sourceErrors.length === 0 &&
         !uncommitted.has(mapping.stream) &&
         (statusesSeen ? reportedComplete.has(mapping.stream) : withState.has(mapping.stream)),
