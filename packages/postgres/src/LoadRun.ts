@@ -69,6 +69,14 @@ export const loadRun = (
         schema,
         options.lock ?? { owner: "salesintel-pg load" },
       )
+      // On a stop the input is cut off (interruptWhen below); a read waiting on an open pipe
+      // would hold that up until more input came, so the pipe is closed shortly after.
+      yield* Effect.forkScoped(
+        Deferred.await(stop).pipe(
+          Effect.zipRight(Effect.sleep(100)),
+          Effect.zipRight(Effect.sync(() => input.destroy())),
+        ),
+      )
       // The records per stream of the last commit: what the run row says, updated in that commit.
       const committed = yield* Ref.make<Readonly<Record<string, Runs.StreamFigures>>>({})
       const outcome = yield* Effect.either(

@@ -28,7 +28,9 @@ export const listen: Effect.Effect<Deferred.Deferred<Signal>, never, Scope.Scope
       process.exit(exitCode(signal))
     }
     received = true
-    process.stderr.write(`\n${signal}: stopping after the pages in flight (again to exit at once)\n`)
+    process.stderr.write(
+      `\n${signal}: stopping; what is in flight lands and commits (${signal} again to exit at once)\n`,
+    )
     Deferred.unsafeDone(stop, Exit.succeed(signal))
   }
   const onInt = handler("SIGINT")

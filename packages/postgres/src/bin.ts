@@ -110,6 +110,9 @@ Command.run(command, { name: "salesintel-pg", version: "0.1.0" })(process.argv).
   // stdout carries only committed STATE messages: Effect's own logs go to stderr.
   Effect.provide(Logger.replace(Logger.defaultLogger, Logger.prettyLogger({ stderr: true }))),
   Effect.provide(NodeContext.layer),
+  // An input pipe still open (a source writing into a load that was refused) must not keep the
+  // process alive once the command is done.
+  Effect.ensuring(Effect.sync(() => process.stdin.destroy())),
   // Reported above; signals are the run's (StopSignal), not the runtime's.
   Effect.catchAll(() =>
     Effect.sync(() => {
