@@ -201,6 +201,8 @@ export const sync = (
       }).pipe(Effect.provide(Commands.layerFor(config)), Effect.either)
 
       creditsSpent = read.summary.creditsSpent
+      // Once the source's ReadSummary has `creditsUncertain`: add it to SyncOutcome here and print
+      // it in `describe` (credits possibly charged for pages that never arrived).
       reporter.finish(counts())
       const signal = (yield* Deferred.isDone(stop)) ? yield* Deferred.await(stop) : undefined
       const loadError = Either.isLeft(loaded) ? loaded.left.message : undefined
