@@ -153,7 +153,7 @@ describe.each((await backends()).map((backend): [string, Backend] => [backend.na
         await Effect.runPromise(Deferred.await(held))
         const refused = await load(lines(contactMessages(3, 3)))
         expect(String(Exit.isFailure(refused) && refused.cause)).toMatch(
-          /is in use by another run \(Postgres backend pid \d+, application "the holder"/,
+          /is in use by another run \(Postgres backend pid \d+, application "the holder pid \d+"/,
         )
         setTimeout(() => Effect.runFork(Deferred.succeed(release, undefined)), 300)
         const waited = await load(lines(contactMessages(3, 3)), {
@@ -176,8 +176,8 @@ describe.each((await backends()).map((backend): [string, Backend] => [backend.na
           const admin = new pg.Client({ connectionString: env.url })
           await admin.connect()
           await admin.query(
-            "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = $1",
-            [owner],
+            "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = $1 || ' pid ' || $2::text",
+            [owner, String(process.pid)],
           )
           await admin.end()
           yield lines(contactMessages(10, 10, 100))

@@ -78,7 +78,9 @@ export const schema = (
   Effect.gen(function* () {
     const db = yield* Database
     if (db.kind !== "pg") return
-    yield* db.query("SELECT set_config('application_name', $1, false)", [options.owner.slice(0, 63)])
+    yield* db.query("SELECT set_config('application_name', $1, false)", [
+      `${options.owner} pid ${process.pid}`.slice(-63),
+    ])
     const attempt = Effect.gen(function* () {
       const [row] = yield* db.query("SELECT pg_try_advisory_lock($1, $2) AS locked", [
         programKey,
