@@ -88,7 +88,7 @@ const sql = Command.make(
   ({ statement, databaseUrl, schema, pgliteDir }) =>
     reportFailure(
       Effect.flatMap(Query.sql(schema, statement), (table) => Console.log(table.trimEnd())).pipe(
-        Effect.provide(Target.fromOptions(databaseUrl, pgliteDir).layer),
+        Effect.provide(Target.fromOptions(databaseUrl, pgliteDir, { owner: "salesintel sql" }).layer),
       ),
     ),
 ).pipe(Command.withDescription("run one SQL statement and print its result as a table"))
@@ -99,7 +99,7 @@ const status = Command.make(
   ({ databaseUrl, schema, pgliteDir, limit }) =>
     reportFailure(
       Effect.flatMap(Query.status(schema, limit), (table) => Console.log(table.trimEnd())).pipe(
-        Effect.provide(Target.fromOptions(databaseUrl, pgliteDir).layer),
+        Effect.provide(Target.fromOptions(databaseUrl, pgliteDir, { owner: "salesintel status" }).layer),
       ),
     ),
 ).pipe(Command.withDescription("show the recent sync runs"))

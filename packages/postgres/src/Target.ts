@@ -97,6 +97,3 @@ export const waitOption = Options.boolean("wait").pipe(
     "wait (up to an hour) for another run on the same target to end, instead of failing",
   ),
 )
-
-/** Who this process is, for the holder message: the command and its pid. */
-export const owner = (command: string): string => `${command} (pid ${process.pid})`

@@ -97,7 +97,7 @@ const state = Command.make(
   ({ databaseUrl, pgliteDir, schema }) =>
     State.read(schema).pipe(
       Effect.flatMap((entries) => Effect.sync(() => process.stdout.write(`${JSON.stringify(entries)}\n`))),
-      Effect.provide(Target.fromOptions(databaseUrl, pgliteDir).layer),
+      Effect.provide(Target.fromOptions(databaseUrl, pgliteDir, { owner: "salesintel-pg state" }).layer),
     ),
 ).pipe(Command.withDescription("print the saved state as the source's --state input (a JSON array)"))
 
