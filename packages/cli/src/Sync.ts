@@ -94,7 +94,7 @@ export const sync = (
       const stop = options.stop ?? (yield* Deferred.make<StopSignal.Signal>())
       const { runId, abandoned } = yield* RunLifecycle.begin(
         options.schema,
-        options.lock ?? { owner: "salesintel sync" },
+        RunLifecycle.stoppable(options.lock ?? { owner: "salesintel sync" }, stop),
       )
       const failRun = <E extends { readonly message: string }>(
         error: E,
@@ -112,7 +112,7 @@ export const sync = (
         yield* State.reset(options.schema, options.resetState)
       // Read under the lock: a run that waited for another starts from what that one committed.
       const state = yield* Effect.catchAll(State.read(options.schema), failRun)
-      // The one line to add once the source takes it: `stopWhen: Deferred.await(stop)` here, and
+      // The one line to add once the source takes it: `stopWhen: Effect.asVoid(Deferred.await(stop))` here, and
       // drop `Stream.interruptWhen` below (the source then lands its pages in flight first).
       const prepared = Commands.prepareRead({ config: options.config, catalog, state })
       if (Either.isLeft(prepared)) return yield* failRun(new SyncConfigError({ description: prepared.left }))

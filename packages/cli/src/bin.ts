@@ -9,7 +9,7 @@
 import { readFile } from "node:fs/promises"
 import { Args, Command, Options } from "@effect/cli"
 import { NodeContext } from "@effect/platform-node"
-import { StopSignal, Target } from "@salesintel/postgres"
+import { RunLifecycle, StopSignal, Target } from "@salesintel/postgres"
 import { Console, Effect, Logger, Option } from "effect"
 import * as Query from "./Query.ts"
 import * as Sync from "./Sync.ts"
@@ -73,7 +73,12 @@ const sync = Command.make(
           progress: process.stderr,
           stop,
           lock,
-        }).pipe(Effect.provide(target.layer))
+        }).pipe(
+          // A --wait for PGlite's directory lock ends on a signal too.
+          Effect.provide(
+            Target.fromOptions(databaseUrl, pgliteDir, RunLifecycle.stoppable(lock, stop)).layer,
+          ),
+        )
         yield* Console.log(Sync.describe(outcome, target.description).trimEnd())
         if (outcome.signal !== undefined) process.exitCode = StopSignal.exitCode(outcome.signal)
         else if (outcome.status === "failed") process.exitCode = 1

@@ -67,7 +67,7 @@ export const loadRun = (
       const stop = options.stop ?? (yield* Deferred.make<StopSignal.Signal>())
       const { runId, abandoned } = yield* RunLifecycle.begin(
         schema,
-        options.lock ?? { owner: "salesintel-pg load" },
+        RunLifecycle.stoppable(options.lock ?? { owner: "salesintel-pg load" }, stop),
       )
       // On a stop the input is cut off (interruptWhen below); a read waiting on an open pipe
       // would hold that up until more input came, so the pipe is closed shortly after.

@@ -4,7 +4,7 @@
  * no live run can hold the lock), record the new run; at the end record how it ended, without
  * letting a failed bookkeeping write hide the error that ended the run.
  */
-import { Effect, type Scope } from "effect"
+import { Deferred, Effect, type Scope } from "effect"
 import type { Database, DatabaseError } from "./Database.ts"
 import * as Ddl from "./Ddl.ts"
 import * as RunLock from "./RunLock.ts"
@@ -15,6 +15,13 @@ export interface Begun {
   /** Runs found `running` and marked abandoned. */
   readonly abandoned: ReadonlyArray<Runs.RunId>
 }
+
+/** The lock options with a wait that a stop (a signal while waiting) ends. */
+export const stoppable = <A>(
+  lock: { readonly owner: string; readonly wait?: RunLock.Wait },
+  stop: Deferred.Deferred<A>,
+): { readonly owner: string; readonly wait?: RunLock.Wait } =>
+  lock.wait === undefined ? lock : { ...lock, wait: { ...lock.wait, cancel: Deferred.await(stop) } }
 
 /** Holds the schema's lock until the scope closes (PGlite's directory lock is the Target's). */
 export const begin = (

@@ -90,4 +90,28 @@ describe("RunLock.directory", () => {
     expect(Exit.isFailure(outcome.timedOut)).toBe(true)
     expect(Exit.isSuccess(outcome.waited)).toBe(true)
   })
+
+  it("a wait ends early when it is cancelled (a signal while waiting)", async () => {
+    const dir = directory()
+    const started = Date.now()
+    const stop = await Effect.runPromise(Deferred.make<void>())
+    setTimeout(() => Effect.runFork(Deferred.succeed(stop, undefined)), 100)
+    const exit = await Effect.runPromise(
+      Effect.scoped(
+        Effect.zipRight(
+          RunLock.directory(dir, { owner: "holder" }),
+          Effect.exit(
+            Effect.scoped(
+              RunLock.directory(dir, {
+                owner: "waiter",
+                wait: { wait: true, interval: 50, timeout: 10_000, cancel: Deferred.await(stop) },
+              }),
+            ),
+          ),
+        ),
+      ),
+    )
+    expect(Exit.isFailure(exit)).toBe(true)
+    expect(Date.now() - started).toBeLessThan(5_000)
+  })
 })

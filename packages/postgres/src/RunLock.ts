@@ -27,6 +27,8 @@ export interface Wait {
   readonly timeout?: Duration.DurationInput
   /** Default 500 ms. */
   readonly interval?: Duration.DurationInput
+  /** Ends the wait early when it completes (a stop requested while waiting). */
+  readonly cancel?: Effect.Effect<unknown>
 }
 
 export const noWait: Wait = { wait: false }
@@ -36,8 +38,14 @@ const retrying = <A, E, R>(attempt: Effect.Effect<A, E, R>, wait: Wait): Effect.
   if (!wait.wait) return attempt
   const deadline = Date.now() + Duration.toMillis(wait.timeout ?? Duration.hours(1))
   const interval = wait.interval ?? Duration.millis(500)
+  const pause =
+    wait.cancel === undefined
+      ? Effect.as(Effect.sleep(interval), true)
+      : Effect.raceFirst(Effect.as(Effect.sleep(interval), true), Effect.as(wait.cancel, false))
   const loop: Effect.Effect<A, E, R> = Effect.catchAll(attempt, (error) =>
-    Date.now() >= deadline ? Effect.fail(error) : Effect.zipRight(Effect.sleep(interval), loop),
+    Date.now() >= deadline
+      ? Effect.fail(error)
+      : Effect.flatMap(pause, (goOn) => (goOn ? loop : Effect.fail(error))),
   )
   return loop
 }
@@ -92,8 +100,12 @@ export const schema = (
         holder: yield* holderOfSchema(name),
       })
     })
-    yield* Effect.acquireRelease(retrying(attempt, options.wait ?? noWait), () =>
-      Effect.ignore(db.query("SELECT pg_advisory_unlock($1, $2)", [programKey, schemaKey(name)])),
+    // The wait is outside the acquisition (which is uninterruptible): a stop can end it.
+    yield* retrying(
+      Effect.acquireRelease(attempt, () =>
+        Effect.ignore(db.query("SELECT pg_advisory_unlock($1, $2)", [programKey, schemaKey(name)])),
+      ),
+      options.wait ?? noWait,
     )
   })
 
@@ -171,11 +183,14 @@ export const directory = (
   path: string,
   options: { readonly owner: string; readonly wait?: Wait },
 ): Effect.Effect<void, RunLocked, Scope.Scope> =>
-  Effect.acquireRelease(retrying(tryDirectory(path, options.owner), options.wait ?? noWait), () =>
-    Effect.sync(() => {
-      const file = join(path, lockFileName)
-      try {
-        if (readHolder(file).holder?.pid === process.pid) unlinkSync(file)
-      } catch {}
-    }),
+  retrying(
+    Effect.acquireRelease(tryDirectory(path, options.owner), () =>
+      Effect.sync(() => {
+        const file = join(path, lockFileName)
+        try {
+          if (readHolder(file).holder?.pid === process.pid) unlinkSync(file)
+        } catch {}
+      }),
+    ),
+    options.wait ?? noWait,
   )

@@ -18,6 +18,7 @@ import { NodeContext } from "@effect/platform-node"
 import { Catalog, type Message, Ndjson } from "@salesintel/airbyte"
 import { Effect, Either, Logger, Option } from "effect"
 import { loadRun } from "./LoadRun.ts"
+import * as RunLifecycle from "./RunLifecycle.ts"
 import * as State from "./State.ts"
 import * as StopSignal from "./StopSignal.ts"
 import * as Target from "./Target.ts"
@@ -73,7 +74,10 @@ const load = Command.make(
         lock,
         onSourceMessage: printSourceMessage,
         onStateCommitted: (message) => Effect.sync(() => process.stdout.write(Ndjson.serialize(message))),
-      }).pipe(Effect.provide(Target.fromOptions(databaseUrl, pgliteDir, lock).layer))
+      }).pipe(
+        // A --wait for PGlite's directory lock ends on a signal too.
+        Effect.provide(Target.fromOptions(databaseUrl, pgliteDir, RunLifecycle.stoppable(lock, stop)).layer),
+      )
       const { runId, summary, status, error, signal, abandoned } = outcome
       yield* stderr(
         JSON.stringify({
