@@ -8,38 +8,59 @@ import pg from "pg"
 import copyStreams from "pg-copy-streams"
 import { Database, DatabaseError, type DatabaseService, type Row } from "./Database.ts"
 
-/**
- * What a query failed on: once the connection is lost, pg fails every query with "not queryable";
- * the error that ended the connection (e.g. the server terminating the backend) is the cause.
- */
-const causeOf = (client: pg.Client, cause: unknown): unknown => lostConnections.get(client) ?? cause
-
 // The error each client's connection ended with, from its "error" event.
 const lostConnections = new WeakMap<pg.Client, Error>()
+
+/**
+ * Runs one call on the client. Once the connection is lost, pg fails the calls with "not
+ * queryable" or a broken stream; the error that ended the connection (e.g. the server
+ * terminating the backend) is the cause. Its event may come a moment after the call failed.
+ */
+const call = <A>(
+  client: pg.Client,
+  operation: string,
+  run: () => Promise<A>,
+): Effect.Effect<A, DatabaseError> =>
+  Effect.tryPromise({
+    try: async () => {
+      try {
+        return await run()
+      } catch (error) {
+        if (
+          !lostConnections.has(client) &&
+          !(
+            error instanceof Error &&
+            "code" in error &&
+            typeof error.code === "string" &&
+            /^[0-9A-Z]{5}$/.test(error.code)
+          )
+        )
+          await new Promise((resolve) => setTimeout(resolve, 20))
+        throw lostConnections.get(client) ?? error
+      }
+    },
+    catch: (cause) => new DatabaseError({ operation, cause }),
+  })
 
 const make = (client: pg.Client): DatabaseService => ({
   kind: "pg",
   query: (sql, params = []) =>
-    Effect.tryPromise({
-      try: async (): Promise<ReadonlyArray<Row>> => (await client.query(sql, [...params])).rows,
-      catch: (cause) => new DatabaseError({ operation: sql.slice(0, 80), cause: causeOf(client, cause) }),
-    }),
+    call(
+      client,
+      sql.slice(0, 80),
+      async (): Promise<ReadonlyArray<Row>> => (await client.query(sql, [...params])).rows,
+    ),
   exec: (sql) =>
-    Effect.tryPromise({
-      try: async () => {
-        await client.query(sql)
-      },
-      catch: (cause) => new DatabaseError({ operation: sql.slice(0, 80), cause: causeOf(client, cause) }),
+    call(client, sql.slice(0, 80), async () => {
+      await client.query(sql)
     }),
   copyIn: (table, columns, data) =>
-    Effect.tryPromise({
-      try: () =>
-        pipeline(
-          Readable.from([data]),
-          client.query(copyStreams.from(`COPY ${table} (${columns.join(", ")}) FROM STDIN`)),
-        ),
-      catch: (cause) => new DatabaseError({ operation: `COPY into ${table}`, cause: causeOf(client, cause) }),
-    }),
+    call(client, `COPY into ${table}`, () =>
+      pipeline(
+        Readable.from([data]),
+        client.query(copyStreams.from(`COPY ${table} (${columns.join(", ")}) FROM STDIN`)),
+      ),
+    ),
 })
 
 /** A Database on the server at `url` (a postgres:// connection string), closed with the scope. */
