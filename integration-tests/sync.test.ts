@@ -176,7 +176,7 @@ describe.each(await backends())("sandbox -> salesintel sync -> SQL on $name", (b
       await admin.end()
       const outcome = await syncing
       expect(outcome.status).toBe("failed")
-      expect(outcome.error).toMatch(/terminat/i)
+      expect(outcome.error, outcome.error).toMatch(/terminat/i)
       expect(outcome.error).not.toContain("_sync_runs")
       sandbox.reset()
       await database.suspend()

@@ -11,6 +11,13 @@ import { Database, DatabaseError, type DatabaseService, type Row } from "./Datab
 // The error each client's connection ended with, from its "error" event.
 const lostConnections = new WeakMap<pg.Client, Error>()
 
+/** A server's error (it carries a SQLSTATE), not a broken pipe or socket. */
+const hasSqlState = (error: unknown): boolean =>
+  error instanceof Error &&
+  "code" in error &&
+  typeof error.code === "string" &&
+  /^[0-9A-Z]{5}$/.test(error.code)
+
 /**
  * Runs one call on the client. Once the connection is lost, pg fails the calls with "not
  * queryable" or a broken stream; the error that ended the connection (e.g. the server
@@ -26,15 +33,7 @@ const call = <A>(
       try {
         return await run()
       } catch (error) {
-        if (
-          !lostConnections.has(client) &&
-          !(
-            error instanceof Error &&
-            "code" in error &&
-            typeof error.code === "string" &&
-            /^[0-9A-Z]{5}$/.test(error.code)
-          )
-        )
+        if (!lostConnections.has(client) && !hasSqlState(error))
           await new Promise((resolve) => setTimeout(resolve, 20))
         throw lostConnections.get(client) ?? error
       }
@@ -55,12 +54,19 @@ const make = (client: pg.Client): DatabaseService => ({
       await client.query(sql)
     }),
   copyIn: (table, columns, data) =>
-    call(client, `COPY into ${table}`, () =>
-      pipeline(
-        Readable.from([data]),
-        client.query(copyStreams.from(`COPY ${table} (${columns.join(", ")}) FROM STDIN`)),
-      ),
-    ),
+    call(client, `COPY into ${table}`, async () => {
+      const copy = client.query(copyStreams.from(`COPY ${table} (${columns.join(", ")}) FROM STDIN`))
+      // The server's error reaches the COPY stream; the pipeline may fail first on a broken pipe.
+      let serverError: unknown
+      copy.on("error", (error) => {
+        if (serverError === undefined && hasSqlState(error)) serverError = error
+      })
+      try {
+        await pipeline(Readable.from([data]), copy)
+      } catch (error) {
+        throw serverError ?? error
+      }
+    }),
 })
 
 /** A Database on the server at `url` (a postgres:// connection string), closed with the scope. */
