@@ -4,8 +4,10 @@
  * data, the run bookkeeping with the sandbox's credit count, and a rerun that buys nothing.
  */
 import { Sync } from "@salesintel/cli"
-import { Sql } from "@salesintel/postgres"
+import { Runs, Sql } from "@salesintel/postgres"
 import { type Sandbox, startSandbox } from "@salesintel/sandbox"
+import { Effect } from "effect"
+import pg from "pg"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { backends, open } from "../packages/postgres/src/testing/Backends.ts"
 
@@ -119,4 +121,66 @@ describe.each(await backends())("sandbox -> salesintel sync -> SQL on $name", (b
     const runs = await query(`SELECT status FROM ${table("_sync_runs")} ORDER BY id`)
     expect(runs.map((r) => r.status)).toEqual(["succeeded", "succeeded"])
   })
+
+  it("--reset-state starts a stream afresh on purpose; a run left running is marked abandoned", async () => {
+    sandbox.reset()
+    const refused = await run(
+      Effect.flip(
+        Sync.sync({ config: config(), schema: database.schema, progress: silent, resetState: ["nope"] }),
+      ),
+    )
+    expect(refused.message).toContain("unknown stream nope in --reset-state")
+    const dead = await run(Runs.start(database.schema))
+    const outcome = await run(
+      Sync.sync({ config: config(), schema: database.schema, progress: silent, resetState: ["companies"] }),
+    )
+    expect(outcome.status).toBe("succeeded")
+    expect(outcome.abandoned).toEqual([dead])
+    const credits = Object.fromEntries(outcome.streams.map((s) => [s.stream, s.credits]))
+    // The companies bought again, the contacts not.
+    expect(credits.companies).toBeGreaterThan(0)
+    expect(credits.contacts ?? 0).toBe(0)
+    expect(sandbox.accounts()["sandbox-full"]?.credits_charged).toBe(credits.companies)
+    const runs = await query(`SELECT id::int AS id, status FROM ${table("_sync_runs")} ORDER BY id`)
+    expect(runs.find((r) => r.id === dead)?.status).toBe("abandoned")
+    expect(runs.at(-1)?.status).toBe("succeeded")
+  })
+
+  it.runIf(backend.name === "postgres")(
+    "a connection dropped mid-sync: the run fails with the cause, not the failed bookkeeping",
+    { timeout: 60_000 },
+    async () => {
+      sandbox.reset()
+      sandbox.setFaults({ latency_ms: 100 })
+      const owner = `dropped sync ${Math.random().toString(36).slice(2)}`
+      const syncing = run(
+        Sync.sync({
+          config: {
+            ...config(),
+            contacts: { searches: [{ name: "it-all", filters: { job_departments: ["it_is"] } }] },
+          },
+          schema: database.schema,
+          progress: silent,
+          lock: { owner },
+        }),
+      )
+      const deadline = Date.now() + 30_000
+      while ((sandbox.accounts()["sandbox-full"]?.credits_charged ?? 0) === 0 && Date.now() < deadline)
+        await new Promise((resolve) => setTimeout(resolve, 25))
+      const admin = new pg.Client({ connectionString: database.url })
+      await admin.connect()
+      await admin.query(
+        "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = $1 || ' pid ' || $2::text",
+        [owner, String(process.pid)],
+      )
+      await admin.end()
+      const outcome = await syncing
+      expect(outcome.status).toBe("failed")
+      expect(outcome.error, outcome.error).toMatch(/terminat/i)
+      expect(outcome.error).not.toContain("_sync_runs")
+      sandbox.reset()
+      await database.suspend()
+      await database.resume()
+    },
+  )
 })

@@ -49,4 +49,28 @@ describe("Ndjson.fromReadable", () => {
     expect(error.position).toBe(2)
     expect(error.reason).toContain("not JSON")
   })
+
+  it("emits the messages before a bad line, then fails", async () => {
+    const state = JSON.stringify({
+      type: "STATE",
+      state: { type: "STREAM", stream: { stream_descriptor: { name: "contacts" }, stream_state: { a: 1 } } },
+    })
+    const input = Readable.from([
+      `${record(1, "a")}\n${state}\n${record(2, "b")}\nnot json\n${record(3, "c")}\n`,
+    ])
+    const seen: Array<string> = []
+    const error = await Effect.runPromise(
+      Effect.flip(
+        Stream.runForEach(Ndjson.fromReadable(input), (message) =>
+          Effect.sync(() => {
+            seen.push(
+              message.type === "RECORD" ? (message.record.data as { name: string }).name : message.type,
+            )
+          }),
+        ),
+      ),
+    )
+    expect(seen).toEqual(["a", "STATE", "b"])
+    expect(error.position).toBe(4)
+  })
 })

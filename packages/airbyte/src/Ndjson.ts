@@ -139,17 +139,19 @@ export const fromReadable = (input: Readable): Stream.Stream<Incoming, InvalidMe
       blocksOfLines(input),
       (error) => new InvalidMessage({ position, reason: `cannot read the input: ${String(error)}` }),
     ).pipe(
-      Stream.mapEffect((lines) => {
+      // A bad line fails the input only after the messages before it in its block: a reader
+      // commits what came before (a complete STATE and its records) before it stops.
+      Stream.flatMap((lines) => {
         const messages: Array<Incoming> = []
         for (const line of lines) {
           position++
           const parsed = parseLine(line.endsWith("\r") ? line.slice(0, -1) : line, position)
-          if (Either.isLeft(parsed)) return Effect.fail(parsed.left)
+          if (Either.isLeft(parsed))
+            return Stream.concat(Stream.fromChunk(Chunk.unsafeFromArray(messages)), Stream.fail(parsed.left))
           if (parsed.right !== undefined) messages.push(parsed.right)
         }
-        return Effect.succeed(Chunk.unsafeFromArray(messages))
+        return Stream.fromChunk(Chunk.unsafeFromArray(messages))
       }),
-      Stream.flattenChunks,
     )
   })
 

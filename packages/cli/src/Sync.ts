@@ -1,14 +1,25 @@
 /**
- * `salesintel sync`: the source's read, in-process, straight into the loader. The state comes
- * from the database's `_state` table (so the next run is incremental without a state file), each
- * STATE commits with the data before it, and the run is recorded in `_sync_runs` with the records
- * and credits of every stream.
+ * `salesintel sync`: the source's read, in-process, straight into the loader, as one run
+ * (RunLifecycle): one at a time per target, runs left `running` by dead processes marked
+ * abandoned, the state read from `_state` under the lock (so the next run is incremental without
+ * a state file and a run that waited reads what the one before committed), each STATE committed
+ * with the data before it and with the run row's records and credits so far. On `stop` (a signal)
+ * it stops reading, keeps what committed and ends `interrupted`.
  */
 import { Catalog, type Message, Streams } from "@salesintel/airbyte"
 import { CreditBudget } from "@salesintel/core"
-import { type Database, Ddl, Loader, Runs, State } from "@salesintel/postgres"
+import {
+  type Database,
+  type Ddl,
+  Loader,
+  RunLifecycle,
+  type RunLock,
+  Runs,
+  State,
+  type StopSignal,
+} from "@salesintel/postgres"
 import { Commands } from "@salesintel/source"
-import { Data, Effect, Either, Stream } from "effect"
+import { Data, Deferred, Effect, Either, Ref, Stream } from "effect"
 import { type Counts, Reporter } from "./Progress.ts"
 
 export class SyncConfigError extends Data.TaggedError("SyncConfigError")<{ readonly description: string }> {
@@ -23,8 +34,14 @@ export interface SyncOptions {
   readonly schema: string
   /** Streams to sync (default: every stream the config has something for). */
   readonly streams?: ReadonlyArray<string> | undefined
+  /** Streams whose saved state is deleted first, so they start afresh on purpose. */
+  readonly resetState?: ReadonlyArray<string> | undefined
   /** Where progress and the source's log lines go (stderr in the CLI). */
   readonly progress: { readonly isTTY?: boolean | undefined; write(text: string): unknown }
+  /** Completed on a graceful stop (StopSignal.listen in the CLI); none by default. */
+  readonly stop?: Deferred.Deferred<StopSignal.Signal> | undefined
+  /** Who this run is (for another run's "in use by" message), and whether to wait for a holder. */
+  readonly lock?: { readonly owner: string; readonly wait?: RunLock.Wait } | undefined
 }
 
 export interface StreamOutcome {
@@ -36,7 +53,11 @@ export interface StreamOutcome {
 
 export interface SyncOutcome {
   readonly runId: Runs.RunId
-  readonly status: "succeeded" | "failed"
+  readonly status: "succeeded" | "failed" | "interrupted"
+  /** The signal that stopped it, when interrupted. */
+  readonly signal: StopSignal.Signal | undefined
+  /** Runs found `running` (their process died) and marked abandoned. */
+  readonly abandoned: ReadonlyArray<Runs.RunId>
   readonly streams: ReadonlyArray<StreamOutcome>
   readonly creditsSpent: number
   readonly creditBudget: number
@@ -48,118 +69,201 @@ export const sync = (
   options: SyncOptions,
 ): Effect.Effect<
   SyncOutcome,
-  SyncConfigError | Database.DatabaseError | Ddl.SchemaTooNew | State.InvalidSavedState,
+  SyncConfigError | Database.DatabaseError | Ddl.SchemaTooNew | State.InvalidSavedState | RunLock.RunLocked,
   Database.Database
 > =>
-  Effect.gen(function* () {
-    const names = options.streams ?? Streams.names
-    const unknown = names.filter((name) => !Streams.isStreamName(name))
-    if (unknown.length > 0)
-      return yield* new SyncConfigError({
-        description: `unknown stream ${unknown.join(", ")} in --streams (streams: ${Streams.names.join(", ")})`,
-      })
-    // Incremental wherever a stream supports it: that is what saves credits run after run.
-    const catalog = Catalog.configuredAll("incremental", names)
+  Effect.scoped(
+    Effect.gen(function* () {
+      const names = options.streams ?? Streams.names
+      const unknownIn = (option: string, list: ReadonlyArray<string>) => {
+        const unknown = list.filter((name) => !Streams.isStreamName(name))
+        return unknown.length === 0
+          ? Effect.void
+          : new SyncConfigError({
+              description: `unknown stream ${unknown.join(", ")} in ${option} (streams: ${Streams.names.join(", ")})`,
+            })
+      }
+      yield* unknownIn("--streams", names)
+      yield* unknownIn("--reset-state", options.resetState ?? [])
+      // Incremental wherever a stream supports it: that is what saves credits run after run.
+      const catalog = Catalog.configuredAll("incremental", names)
+      // The config is checked before the target is locked (a typo costs no wait and no run row).
+      const checked = Commands.prepareRead({ config: options.config, catalog, state: [] })
+      if (Either.isLeft(checked)) return yield* new SyncConfigError({ description: checked.left })
 
-    yield* Ddl.ensure(options.schema)
-    const state = yield* State.read(options.schema)
-    const prepared = Commands.prepareRead({ config: options.config, catalog, state })
-    if (Either.isLeft(prepared)) return yield* new SyncConfigError({ description: prepared.left })
-    const { config, read } = prepared.right
-
-    const runId = yield* Runs.start(options.schema)
-    const reporter = new Reporter(options.progress)
-    const started = Date.now()
-    const recordsByStream = new Map<string, number>()
-    let records = 0
-    let checkpoints = 0
-    let creditsSpent = 0
-    const counts = (): Counts => ({
-      records,
-      recordsByStream,
-      pages: read.summary.pages,
-      checkpoints,
-      creditsSpent,
-      creditBudget: config.credit_budget,
-      elapsedMillis: Date.now() - started,
-    })
-    const logLine = (message: Message.LogMessage | Message.TraceErrorMessage) =>
-      Effect.sync(() => {
-        const text =
-          message.type === "LOG"
-            ? `${message.log.level} ${message.log.message}`
-            : `ERROR (${message.trace.error.failure_type}) ${message.trace.error.message}`
-        if (message.type === "TRACE" || message.log.level !== "INFO" || options.progress.isTTY !== true)
-          options.progress.write(`${options.progress.isTTY === true ? "\r\x1b[K" : ""}${text}\n`)
-      })
-
-    const loaded = yield* Effect.gen(function* () {
-      const budget = yield* CreditBudget.CreditBudget
-      const messages = read.messages.pipe(
-        Stream.tap((message) =>
-          Effect.gen(function* () {
-            if (message.type === "RECORD") {
-              records++
-              recordsByStream.set(
-                message.record.stream,
-                (recordsByStream.get(message.record.stream) ?? 0) + 1,
-              )
-            }
-            creditsSpent = (yield* budget.snapshot).spent
-            reporter.update(counts(), Date.now())
-          }),
-        ),
+      const stop = options.stop ?? (yield* Deferred.make<StopSignal.Signal>())
+      const { runId, abandoned } = yield* RunLifecycle.begin(
+        options.schema,
+        RunLifecycle.stoppable(options.lock ?? { owner: "salesintel sync" }, stop),
       )
-      return yield* Loader.load(messages, {
-        schema: options.schema,
-        syncModes: Catalog.destinationSyncModes(catalog),
-        ensureSchema: false,
-        onMessage: logLine,
-        onStateCommitted: () =>
-          Effect.sync(() => {
-            checkpoints++
-          }),
+      const failRun = <E extends { readonly message: string }>(
+        error: E,
+      ): Effect.Effect<never, E | Database.DatabaseError, Database.Database> =>
+        Effect.zipRight(
+          RunLifecycle.end(
+            options.schema,
+            runId,
+            { status: "failed", streams: {}, error: error.message },
+            true,
+          ),
+          Effect.fail(error),
+        )
+      if (options.resetState !== undefined && options.resetState.length > 0)
+        yield* State.reset(options.schema, options.resetState)
+      // Read under the lock: a run that waited for another starts from what that one committed.
+      const state = yield* Effect.catchAll(State.read(options.schema), failRun)
+      // The one line to add once the source takes it: `stopWhen: Effect.asVoid(Deferred.await(stop))` here, and
+      // drop `Stream.interruptWhen` below (the source then lands its pages in flight first).
+      const prepared = Commands.prepareRead({ config: options.config, catalog, state })
+      if (Either.isLeft(prepared)) return yield* failRun(new SyncConfigError({ description: prepared.left }))
+      const { config, read } = prepared.right
+      const reporter = new Reporter(options.progress)
+      const started = Date.now()
+      const recordsByStream = new Map<string, number>()
+      let records = 0
+      let checkpoints = 0
+      let creditsSpent = 0
+      const counts = (): Counts => ({
+        records,
+        recordsByStream,
+        pages: read.summary.pages,
+        checkpoints,
+        creditsSpent,
+        creditBudget: config.credit_budget,
+        elapsedMillis: Date.now() - started,
       })
-    }).pipe(Effect.provide(Commands.layerFor(config)), Effect.either)
+      const logLine = (message: Message.LogMessage | Message.TraceErrorMessage) =>
+        Effect.sync(() => {
+          const text =
+            message.type === "LOG"
+              ? `${message.log.level} ${message.log.message}`
+              : `ERROR (${message.trace.error.failure_type}) ${message.trace.error.message}`
+          if (message.type === "TRACE" || message.log.level !== "INFO" || options.progress.isTTY !== true)
+            options.progress.write(`${options.progress.isTTY === true ? "\r\x1b[K" : ""}${text}\n`)
+        })
 
-    creditsSpent = read.summary.creditsSpent
-    reporter.finish(counts())
-    const loadError = Either.isLeft(loaded) ? loaded.left.message : undefined
-    const error = read.summary.failure?.message ?? loadError
-    const streams = read.summary.streams
-      .filter((stream) => stream.status !== "nothing to read")
-      .map((stream) => ({
-        stream: stream.stream,
-        records: stream.records,
-        credits: stream.creditsSpent,
-        recordsLeft: stream.recordsLeft,
-      }))
-    const status: SyncOutcome["status"] = error === undefined ? "succeeded" : "failed"
-    yield* Runs.finish(options.schema, runId, {
-      status,
-      streams: Object.fromEntries(streams.map((s) => [s.stream, { records: s.records, credits: s.credits }])),
-      ...(error === undefined ? {} : { error }),
-    })
-    return {
-      runId,
-      status,
-      streams,
-      creditsSpent,
-      creditBudget: config.credit_budget,
-      checkpoints,
-      error,
-    } satisfies SyncOutcome
-  })
+      // Credits spent per stream, as the budget moves between messages (a message's stream is the
+      // one whose pages it came from), and at each STATE what its commit records in the run row.
+      const creditsByStream = new Map<string, number>()
+      const creditsAtState = new WeakMap<Message.StateMessage, ReadonlyMap<string, number>>()
+      const committed = yield* Ref.make<Readonly<Record<string, Runs.StreamFigures>>>({})
+      const streamOf = (message: Message.Message): string | undefined =>
+        message.type === "RECORD"
+          ? message.record.stream
+          : message.type === "STATE"
+            ? message.state.stream.stream_descriptor.name
+            : undefined
+      const loaded = yield* Effect.gen(function* () {
+        const budget = yield* CreditBudget.CreditBudget
+        const messages = read.messages.pipe(
+          Stream.tap((message) =>
+            Effect.gen(function* () {
+              if (message.type === "RECORD") {
+                records++
+                recordsByStream.set(
+                  message.record.stream,
+                  (recordsByStream.get(message.record.stream) ?? 0) + 1,
+                )
+              }
+              const spent = (yield* budget.snapshot).spent
+              const stream = streamOf(message)
+              if (stream !== undefined) {
+                creditsByStream.set(stream, (creditsByStream.get(stream) ?? 0) + spent - creditsSpent)
+                creditsSpent = spent
+              }
+              if (message.type === "STATE") creditsAtState.set(message, new Map(creditsByStream))
+              reporter.update(counts(), Date.now())
+            }),
+          ),
+          Stream.interruptWhen(Deferred.await(stop)),
+        )
+        return yield* Loader.load(messages, {
+          schema: options.schema,
+          syncModes: Catalog.destinationSyncModes(catalog),
+          ensureSchema: false,
+          endedOnItsOwn: Effect.map(Deferred.isDone(stop), (stopped) => !stopped),
+          onMessage: logLine,
+          beforeCommit: ({ state, records }) => {
+            const credits = creditsAtState.get(state)
+            const figures = Object.fromEntries(
+              Object.entries(records).map(([stream, count]) => [
+                stream,
+                { records: count, credits: credits?.get(stream) ?? 0 },
+              ]),
+            )
+            return Effect.zipRight(Runs.progress(options.schema, runId, figures), Ref.set(committed, figures))
+          },
+          onStateCommitted: () =>
+            Effect.sync(() => {
+              checkpoints++
+            }),
+        })
+      }).pipe(Effect.provide(Commands.layerFor(config)), Effect.either)
+
+      creditsSpent = read.summary.creditsSpent
+      // Once the source's ReadSummary has `creditsUncertain`: add it to SyncOutcome here and print
+      // it in `describe` (credits possibly charged for pages that never arrived).
+      reporter.finish(counts())
+      const signal = (yield* Deferred.isDone(stop)) ? yield* Deferred.await(stop) : undefined
+      const loadError = Either.isLeft(loaded) ? loaded.left.message : undefined
+      const error = loadError ?? read.summary.failure?.message
+      const streams = read.summary.streams
+        .filter((stream) => stream.status !== "nothing to read")
+        .map((stream) => ({
+          stream: stream.stream,
+          records: stream.records,
+          credits: stream.creditsSpent,
+          recordsLeft: stream.recordsLeft,
+        }))
+      const status: SyncOutcome["status"] =
+        signal !== undefined ? "interrupted" : error === undefined ? "succeeded" : "failed"
+      // A run that did not succeed records what committed (its last commit's records), and every
+      // credit the source spent: spent is spent, committed or not.
+      const lastCommit = yield* Ref.get(committed)
+      const figures =
+        status === "succeeded"
+          ? Object.fromEntries(streams.map((s) => [s.stream, { records: s.records, credits: s.credits }]))
+          : Object.fromEntries(
+              streams.map((s) => [
+                s.stream,
+                { records: lastCommit[s.stream]?.records ?? 0, credits: s.credits },
+              ]),
+            )
+      yield* RunLifecycle.end(
+        options.schema,
+        runId,
+        { status, streams: figures, ...(error === undefined ? {} : { error }) },
+        Either.isLeft(loaded),
+      )
+      return {
+        runId,
+        status,
+        signal,
+        abandoned,
+        streams,
+        creditsSpent,
+        creditBudget: config.credit_budget,
+        checkpoints,
+        error,
+      } satisfies SyncOutcome
+    }),
+  )
 
 /** What a finished sync says on stdout. */
 export const describe = (outcome: SyncOutcome, target: string): string => {
   const lines = [
-    `sync ${outcome.status} (run ${outcome.runId}) into ${target}`,
+    `sync ${outcome.status}${outcome.signal === undefined ? "" : ` by ${outcome.signal}`} (run ${outcome.runId}) into ${target}`,
+    ...(outcome.abandoned.length > 0
+      ? [`  runs ${outcome.abandoned.join(", ")} were left running by a process that died: marked abandoned`]
+      : []),
     ...outcome.streams.map(
       (s) =>
         `  ${s.stream.padEnd(20)} ${String(s.records).padStart(8)} records ${String(s.credits).padStart(8)} credits${s.recordsLeft > 0 ? `  (${s.recordsLeft} left for lack of budget)` : ""}`,
     ),
     `  credits spent: ${outcome.creditsSpent} of ${outcome.creditBudget}; ${outcome.checkpoints} checkpoints committed`,
+    ...(outcome.status === "interrupted"
+      ? ["  what committed stays; the next sync resumes from its last checkpoint"]
+      : []),
     ...(outcome.error === undefined ? [] : [`  error: ${outcome.error}`]),
   ]
   return `${lines.join("\n")}\n`

@@ -2,11 +2,14 @@
 /**
  * salesintel: sync (the source into Postgres or embedded PGlite, in one process), sql (a query,
  * printed as a table), status (recent runs). Progress and log lines go to stderr; results to stdout.
+ * A sync is one run per target at a time (a second fails naming the holder, or waits with --wait);
+ * SIGINT/SIGTERM stop it gracefully (what committed stays, run `interrupted`, exit 130/143), a
+ * second signal exits at once.
  */
 import { readFile } from "node:fs/promises"
 import { Args, Command, Options } from "@effect/cli"
-import { NodeContext, NodeRuntime } from "@effect/platform-node"
-import { Target } from "@salesintel/postgres"
+import { NodeContext } from "@effect/platform-node"
+import { RunLifecycle, StopSignal, Target } from "@salesintel/postgres"
 import { Console, Effect, Logger, Option } from "effect"
 import * as Query from "./Query.ts"
 import * as Sync from "./Sync.ts"
@@ -42,21 +45,44 @@ const sync = Command.make(
       Options.optional,
       Options.withDescription("comma-separated streams to sync (default: all)"),
     ),
+    resetState: Options.text("reset-state").pipe(
+      Options.repeated,
+      Options.withDescription(
+        "delete this stream's saved state first, so it starts afresh (repeatable, or a comma list)",
+      ),
+    ),
+    wait: Target.waitOption,
   },
-  ({ config, databaseUrl, schema, pgliteDir, streams }) => {
-    const target = Target.fromOptions(databaseUrl, pgliteDir)
+  ({ config, databaseUrl, schema, pgliteDir, streams, resetState, wait }) => {
+    const lock = { owner: "salesintel sync", wait: { wait } }
+    const target = Target.fromOptions(databaseUrl, pgliteDir, lock)
+    const list = (text: string) =>
+      text
+        .split(",")
+        .map((s) => s.trim())
+        .filter((s) => s.length > 0)
     return reportFailure(
       Effect.gen(function* () {
         const json = yield* readConfig(config)
+        const stop = yield* StopSignal.listen
         const outcome = yield* Sync.sync({
           config: json,
           schema,
-          streams: Option.getOrUndefined(Option.map(streams, (list) => list.split(",").map((s) => s.trim()))),
+          streams: Option.getOrUndefined(Option.map(streams, list)),
+          resetState: resetState.flatMap(list),
           progress: process.stderr,
-        })
+          stop,
+          lock,
+        }).pipe(
+          // A --wait for PGlite's directory lock ends on a signal too.
+          Effect.provide(
+            Target.fromOptions(databaseUrl, pgliteDir, RunLifecycle.stoppable(lock, stop)).layer,
+          ),
+        )
         yield* Console.log(Sync.describe(outcome, target.description).trimEnd())
-        if (outcome.status === "failed") process.exitCode = 1
-      }).pipe(Effect.provide(target.layer)),
+        if (outcome.signal !== undefined) process.exitCode = StopSignal.exitCode(outcome.signal)
+        else if (outcome.status === "failed") process.exitCode = 1
+      }).pipe(Effect.scoped),
     )
   },
 ).pipe(Command.withDescription("sync the configured streams into Postgres (or embedded PGlite)"))
@@ -67,7 +93,7 @@ const sql = Command.make(
   ({ statement, databaseUrl, schema, pgliteDir }) =>
     reportFailure(
       Effect.flatMap(Query.sql(schema, statement), (table) => Console.log(table.trimEnd())).pipe(
-        Effect.provide(Target.fromOptions(databaseUrl, pgliteDir).layer),
+        Effect.provide(Target.fromOptions(databaseUrl, pgliteDir, { owner: "salesintel sql" }).layer),
       ),
     ),
 ).pipe(Command.withDescription("run one SQL statement and print its result as a table"))
@@ -78,7 +104,7 @@ const status = Command.make(
   ({ databaseUrl, schema, pgliteDir, limit }) =>
     reportFailure(
       Effect.flatMap(Query.status(schema, limit), (table) => Console.log(table.trimEnd())).pipe(
-        Effect.provide(Target.fromOptions(databaseUrl, pgliteDir).layer),
+        Effect.provide(Target.fromOptions(databaseUrl, pgliteDir, { owner: "salesintel status" }).layer),
       ),
     ),
 ).pipe(Command.withDescription("show the recent sync runs"))
@@ -88,5 +114,6 @@ const command = Command.make("salesintel").pipe(Command.withSubcommands([sync, s
 Command.run(command, { name: "salesintel", version: "0.1.0" })(process.argv).pipe(
   Effect.provide(Logger.replace(Logger.defaultLogger, Logger.prettyLogger({ stderr: true }))),
   Effect.provide(NodeContext.layer),
-  NodeRuntime.runMain,
+  // Signals are the sync's (StopSignal), not the runtime's: the runtime would cut the run short.
+  StopSignal.runMain,
 )

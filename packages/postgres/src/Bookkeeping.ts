@@ -39,9 +39,13 @@ export const runsTable: TableShape = {
       type: "text",
       notNull: true,
       default: "'running'",
-      doc: "running, succeeded or failed",
+      doc: "running, succeeded, failed, interrupted (a signal; what committed stays) or abandoned (its process died)",
     },
-    { name: "streams", type: "jsonb", doc: "per stream: records loaded and credits spent" },
+    {
+      name: "streams",
+      type: "jsonb",
+      doc: "per stream: records and credits committed so far, updated with each commit",
+    },
     { name: "error", type: "text", doc: "why the run failed" },
   ],
 }

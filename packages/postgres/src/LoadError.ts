@@ -5,14 +5,15 @@
  */
 import { Data } from "effect"
 
-/** A RECORD of a stream the loader has no tables for. */
+/** A RECORD or STATE of a stream the loader has no tables for (a state it could never use). */
 export class UnknownStream extends Data.TaggedError("UnknownStream")<{
   readonly stream: string
   readonly position: number
   readonly known: ReadonlyArray<string>
+  readonly of?: "record" | "state"
 }> {
   override get message(): string {
-    return `message ${this.position}: a record of unknown stream "${this.stream}" (streams: ${this.known.join(", ")})`
+    return `message ${this.position}: a ${this.of ?? "record"} of unknown stream "${this.stream}" (streams: ${this.known.join(", ")})`
   }
 }
 

@@ -1,15 +1,21 @@
 /**
- * `salesintel-pg load`: a load of JSON lines recorded as a run in `_sync_runs`. Each STATE goes to
- * `onStateCommitted` once it has committed with its data (what an Airbyte destination emits); the
- * input's LOG and TRACE lines go to `onSourceMessage`. A TRACE error from the source fails the run.
+ * `salesintel-pg load`: a load of JSON lines recorded as a run in `_sync_runs`, one at a time per
+ * target (RunLifecycle). Each STATE goes to `onStateCommitted` once it has committed with its data
+ * (what an Airbyte destination emits), the run row's records with it; the input's LOG and TRACE
+ * lines go to `onSourceMessage`. The run fails on a TRACE error from the source, and when an
+ * overwrite stream did not end complete (the input ended early: nothing was emptied). On `stop`
+ * (a signal) it stops reading, keeps what committed up to the last STATE and ends `interrupted`.
  */
 import type { Readable } from "node:stream"
 import { type Catalog, type Message, Ndjson } from "@salesintel/airbyte"
-import { Effect, Either } from "effect"
+import { Deferred, Effect, Either, Ref, Stream } from "effect"
 import type { Database, DatabaseError } from "./Database.ts"
-import * as Ddl from "./Ddl.ts"
+import type * as Ddl from "./Ddl.ts"
 import * as Loader from "./Loader.ts"
+import * as RunLifecycle from "./RunLifecycle.ts"
+import type * as RunLock from "./RunLock.ts"
 import * as Runs from "./Runs.ts"
+import type * as StopSignal from "./StopSignal.ts"
 
 export interface LoadRunOptions {
   readonly schema: string
@@ -17,13 +23,34 @@ export interface LoadRunOptions {
   readonly batchSize: number
   readonly onSourceMessage: (message: Message.LogMessage | Message.TraceErrorMessage) => Effect.Effect<void>
   readonly onStateCommitted: (message: Message.StateMessage) => Effect.Effect<void>
+  /** Completed on a graceful stop (StopSignal.listen); none by default. */
+  readonly stop?: Deferred.Deferred<StopSignal.Signal>
+  /** Who this run is (for another run's "in use by" message), and whether to wait for a holder. */
+  readonly lock?: { readonly owner: string; readonly wait?: RunLock.Wait }
 }
 
 export interface LoadRunOutcome {
   readonly runId: Runs.RunId
   readonly summary: Loader.LoadSummary
-  /** The source ended in a TRACE error: what committed stays, the run is recorded failed. */
-  readonly failed: boolean
+  readonly status: "succeeded" | "failed" | "interrupted"
+  /** Why it failed (a source TRACE error, an overwrite left incomplete). */
+  readonly error: string | undefined
+  /** The signal that stopped it, when interrupted. */
+  readonly signal: StopSignal.Signal | undefined
+  readonly abandoned: ReadonlyArray<Runs.RunId>
+}
+
+/** Why the run failed although every message loaded, if it did. */
+const failureOf = (summary: Loader.LoadSummary): string | undefined => {
+  const reasons = [
+    ...summary.sourceErrors.map((m) => m.trace.error.message),
+    ...(summary.overwritesIncomplete.length > 0
+      ? [
+          `the input ended before ${summary.overwritesIncomplete.join(", ")} completed: the overwrite was not finished, older rows kept`,
+        ]
+      : []),
+  ]
+  return reasons.length > 0 ? reasons.join("; ") : undefined
 }
 
 export const loadRun = (
@@ -31,35 +58,65 @@ export const loadRun = (
   options: LoadRunOptions,
 ): Effect.Effect<
   LoadRunOutcome,
-  DatabaseError | Ddl.SchemaTooNew | Ndjson.InvalidMessage | Loader.LoadFailure,
+  DatabaseError | Ddl.SchemaTooNew | Ndjson.InvalidMessage | Loader.LoadFailure | RunLock.RunLocked,
   Database
 > =>
-  Effect.gen(function* () {
-    const { schema } = options
-    yield* Ddl.ensure(schema)
-    const runId = yield* Runs.start(schema)
-    const outcome = yield* Effect.either(
-      Loader.load(Ndjson.fromReadable(input), {
+  Effect.scoped(
+    Effect.gen(function* () {
+      const { schema } = options
+      const stop = options.stop ?? (yield* Deferred.make<StopSignal.Signal>())
+      const { runId, abandoned } = yield* RunLifecycle.begin(
         schema,
-        ...(options.syncModes === undefined ? {} : { syncModes: options.syncModes }),
-        batchSize: options.batchSize,
-        ensureSchema: false,
-        onMessage: options.onSourceMessage,
-        onStateCommitted: options.onStateCommitted,
-      }),
-    )
-    if (Either.isLeft(outcome)) {
-      yield* Runs.finish(schema, runId, { status: "failed", streams: {}, error: outcome.left.message })
-      return yield* Effect.fail(outcome.left)
-    }
-    const summary = outcome.right
-    const failed = summary.sourceErrors.length > 0
-    yield* Runs.finish(schema, runId, {
-      status: failed ? "failed" : "succeeded",
-      streams: Object.fromEntries(
-        Object.entries(summary.streams).map(([stream, figures]) => [stream, { records: figures.records }]),
-      ),
-      ...(failed ? { error: summary.sourceErrors.map((m) => m.trace.error.message).join("; ") } : {}),
-    })
-    return { runId, summary, failed }
-  })
+        RunLifecycle.stoppable(options.lock ?? { owner: "salesintel-pg load" }, stop),
+      )
+      // On a stop the input is cut off (interruptWhen below); a read waiting on an open pipe
+      // would hold that up until more input came, so the pipe is closed shortly after.
+      yield* Effect.forkScoped(
+        Deferred.await(stop).pipe(
+          Effect.zipRight(Effect.sleep(100)),
+          Effect.zipRight(Effect.sync(() => input.destroy())),
+        ),
+      )
+      // The records per stream of the last commit: what the run row says, updated in that commit.
+      const committed = yield* Ref.make<Readonly<Record<string, Runs.StreamFigures>>>({})
+      const outcome = yield* Effect.either(
+        Loader.load(Ndjson.fromReadable(input).pipe(Stream.interruptWhen(Deferred.await(stop))), {
+          schema,
+          ...(options.syncModes === undefined ? {} : { syncModes: options.syncModes }),
+          batchSize: options.batchSize,
+          ensureSchema: false,
+          endedOnItsOwn: Effect.map(Deferred.isDone(stop), (stopped) => !stopped),
+          onMessage: options.onSourceMessage,
+          beforeCommit: ({ records }) => {
+            const figures = Object.fromEntries(
+              Object.entries(records).map(([stream, count]) => [stream, { records: count }]),
+            )
+            return Effect.zipRight(Runs.progress(schema, runId, figures), Ref.set(committed, figures))
+          },
+          onStateCommitted: options.onStateCommitted,
+        }),
+      )
+      const signal = (yield* Deferred.isDone(stop)) ? yield* Deferred.await(stop) : undefined
+      const streams = yield* Ref.get(committed)
+      if (Either.isLeft(outcome)) {
+        yield* RunLifecycle.end(
+          schema,
+          runId,
+          { status: "failed", streams, error: outcome.left.message },
+          true,
+        )
+        return yield* Effect.fail(outcome.left)
+      }
+      const summary = outcome.right
+      const error = failureOf(summary)
+      // Interrupted: the overwrites were cut short on purpose; said in the error column all the same.
+      const status = signal !== undefined ? "interrupted" : error !== undefined ? "failed" : "succeeded"
+      yield* RunLifecycle.end(
+        schema,
+        runId,
+        { status, streams, ...(error === undefined ? {} : { error }) },
+        false,
+      )
+      return { runId, summary, status, error, signal, abandoned }
+    }),
+  )

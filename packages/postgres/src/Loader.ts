@@ -34,14 +34,30 @@ export interface LoadOptions {
   readonly batchSize?: number
   /** A group also closes after this long. Default 1 second. */
   readonly batchWindow?: Duration.DurationInput
+  /**
+   * Whether the input ended on its own, asked when it ends: false when the caller cut it short
+   * (a stop on a signal), and then no overwrite finishes. Default: it did.
+   */
+  readonly endedOnItsOwn?: Effect.Effect<boolean>
   /** Run Ddl.ensure first. Default true. */
   readonly ensureSchema?: boolean
   /** LOG and TRACE messages of the input, in order. */
   readonly onMessage?: (
     message: Message.LogMessage | Message.TraceErrorMessage,
   ) => Effect.Effect<void, never, never>
+  /**
+   * Called in each STATE's transaction, just before its COMMIT, with the records per stream
+   * received up to that state: run bookkeeping that commits with the data (Runs.progress).
+   */
+  readonly beforeCommit?: (committed: Committed) => Effect.Effect<void, DatabaseError, Database>
   /** Called after each STATE has committed with its data (a destination would now emit it). */
   readonly onStateCommitted?: (message: Message.StateMessage) => Effect.Effect<void, never, never>
+}
+
+/** What a STATE's transaction commits: its message, and the records per stream up to it. */
+export interface Committed {
+  readonly state: Message.StateMessage
+  readonly records: Readonly<Record<string, number>>
 }
 
 export interface StreamSummary {
@@ -60,6 +76,11 @@ export interface LoadSummary {
   readonly sourceErrors: Array<Message.TraceErrorMessage>
   /** Overwrite streams whose rows from earlier syncs were deleted at the end. */
   readonly overwritten: Array<string>
+  /**
+   * Overwrite streams whose input did not end complete (no COMPLETE status, records after the
+   * last STATE, a source error, or nothing at all): their older rows stay.
+   */
+  readonly overwritesIncomplete: Array<string>
 }
 
 interface Planned {
@@ -70,7 +91,11 @@ interface Planned {
 /** What the plan stage hands the write stage, in input order. */
 type Job =
   | { readonly _tag: "Batch"; readonly mapping: StreamMapping; readonly batch: Batch.Closed }
-  | { readonly _tag: "State"; readonly message: Message.StateMessage }
+  | {
+      readonly _tag: "State"
+      readonly message: Message.StateMessage
+      readonly records: Readonly<Record<string, number>>
+    }
   | { readonly _tag: "Notify"; readonly message: Message.LogMessage | Message.TraceErrorMessage }
 
 export const syncModeOf = (
@@ -142,6 +167,7 @@ export const load = <E, R>(
       uncommittedRecords: 0,
       sourceErrors: [],
       overwritten: [],
+      overwritesIncomplete: [],
     }
     const streamSummary = (stream: string): StreamSummary => {
       let entry = summary.streams[stream]
@@ -157,6 +183,11 @@ export const load = <E, R>(
     let position = 0
     // Streams with records since the last STATE (to know which overwrites are incomplete).
     const uncommitted = new Map<string, number>()
+    // How each stream said it ended: STREAM_STATUS COMPLETE, and streams with a STATE (what
+    // counts as complete for an input with no statuses at all, from another source).
+    const reportedComplete = new Set<string>()
+    const withState = new Set<string>()
+    let statusesSeen = false
     // Each stream's open batch, until it closes: on size, on time (checked as input arrives), or
     // at a STATE. Records after the last STATE never leave here.
     const pending = new Map<StreamMapping, Batch.Builder>()
@@ -196,9 +227,24 @@ export const load = <E, R>(
           uncommitted.set(stream, (uncommitted.get(stream) ?? 0) + 1)
           if (pendingRecords >= batchSize) closeBatches()
         } else if (message.type === "STATE") {
+          const stream = message.state.stream.stream_descriptor.name
+          // A state for a stream we have no tables for could never be read back usefully.
+          if (!Streams.isStreamName(stream))
+            return {
+              jobs,
+              failure: new UnknownStream({ stream, position, known: Streams.names, of: "state" }),
+            }
           closeBatches()
-          jobs.push({ _tag: "State", message })
+          const records: Record<string, number> = {}
+          for (const [name, entry] of Object.entries(summary.streams)) records[name] = entry.records
+          jobs.push({ _tag: "State", message, records })
           uncommitted.clear()
+          withState.add(stream)
+        } else if (message.type === "TRACE" && message.trace.type === "STREAM_STATUS") {
+          statusesSeen = true
+          const { stream_descriptor, status } = message.trace.stream_status
+          if (status === "COMPLETE") reportedComplete.add(stream_descriptor.name)
+          else reportedComplete.delete(stream_descriptor.name)
         } else if (message.type === "LOG" || Message.isTraceError(message)) {
           jobs.push({ _tag: "Notify", message })
         }
@@ -232,6 +278,8 @@ export const load = <E, R>(
             yield* begin
             const stream = job.message.state.stream.stream_descriptor.name
             yield* State.write(schema, stream, job.message.state.stream.stream_state)
+            if (options.beforeCommit)
+              yield* options.beforeCommit({ state: job.message, records: job.records })
             yield* db.exec("COMMIT")
             inTransaction = false
             summary.statesCommitted++
@@ -267,9 +315,21 @@ export const load = <E, R>(
       inTransaction = false
     }
     for (const count of uncommitted.values()) summary.uncommittedRecords += count
-    // An overwrite ends only when its whole input arrived and committed.
-    const complete = overwrites.filter((mapping) => !uncommitted.has(mapping.stream))
-    if (summary.sourceErrors.length === 0 && complete.length > 0) {
+    // An overwrite ends only when its whole input arrived and committed: the stream reported
+    // COMPLETE (or, with no statuses in the input, sent a STATE), nothing of it came after its
+    // last STATE, and the source reported no error. An input that ends early empties nothing.
+    const endedOnItsOwn = options.endedOnItsOwn === undefined ? true : yield* options.endedOnItsOwn
+    const complete = overwrites.filter(
+      (mapping) =>
+        endedOnItsOwn &&
+        summary.sourceErrors.length === 0 &&
+        !uncommitted.has(mapping.stream) &&
+        (statusesSeen ? reportedComplete.has(mapping.stream) : withState.has(mapping.stream)),
+    )
+    summary.overwritesIncomplete.push(
+      ...overwrites.filter((mapping) => !complete.includes(mapping)).map((mapping) => mapping.stream),
+    )
+    if (complete.length > 0) {
       yield* db.exec("BEGIN")
       inTransaction = true
       for (const mapping of complete) yield* finishOverwrite(schema, mapping)

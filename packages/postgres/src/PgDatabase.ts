@@ -8,28 +8,64 @@ import pg from "pg"
 import copyStreams from "pg-copy-streams"
 import { Database, DatabaseError, type DatabaseService, type Row } from "./Database.ts"
 
+// The error each client's connection ended with, from its "error" event.
+const lostConnections = new WeakMap<pg.Client, Error>()
+
+/** A server's error (it carries a SQLSTATE), not a broken pipe or socket. */
+const hasSqlState = (error: unknown): boolean =>
+  error instanceof Error &&
+  "code" in error &&
+  typeof error.code === "string" &&
+  /^[0-9A-Z]{5}$/.test(error.code)
+
+/**
+ * Runs one call on the client. Once the connection is lost, pg fails the calls with "not
+ * queryable" or a broken stream; the error that ended the connection (e.g. the server
+ * terminating the backend) is the cause. Its event may come a moment after the call failed.
+ */
+const call = <A>(
+  client: pg.Client,
+  operation: string,
+  run: () => Promise<A>,
+): Effect.Effect<A, DatabaseError> =>
+  Effect.tryPromise({
+    try: async () => {
+      try {
+        return await run()
+      } catch (error) {
+        if (!lostConnections.has(client) && !hasSqlState(error))
+          await new Promise((resolve) => setTimeout(resolve, 20))
+        throw lostConnections.get(client) ?? error
+      }
+    },
+    catch: (cause) => new DatabaseError({ operation, cause }),
+  })
+
 const make = (client: pg.Client): DatabaseService => ({
   kind: "pg",
   query: (sql, params = []) =>
-    Effect.tryPromise({
-      try: async (): Promise<ReadonlyArray<Row>> => (await client.query(sql, [...params])).rows,
-      catch: (cause) => new DatabaseError({ operation: sql.slice(0, 80), cause }),
-    }),
+    call(
+      client,
+      sql.slice(0, 80),
+      async (): Promise<ReadonlyArray<Row>> => (await client.query(sql, [...params])).rows,
+    ),
   exec: (sql) =>
-    Effect.tryPromise({
-      try: async () => {
-        await client.query(sql)
-      },
-      catch: (cause) => new DatabaseError({ operation: sql.slice(0, 80), cause }),
+    call(client, sql.slice(0, 80), async () => {
+      await client.query(sql)
     }),
   copyIn: (table, columns, data) =>
-    Effect.tryPromise({
-      try: () =>
-        pipeline(
-          Readable.from([data]),
-          client.query(copyStreams.from(`COPY ${table} (${columns.join(", ")}) FROM STDIN`)),
-        ),
-      catch: (cause) => new DatabaseError({ operation: `COPY into ${table}`, cause }),
+    call(client, `COPY into ${table}`, async () => {
+      const copy = client.query(copyStreams.from(`COPY ${table} (${columns.join(", ")}) FROM STDIN`))
+      // The server's error reaches the COPY stream; the pipeline may fail first on a broken pipe.
+      let serverError: unknown
+      copy.on("error", (error) => {
+        if (serverError === undefined && hasSqlState(error)) serverError = error
+      })
+      try {
+        await pipeline(Readable.from([data]), copy)
+      } catch (error) {
+        throw serverError ?? error
+      }
     }),
 })
 
@@ -42,7 +78,9 @@ export const layer = (url: string): Layer.Layer<Database, DatabaseError> =>
         try: async () => {
           const client = new pg.Client({ connectionString: url })
           // A server-side error on an idle client must not crash the process; queries report it.
-          client.on("error", () => {})
+          client.on("error", (error) => {
+            if (!lostConnections.has(client)) lostConnections.set(client, error)
+          })
           await client.connect()
           // Room for a whole batch in the session's temporary (staging) tables: with the default
           // 8 MB a batch of contacts spills to disk, and the upsert that reads it back runs a

@@ -1,7 +1,9 @@
 /**
- * `_sync_runs`: one row per run. `start` inserts a running row and returns its id; `finish` sets
- * its end, status and per-stream figures. A row left "running" with no finished_at is a run whose
- * process died.
+ * `_sync_runs`: one row per run. `start` inserts a running row and returns its id; `progress`
+ * updates its per-stream figures in each commit's transaction (so the row says what committed
+ * even if the process dies); `finish` sets its end and status. A row left "running" by a process
+ * that died is marked "abandoned" by the next run (`abandon`, called under the target's lock, so
+ * no live run can be running then).
  */
 import { Effect } from "effect"
 import { runsTable } from "./Bookkeeping.ts"
@@ -17,8 +19,11 @@ export interface StreamFigures {
   readonly credits?: number
 }
 
+/** How a run ended: interrupted by a signal (what committed stays), or abandoned (its process died). */
+export type Status = "running" | "succeeded" | "failed" | "interrupted" | "abandoned"
+
 export interface Finish {
-  readonly status: "succeeded" | "failed"
+  readonly status: Exclude<Status, "running" | "abandoned">
   readonly streams: Readonly<Record<string, StreamFigures>>
   readonly error?: string
 }
@@ -44,6 +49,33 @@ export const finish = (
       [id, outcome.status, jsonText(outcome.streams), outcome.error ?? null],
     ),
   )
+
+/** Records (and credits) committed so far; call it inside the transaction that commits them. */
+export const progress = (
+  schema: string,
+  id: RunId,
+  streams: Readonly<Record<string, StreamFigures>>,
+): Effect.Effect<void, DatabaseError, Database> =>
+  Effect.flatMap(Database, (db) =>
+    db.query(`UPDATE ${qualified(schema, runsTable.name)} SET streams = $2::text::jsonb WHERE id = $1`, [
+      id,
+      jsonText(streams),
+    ]),
+  )
+
+/**
+ * Marks every run still "running" as abandoned and returns their ids. Only under the target's
+ * lock (RunLock): then no live process is running one.
+ */
+export const abandon = (schema: string): Effect.Effect<ReadonlyArray<RunId>, DatabaseError, Database> =>
+  Effect.flatMap(Database, (db) =>
+    db.query(
+      `UPDATE ${qualified(schema, runsTable.name)}
+       SET status = 'abandoned', finished_at = now(),
+           error = coalesce(error, 'its process ended without finishing the run (killed?); what it committed stays')
+       WHERE status = 'running' RETURNING id::text AS id`,
+    ),
+  ).pipe(Effect.map((rows) => rows.map((row) => Number(row.id))))
 
 export interface Run {
   readonly id: RunId

@@ -60,3 +60,14 @@ export const read = (
       })
     })
   })
+
+/** Deletes the saved state of `streams` (`--reset-state`): each starts afresh on purpose. */
+export const reset = (
+  schema: string,
+  streams: ReadonlyArray<string>,
+): Effect.Effect<void, DatabaseError, Database> =>
+  Effect.flatMap(Database, (db) =>
+    db.query(`DELETE FROM ${qualified(schema, stateTable.name)} WHERE stream = ANY($1::text[])`, [
+      [...streams],
+    ]),
+  )

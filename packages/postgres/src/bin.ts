@@ -1,21 +1,26 @@
 #!/usr/bin/env node
 /**
- * salesintel-pg load [--database-url URL] [--schema S] [--catalog F] [--pglite-dir D] [--batch-size N]
+ * salesintel-pg load [--database-url URL] [--schema S] [--catalog F] [--pglite-dir D] [--batch-size N] [--wait]
  *   reads Airbyte messages (JSON lines) from stdin and loads them. Without --database-url (or
  *   DATABASE_URL) it uses embedded PGlite in --pglite-dir (default ./.salesintel/pglite).
  *   stdout: each STATE message once it has committed with its data, as one JSON line (what an
  *   Airbyte destination emits), and nothing else. stderr: the input's LOG and TRACE messages, and
- *   the summary. Each load is recorded in _sync_runs. Exits 1 on failure or after a TRACE error.
+ *   the summary. Each load is recorded in _sync_runs. One load at a time per target: a second fails
+ *   at once naming the holder, or waits with --wait. Exits 1 on failure, after a TRACE error, or
+ *   when an overwrite stream did not complete; on SIGINT/SIGTERM it stops reading, keeps what
+ *   committed up to the last STATE, records the run interrupted and exits 130/143.
  * salesintel-pg state [...same database options]
  *   prints the saved state as a JSON array, the source's --state input.
  */
 import { readFile } from "node:fs/promises"
 import { Command, Options } from "@effect/cli"
-import { NodeContext, NodeRuntime } from "@effect/platform-node"
+import { NodeContext } from "@effect/platform-node"
 import { Catalog, type Message, Ndjson } from "@salesintel/airbyte"
 import { Effect, Either, Logger, Option } from "effect"
 import { loadRun } from "./LoadRun.ts"
+import * as RunLifecycle from "./RunLifecycle.ts"
 import * as State from "./State.ts"
+import * as StopSignal from "./StopSignal.ts"
 import * as Target from "./Target.ts"
 
 const { databaseUrl, pgliteDir, schema } = Target.options
@@ -54,20 +59,40 @@ const load = Command.make(
       Options.withDefault(5_000),
       Options.withDescription("messages per batch (a batch also closes after one second)"),
     ),
+    wait: Target.waitOption,
   },
-  ({ databaseUrl, pgliteDir, schema, catalog, batchSize }) =>
-    Effect.gen(function* () {
+  ({ databaseUrl, pgliteDir, schema, catalog, batchSize, wait }) => {
+    const lock = { owner: "salesintel-pg load", wait: { wait } }
+    return Effect.gen(function* () {
       const syncModes = Option.isSome(catalog) ? yield* syncModesFrom(catalog.value) : undefined
-      const { runId, summary, failed } = yield* loadRun(process.stdin, {
+      const stop = yield* StopSignal.listen
+      const outcome = yield* loadRun(process.stdin, {
         schema,
         syncModes,
         batchSize,
+        stop,
+        lock,
         onSourceMessage: printSourceMessage,
         onStateCommitted: (message) => Effect.sync(() => process.stdout.write(Ndjson.serialize(message))),
-      })
-      yield* stderr(JSON.stringify({ run: runId, ...summary, sourceErrors: summary.sourceErrors.length }))
-      if (failed) process.exitCode = 1
-    }).pipe(Effect.provide(Target.fromOptions(databaseUrl, pgliteDir).layer)),
+      }).pipe(
+        // A --wait for PGlite's directory lock ends on a signal too.
+        Effect.provide(Target.fromOptions(databaseUrl, pgliteDir, RunLifecycle.stoppable(lock, stop)).layer),
+      )
+      const { runId, summary, status, error, signal, abandoned } = outcome
+      yield* stderr(
+        JSON.stringify({
+          run: runId,
+          status,
+          ...summary,
+          sourceErrors: summary.sourceErrors.length,
+          ...(abandoned.length > 0 ? { abandoned } : {}),
+          ...(error === undefined ? {} : { error }),
+        }),
+      )
+      if (signal !== undefined) process.exitCode = StopSignal.exitCode(signal)
+      else if (status === "failed") process.exitCode = 1
+    }).pipe(Effect.scoped)
+  },
 ).pipe(Command.withDescription("load Airbyte messages (JSON lines on stdin) into the schema's tables"))
 
 const state = Command.make(
@@ -76,7 +101,7 @@ const state = Command.make(
   ({ databaseUrl, pgliteDir, schema }) =>
     State.read(schema).pipe(
       Effect.flatMap((entries) => Effect.sync(() => process.stdout.write(`${JSON.stringify(entries)}\n`))),
-      Effect.provide(Target.fromOptions(databaseUrl, pgliteDir).layer),
+      Effect.provide(Target.fromOptions(databaseUrl, pgliteDir, { owner: "salesintel-pg state" }).layer),
     ),
 ).pipe(Command.withDescription("print the saved state as the source's --state input (a JSON array)"))
 
@@ -89,5 +114,14 @@ Command.run(command, { name: "salesintel-pg", version: "0.1.0" })(process.argv).
   // stdout carries only committed STATE messages: Effect's own logs go to stderr.
   Effect.provide(Logger.replace(Logger.defaultLogger, Logger.prettyLogger({ stderr: true }))),
   Effect.provide(NodeContext.layer),
-  NodeRuntime.runMain({ disableErrorReporting: true }),
+  // An input pipe still open (a source writing into a load that was refused) must not keep the
+  // process alive once the command is done.
+  Effect.ensuring(Effect.sync(() => process.stdin.destroy())),
+  // Reported above; signals are the run's (StopSignal), not the runtime's.
+  Effect.catchAll(() =>
+    Effect.sync(() => {
+      process.exitCode = process.exitCode || 1
+    }),
+  ),
+  StopSignal.runMain,
 )

@@ -1,0 +1,50 @@
+/**
+ * One run's lifecycle, shared by `salesintel sync` and `salesintel-pg load`: take the target's
+ * lock, bring the schema up to date, mark runs left `running` by dead processes `abandoned` (safe:
+ * no live run can hold the lock), record the new run; at the end record how it ended, without
+ * letting a failed bookkeeping write hide the error that ended the run.
+ */
+import { Deferred, Effect, type Scope } from "effect"
+import type { Database, DatabaseError } from "./Database.ts"
+import * as Ddl from "./Ddl.ts"
+import * as RunLock from "./RunLock.ts"
+import * as Runs from "./Runs.ts"
+
+export interface Begun {
+  readonly runId: Runs.RunId
+  /** Runs found `running` and marked abandoned. */
+  readonly abandoned: ReadonlyArray<Runs.RunId>
+}
+
+/** The lock options with a wait that a stop (a signal while waiting) ends. */
+export const stoppable = <A>(
+  lock: { readonly owner: string; readonly wait?: RunLock.Wait },
+  stop: Deferred.Deferred<A>,
+): { readonly owner: string; readonly wait?: RunLock.Wait } =>
+  lock.wait === undefined ? lock : { ...lock, wait: { ...lock.wait, cancel: Deferred.await(stop) } }
+
+/** Holds the schema's lock until the scope closes (PGlite's directory lock is the Target's). */
+export const begin = (
+  schema: string,
+  lock: { readonly owner: string; readonly wait?: RunLock.Wait },
+): Effect.Effect<Begun, DatabaseError | Ddl.SchemaTooNew | RunLock.RunLocked, Database | Scope.Scope> =>
+  Effect.gen(function* () {
+    yield* RunLock.schema(schema, lock)
+    yield* Ddl.ensure(schema)
+    const abandoned = yield* Runs.abandon(schema)
+    const runId = yield* Runs.start(schema)
+    return { runId, abandoned }
+  })
+
+/**
+ * Records the run's end. When the run already failed on its own error (`alreadyFailed`), a failed
+ * bookkeeping write is ignored: the caller reports the run's error, which is the news (a dropped
+ * connection fails both: the UPDATE's failure is only its echo).
+ */
+export const end = (
+  schema: string,
+  runId: Runs.RunId,
+  finish: Runs.Finish,
+  alreadyFailed: boolean,
+): Effect.Effect<void, DatabaseError, Database> =>
+  alreadyFailed ? Effect.ignore(Runs.finish(schema, runId, finish)) : Runs.finish(schema, runId, finish)

@@ -1,0 +1,63 @@
+/**
+ * SIGINT and SIGTERM as a graceful stop. The first signal completes a Deferred that the run
+ * watches (it stops asking for more, lands what is in flight, commits it with its state, records
+ * the run `interrupted` and exits 130 or 143); a second signal exits at once, with the same code
+ * (the transactions keep tables and state whole). Also the bins' runner, which, unlike
+ * NodeRuntime.runMain, leaves signals to the run instead of interrupting it.
+ */
+import { Cause, Deferred, Effect, Exit, type Scope } from "effect"
+
+export type Signal = "SIGINT" | "SIGTERM"
+
+/** The shell's convention: 128 + the signal's number. */
+export const exitCode = (signal: Signal): number => (signal === "SIGINT" ? 130 : 143)
+
+/** A stop nobody requests (a run used as a library, without signals). */
+export const never: Effect.Effect<Deferred.Deferred<Signal>> = Deferred.make<Signal>()
+
+/**
+ * Listens for SIGINT and SIGTERM until the scope closes: the first completes the returned
+ * Deferred, a second ends the process at once.
+ */
+export const listen: Effect.Effect<Deferred.Deferred<Signal>, never, Scope.Scope> = Effect.gen(function* () {
+  const stop = yield* Deferred.make<Signal>()
+  let received = false
+  const handler = (signal: Signal) => () => {
+    if (received) {
+      process.stderr.write(`\nsecond ${signal}: exiting now (what committed stays committed)\n`)
+      process.exit(exitCode(signal))
+    }
+    received = true
+    process.stderr.write(
+      `\n${signal}: stopping; what is in flight lands and commits (${signal} again to exit at once)\n`,
+    )
+    Deferred.unsafeDone(stop, Exit.succeed(signal))
+  }
+  const onInt = handler("SIGINT")
+  const onTerm = handler("SIGTERM")
+  yield* Effect.acquireRelease(
+    Effect.sync(() => {
+      process.on("SIGINT", onInt)
+      process.on("SIGTERM", onTerm)
+    }),
+    () =>
+      Effect.sync(() => {
+        process.removeListener("SIGINT", onInt)
+        process.removeListener("SIGTERM", onTerm)
+      }),
+  )
+  return stop
+})
+
+/**
+ * Runs a bin's program. A failure the program did not report itself is printed; any failure
+ * leaves exit code 1 unless the program set one.
+ */
+export const runMain = <E>(program: Effect.Effect<void, E>): void => {
+  Effect.runPromiseExit(program).then((exit) => {
+    if (Exit.isFailure(exit)) {
+      if (!Cause.isInterruptedOnly(exit.cause)) process.stderr.write(`${Cause.pretty(exit.cause)}\n`)
+      if (!process.exitCode) process.exitCode = 1
+    }
+  })
+}
