@@ -60,6 +60,8 @@ export interface SyncOutcome {
   readonly abandoned: ReadonlyArray<Runs.RunId>
   readonly streams: ReadonlyArray<StreamOutcome>
   readonly creditsSpent: number
+  /** Of those, credits for requests whose answer never arrived (a timeout, a dropped connection). */
+  readonly creditsUncertain: number
   readonly creditBudget: number
   readonly checkpoints: number
   readonly error: string | undefined
@@ -112,9 +114,14 @@ export const sync = (
         yield* State.reset(options.schema, options.resetState)
       // Read under the lock: a run that waited for another starts from what that one committed.
       const state = yield* Effect.catchAll(State.read(options.schema), failRun)
-      // The one line to add once the source takes it: `stopWhen: Effect.asVoid(Deferred.await(stop))` here, and
-      // drop `Stream.interruptWhen` below (the source then lands its pages in flight first).
-      const prepared = Commands.prepareRead({ config: options.config, catalog, state })
+      // A signal asks the source to stop: it buys nothing more, lands the pages in flight and
+      // checkpoints them, so the loader commits every page that was paid for.
+      const prepared = Commands.prepareRead({
+        config: options.config,
+        catalog,
+        state,
+        stopWhen: Effect.asVoid(Deferred.await(stop)),
+      })
       if (Either.isLeft(prepared)) return yield* failRun(new SyncConfigError({ description: prepared.left }))
       const { config, read } = prepared.right
       const reporter = new Reporter(options.progress)
@@ -175,7 +182,6 @@ export const sync = (
               reporter.update(counts(), Date.now())
             }),
           ),
-          Stream.interruptWhen(Deferred.await(stop)),
         )
         return yield* Loader.load(messages, {
           schema: options.schema,
@@ -201,8 +207,6 @@ export const sync = (
       }).pipe(Effect.provide(Commands.layerFor(config)), Effect.either)
 
       creditsSpent = read.summary.creditsSpent
-      // Once the source's ReadSummary has `creditsUncertain`: add it to SyncOutcome here and print
-      // it in `describe` (credits possibly charged for pages that never arrived).
       reporter.finish(counts())
       const signal = (yield* Deferred.isDone(stop)) ? yield* Deferred.await(stop) : undefined
       const loadError = Either.isLeft(loaded) ? loaded.left.message : undefined
@@ -232,7 +236,12 @@ export const sync = (
       yield* RunLifecycle.end(
         options.schema,
         runId,
-        { status, streams: figures, ...(error === undefined ? {} : { error }) },
+        {
+          status,
+          streams: figures,
+          creditsUncertain: read.summary.creditsUncertain,
+          ...(error === undefined ? {} : { error }),
+        },
         Either.isLeft(loaded),
       )
       return {
@@ -242,6 +251,7 @@ export const sync = (
         abandoned,
         streams,
         creditsSpent,
+        creditsUncertain: read.summary.creditsUncertain,
         creditBudget: config.credit_budget,
         checkpoints,
         error,
@@ -261,6 +271,11 @@ export const describe = (outcome: SyncOutcome, target: string): string => {
         `  ${s.stream.padEnd(20)} ${String(s.records).padStart(8)} records ${String(s.credits).padStart(8)} credits${s.recordsLeft > 0 ? `  (${s.recordsLeft} left for lack of budget)` : ""}`,
     ),
     `  credits spent: ${outcome.creditsSpent} of ${outcome.creditBudget}; ${outcome.checkpoints} checkpoints committed`,
+    ...(outcome.creditsUncertain > 0
+      ? [
+          `  ${outcome.creditsUncertain} of those credits were possibly charged without delivery (requests that timed out or lost their connection)`,
+        ]
+      : []),
     ...(outcome.status === "interrupted"
       ? ["  what committed stays; the next sync resumes from its last checkpoint"]
       : []),

@@ -47,6 +47,11 @@ export const runsTable: TableShape = {
       doc: "per stream: records and credits committed so far, updated with each commit",
     },
     { name: "error", type: "text", doc: "why the run failed" },
+    {
+      name: "credits_uncertain",
+      type: "integer",
+      doc: "credits possibly charged without delivery (requests that timed out or lost their connection)",
+    },
   ],
 }
 

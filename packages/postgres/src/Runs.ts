@@ -26,6 +26,8 @@ export interface Finish {
   readonly status: Exclude<Status, "running" | "abandoned">
   readonly streams: Readonly<Record<string, StreamFigures>>
   readonly error?: string
+  /** Credits possibly charged without delivery (the source's count; the loader alone has none). */
+  readonly creditsUncertain?: number
 }
 
 export const start = (schema: string): Effect.Effect<RunId, DatabaseError, Database> =>
@@ -45,8 +47,15 @@ export const finish = (
   Effect.flatMap(Database, (db) =>
     db.query(
       `UPDATE ${qualified(schema, runsTable.name)}
-       SET finished_at = now(), status = $2, streams = $3::text::jsonb, error = $4 WHERE id = $1`,
-      [id, outcome.status, jsonText(outcome.streams), outcome.error ?? null],
+       SET finished_at = now(), status = $2, streams = $3::text::jsonb, error = $4, credits_uncertain = $5
+       WHERE id = $1`,
+      [
+        id,
+        outcome.status,
+        jsonText(outcome.streams),
+        outcome.error ?? null,
+        outcome.creditsUncertain ?? null,
+      ],
     ),
   )
 
