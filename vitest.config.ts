@@ -5,6 +5,8 @@ import { defineConfig } from "vitest/config"
 export default defineConfig({
   test: {
     include: ["packages/*/src/**/*.test.ts", "integration-tests/**/*.test.ts"],
+    // The chaos suite runs on its own: `npm run test:chaos` (integration-tests/chaos/vitest.config.ts).
+    exclude: ["integration-tests/chaos/**", "**/node_modules/**"],
     testTimeout: 30_000,
     hookTimeout: 60_000,
     reporters: ["default"],

@@ -1,0 +1,93 @@
+/**
+ * Two syncs of one config into one target at once: one run at a time per target. The second
+ * fails at once naming the holder, or with --wait runs after the first and buys nothing the first
+ * bought. Either way the provider charges exactly what one sync costs.
+ */
+import type { Sandbox } from "@salesintel/sandbox"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import {
+  chaosConfig,
+  charged,
+  dropTarget,
+  fingerprint,
+  freshTarget,
+  openSandbox,
+  record,
+  sync,
+  type Target,
+  writeJson,
+} from "./harness.ts"
+
+const firstStreamRead = /taxonomy_categories: \d+ records/
+
+let sandbox: Sandbox
+let configPath: string
+const reference = { credits: 0, tables: {} as Record<string, string> }
+const created: Array<Target> = []
+const fresh = (kind: Target["kind"]) => {
+  const target = freshTarget(kind)
+  created.push(target)
+  return target
+}
+
+beforeAll(async () => {
+  sandbox = await openSandbox()
+  configPath = writeJson(chaosConfig(sandbox))
+  const target = fresh("postgres")
+  sandbox.reset()
+  const finished = await sync(target, configPath).done
+  expect(finished.code, finished.stderr).toBe(0)
+  reference.credits = charged(sandbox)
+  reference.tables = await fingerprint(target)
+})
+
+afterAll(async () => {
+  for (const target of created) await dropTarget(target)
+  await sandbox?.close()
+})
+
+describe.each(["postgres", "pglite"] as const)("two syncs at once into one %s target", (kind) => {
+  it("the second fails at once, naming the holder; the provider charges one sync", async () => {
+    const target = fresh(kind)
+    sandbox.reset()
+    const first = sync(target, configPath)
+    // The first holds the target once it reads (its first stream's log line); the second starts then.
+    await first.saw(firstStreamRead)
+    const second = await sync(target, configPath).done
+    const firstDone = await first.done
+    record({
+      case: `two at once (${kind})`,
+      "first exit": firstDone.code ?? "?",
+      "second exit": second.code ?? "?",
+      "second seconds": second.seconds.toFixed(1),
+      charged: charged(sandbox),
+      reference: reference.credits,
+    })
+    expect(firstDone.code, firstDone.stderr).toBe(0)
+    expect(second.code).not.toBe(0)
+    expect(second.stderr).toMatch(/held by|locked|another run/i)
+    expect(second.seconds).toBeLessThan(10)
+    expect(charged(sandbox)).toBe(reference.credits)
+    expect(await fingerprint(target)).toEqual(reference.tables)
+  })
+
+  it("with --wait the second runs after the first and buys nothing twice", async () => {
+    const target = fresh(kind)
+    sandbox.reset()
+    const first = sync(target, configPath)
+    await first.saw(firstStreamRead)
+    const second = sync(target, configPath, ["--wait"])
+    const [firstDone, secondDone] = await Promise.all([first.done, second.done])
+    record({
+      case: `two at once, --wait (${kind})`,
+      "first exit": firstDone.code ?? "?",
+      "second exit": secondDone.code ?? "?",
+      charged: charged(sandbox),
+      reference: reference.credits,
+    })
+    expect(firstDone.code, firstDone.stderr).toBe(0)
+    expect(secondDone.code, secondDone.stderr).toBe(0)
+    expect(charged(sandbox)).toBe(reference.credits)
+    expect(await fingerprint(target)).toEqual(reference.tables)
+  })
+})

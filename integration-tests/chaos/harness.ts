@@ -1,0 +1,207 @@
+/**
+ * The chaos suite's tools: the real commands run as child processes (as a user or a scheduler runs
+ * them) against the sandbox, the run's target opened afterwards to compare its tables with a
+ * reference sync of the same config, and the sandbox's own count of what it charged. Every case
+ * prints one line of figures (credits charged against the reference, re-bought, exit code).
+ */
+import { type ChildProcess, spawn } from "node:child_process"
+import { mkdtempSync, writeFileSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import { fileURLToPath } from "node:url"
+import { Database, PGliteDatabase, Sql } from "@salesintel/postgres"
+import { type Sandbox, startSandbox } from "@salesintel/sandbox"
+import { Effect } from "effect"
+import pg from "pg"
+
+const root = fileURLToPath(new URL("../../", import.meta.url))
+export const bins = {
+  salesintel: join(root, "packages/cli/bin/salesintel.js"),
+  source: join(root, "packages/source/bin/source-salesintel.js"),
+  loader: join(root, "packages/postgres/bin/salesintel-pg.js"),
+}
+
+export const databaseUrl = process.env.DATABASE_URL || "postgres://postgres@127.0.0.1:5432/test"
+
+/** Where a run writes: a schema of the local Postgres, or a PGlite directory. */
+export type Target =
+  | { readonly kind: "postgres"; readonly schema: string }
+  | { readonly kind: "pglite"; readonly directory: string }
+
+let targets = 0
+export const freshTarget = (kind: Target["kind"]): Target => {
+  targets++
+  return kind === "postgres"
+    ? { kind, schema: `chaos_${process.pid}_${targets}` }
+    : { kind, directory: mkdtempSync(join(tmpdir(), `salesintel-chaos-${targets}-`)) }
+}
+
+export const targetArgs = (target: Target): ReadonlyArray<string> =>
+  target.kind === "postgres"
+    ? ["--database-url", databaseUrl, "--schema", target.schema]
+    : ["--pglite-dir", target.directory]
+
+/** Runs SQL on a target (for PGlite, only while no command holds its directory). */
+export const query = async (
+  target: Target,
+  sql: string,
+  params: ReadonlyArray<unknown> = [],
+): Promise<ReadonlyArray<Record<string, unknown>>> => {
+  const schema = target.kind === "postgres" ? target.schema : Sql.defaultSchema
+  const statement = sql.replaceAll("$schema", Sql.ident(schema))
+  if (target.kind === "postgres") {
+    const client = new pg.Client({ connectionString: databaseUrl })
+    await client.connect()
+    try {
+      return (await client.query(statement, [...params])).rows
+    } finally {
+      await client.end()
+    }
+  }
+  return Effect.runPromise(
+    Effect.flatMap(Database.Database, (db) => db.query(statement, params)).pipe(
+      Effect.provide(PGliteDatabase.layer(target.directory)),
+      Effect.scoped,
+    ),
+  )
+}
+
+export const dropTarget = async (target: Target): Promise<void> => {
+  if (target.kind === "postgres") await query(target, "DROP SCHEMA IF EXISTS $schema CASCADE")
+}
+
+/** Each data table's row count and a digest of its keys and typed columns: equal means same data. */
+export const fingerprint = async (target: Target): Promise<Record<string, string>> => {
+  const tables: Record<string, string> = {
+    contacts: "match_id, email, job_level, job_department, company_id, search",
+    contact_phones: "match_id, position, value",
+    companies: "company_id, company_name, size",
+    company_technologies: "company_id, position, product",
+    taxonomy_categories: "category",
+    taxonomy_products: "product, vendor_key",
+  }
+  const result: Record<string, string> = {}
+  for (const [table, columns] of Object.entries(tables)) {
+    const [row] = await query(
+      target,
+      `SELECT count(*)::int AS n, md5(coalesce(string_agg(row_text, '|' ORDER BY row_text), '')) AS digest
+       FROM (SELECT ROW(${columns})::text AS row_text FROM $schema.${Sql.ident(table)}) t`,
+    )
+    result[table] = `${row?.n} rows, ${row?.digest}`
+  }
+  return result
+}
+
+export const runs = (target: Target) =>
+  query(target, "SELECT id, status, error, streams::text AS streams FROM $schema._sync_runs ORDER BY id")
+
+export interface Finished {
+  readonly code: number | null
+  readonly signal: NodeJS.Signals | null
+  readonly stdout: string
+  readonly stderr: string
+  readonly seconds: number
+}
+
+export interface Running {
+  readonly child: ChildProcess
+  readonly done: Promise<Finished>
+  /** Resolves once the command's stderr or stdout has shown `text`. */
+  readonly saw: (text: string | RegExp) => Promise<void>
+}
+
+/** Starts a command (node with the command file's own flags comes from its shebang). */
+export const start = (
+  bin: string,
+  args: ReadonlyArray<string>,
+  options: { readonly env?: Readonly<Record<string, string>>; readonly stdin?: "pipe" | "ignore" } = {},
+): Running => {
+  const started = performance.now()
+  const child = spawn(bin, [...args], {
+    stdio: [options.stdin ?? "ignore", "pipe", "pipe"],
+    env: { ...process.env, ...options.env },
+  })
+  let stdout = ""
+  let stderr = ""
+  const waiters: Array<{ readonly text: string | RegExp; readonly resolve: () => void }> = []
+  const check = () => {
+    for (const waiter of [...waiters]) {
+      const seen =
+        typeof waiter.text === "string"
+          ? stdout.includes(waiter.text) || stderr.includes(waiter.text)
+          : waiter.text.test(stdout) || waiter.text.test(stderr)
+      if (seen) {
+        waiters.splice(waiters.indexOf(waiter), 1)
+        waiter.resolve()
+      }
+    }
+  }
+  child.stdout?.on("data", (chunk: Buffer) => {
+    stdout += chunk.toString("utf8")
+    check()
+  })
+  child.stderr?.on("data", (chunk: Buffer) => {
+    stderr += chunk.toString("utf8")
+    check()
+  })
+  const done = new Promise<Finished>((resolve) => {
+    child.on("close", (code, signal) =>
+      resolve({ code, signal, stdout, stderr, seconds: (performance.now() - started) / 1000 }),
+    )
+  })
+  const saw = (text: string | RegExp) =>
+    new Promise<void>((resolve, reject) => {
+      waiters.push({ text, resolve })
+      check()
+      void done.then(() => reject(new Error(`the command ended without showing ${text}:\n${stderr}`)))
+    })
+  return { child, done, saw }
+}
+
+export const writeJson = (value: unknown): string => {
+  const path = join(mkdtempSync(join(tmpdir(), "salesintel-chaos-file-")), "file.json")
+  writeFileSync(path, JSON.stringify(value))
+  return path
+}
+
+/** `salesintel sync` of `config` into `target`, with any extra arguments. */
+export const sync = (target: Target, configPath: string, extra: ReadonlyArray<string> = []) =>
+  start(bins.salesintel, ["sync", "--config", configPath, ...targetArgs(target), ...extra])
+
+export const sleep = (millis: number) => new Promise((resolve) => setTimeout(resolve, millis))
+
+/** The sandbox the suite buys from, with a little latency so that a run lasts long enough to hurt. */
+export const openSandbox = (latencyMs = 15): Promise<Sandbox> =>
+  startSandbox({ seed: 42, contacts: 100_000, companies: 10_000, faults: { latency_ms: latencyMs } })
+
+/**
+ * What a run killed without warning (SIGKILL) may buy again on its rerun: the credited pages in
+ * flight (concurrency 4 of 50 records) and the records since its last committed state (at most
+ * two pages more: the one being mapped and the one waiting for its checkpoint).
+ */
+export const sigkillBound = (4 + 2) * 50
+
+export const charged = (sandbox: Sandbox, key = "sandbox-full"): number =>
+  sandbox.accounts()[key]?.credits_charged ?? 0
+
+/** The suite's config: a contacts search of ~1,500, 25 companies, part of the taxonomy. */
+export const chaosConfig = (sandbox: Sandbox, overrides: Record<string, unknown> = {}) => ({
+  api_key: "sandbox-full",
+  base_url: sandbox.url,
+  credit_budget: 20_000,
+  contacts: { searches: [{ name: "it-vps", filters: { job_departments: ["it_is"], job_levels: ["vp"] } }] },
+  companies: { domains: sandbox.dataset.companies.slice(0, 25).map((company) => company.domain) },
+  taxonomy: { products: ["cloud", "data"] },
+  ...overrides,
+})
+
+/** One line of figures per case, gathered and printed as a table when the file ends. */
+export const figures: Array<Record<string, string | number>> = []
+export const record = (row: Record<string, string | number>) => {
+  figures.push(row)
+  console.log(
+    Object.entries(row)
+      .map(([key, value]) => `${key}=${value}`)
+      .join("  "),
+  )
+}

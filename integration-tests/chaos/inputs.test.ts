@@ -1,0 +1,232 @@
+/**
+ * Bad inputs and broken plumbing: a state that does not decode is refused (nothing bought), a
+ * source that dies early in a pipe empties no table, a loader that dies in a pipe stops the
+ * source's buying, and a database connection dropped mid-sync shows its real cause and loses
+ * nothing the rerun cannot finish.
+ */
+import { spawn } from "node:child_process"
+import type { Sandbox } from "@salesintel/sandbox"
+import pg from "pg"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import {
+  bins,
+  chaosConfig,
+  charged,
+  databaseUrl,
+  dropTarget,
+  type Finished,
+  fingerprint,
+  freshTarget,
+  openSandbox,
+  query,
+  record,
+  runs,
+  sigkillBound,
+  sleep,
+  start,
+  sync,
+  type Target,
+  targetArgs,
+  writeJson,
+} from "./harness.ts"
+
+let sandbox: Sandbox
+let configPath: string
+const reference = { credits: 0, seconds: 0, tables: {} as Record<string, string> }
+const created: Array<Target> = []
+const fresh = (kind: Target["kind"] = "postgres") => {
+  const target = freshTarget(kind)
+  created.push(target)
+  return target
+}
+
+const catalogPath = () =>
+  writeJson({
+    streams: [
+      {
+        stream: { name: "taxonomy_categories" },
+        sync_mode: "full_refresh",
+        destination_sync_mode: "overwrite",
+      },
+      {
+        stream: { name: "taxonomy_products" },
+        sync_mode: "full_refresh",
+        destination_sync_mode: "overwrite",
+      },
+      { stream: { name: "contacts" }, sync_mode: "incremental", destination_sync_mode: "append_dedup" },
+      { stream: { name: "companies" }, sync_mode: "incremental", destination_sync_mode: "append_dedup" },
+    ],
+  })
+
+beforeAll(async () => {
+  sandbox = await openSandbox()
+  configPath = writeJson(chaosConfig(sandbox))
+  const target = fresh()
+  sandbox.reset()
+  const finished = await sync(target, configPath).done
+  expect(finished.code, finished.stderr).toBe(0)
+  reference.credits = charged(sandbox)
+  reference.seconds = finished.seconds
+  reference.tables = await fingerprint(target)
+})
+
+afterAll(async () => {
+  for (const target of created) await dropTarget(target)
+  await sandbox?.close()
+})
+
+/** `source-salesintel read` piped into `salesintel-pg load`, both real processes. */
+const pipe = (target: Target, state?: string) => {
+  const source = spawn(
+    bins.source,
+    ["read", "--config", configPath, "--catalog", catalogPath(), ...(state ? ["--state", state] : [])],
+    { stdio: ["ignore", "pipe", "pipe"] },
+  )
+  const loader = start(bins.loader, ["load", ...targetArgs(target), "--catalog", catalogPath()], {
+    stdin: "pipe",
+  })
+  const input = loader.child.stdin
+  if (input === null) throw new Error("the loader has no stdin")
+  // A pipe as a shell makes one: when the loader dies, the source's next write fails.
+  input.on("error", () => source.stdout?.destroy())
+  source.stdout?.pipe(input)
+  let sourceErr = ""
+  source.stderr?.on("data", (chunk: Buffer) => {
+    sourceErr += chunk.toString("utf8")
+  })
+  const sourceDone = new Promise<{ code: number | null; signal: NodeJS.Signals | null; stderr: string }>(
+    (resolve) => source.on("close", (code, signal) => resolve({ code, signal, stderr: sourceErr })),
+  )
+  return { source, sourceDone, loader }
+}
+
+describe("state that does not decode", () => {
+  const read = (state: unknown) =>
+    start(bins.source, [
+      "read",
+      "--config",
+      configPath,
+      "--catalog",
+      catalogPath(),
+      "--state",
+      writeJson(state),
+    ]).done
+
+  it.each([
+    { name: "an unknown stream", state: { foo: 1 }, mentions: "foo" },
+    {
+      name: "a misspelled key",
+      state: [
+        { type: "STREAM", stream: { stream_descriptor: { name: "contacts" }, stream_state: { knwon: {} } } },
+      ],
+      mentions: "knwon",
+    },
+  ])("a state file with $name is refused, and nothing is bought", async ({ name, state, mentions }) => {
+    sandbox.reset()
+    const finished: Finished = await read(state)
+    record({ case: `state file with ${name}`, exit: finished.code ?? "?", charged: charged(sandbox) })
+    expect(finished.code).toBe(1)
+    expect(finished.stdout).toContain("config_error")
+    expect(finished.stdout).toContain(mentions)
+    expect(charged(sandbox)).toBe(0)
+  })
+
+  it("a _state row that does not decode is refused by salesintel sync, and nothing is bought", async () => {
+    const target = fresh()
+    sandbox.reset()
+    expect((await sync(target, configPath).done).code).toBe(0)
+    await query(target, `UPDATE $schema._state SET state = '{"knwon": 1}'::jsonb WHERE stream = 'contacts'`)
+    sandbox.reset()
+    const finished = await sync(target, configPath).done
+    record({
+      case: "_state row with a misspelled key",
+      exit: finished.code ?? "?",
+      charged: charged(sandbox),
+    })
+    expect(finished.code).not.toBe(0)
+    expect(finished.stderr + finished.stdout).toContain("knwon")
+    expect(charged(sandbox)).toBe(0)
+  })
+})
+
+describe("pipes", () => {
+  it("a source that dies early empties no table, and the load fails", async () => {
+    const target = fresh("pglite")
+    sandbox.reset()
+    expect((await sync(target, configPath).done).code).toBe(0)
+    const before = await fingerprint(target)
+    sandbox.reset()
+    const { source, loader } = pipe(target)
+    await sleep(300)
+    source.kill("SIGKILL")
+    const loaded = await loader.done
+    record({
+      case: "source killed early in a pipe",
+      "load exit": loaded.code ?? "?",
+      charged: charged(sandbox),
+    })
+    expect(loaded.code).not.toBe(0)
+    const after = await fingerprint(target)
+    expect(after.taxonomy_categories).toBe(before.taxonomy_categories)
+    expect(after.taxonomy_products).toBe(before.taxonomy_products)
+    const last = (await runs(target)).at(-1)
+    expect(last?.status).toBe("failed")
+  })
+
+  it("a loader that dies stops the source's buying at once", async () => {
+    const target = fresh()
+    sandbox.reset()
+    const { sourceDone, loader } = pipe(target)
+    await loader.saw('"STATE"')
+    loader.child.kill("SIGKILL")
+    const chargedAtKill = charged(sandbox)
+    const source = await sourceDone
+    const chargedAtExit = charged(sandbox)
+    await sleep(1_000)
+    record({
+      case: "loader killed in a pipe",
+      "source exit": source.code ?? String(source.signal),
+      "charged at kill": chargedAtKill,
+      "charged after": charged(sandbox),
+    })
+    expect(source.code).not.toBe(0)
+    expect(source.stderr).not.toMatch(/\n\s+at /)
+    expect(charged(sandbox)).toBe(chargedAtExit)
+    expect(chargedAtExit - chargedAtKill).toBeLessThanOrEqual(sigkillBound)
+  })
+})
+
+describe("the database connection dropped mid-sync", () => {
+  it("shows the real cause, and the rerun ends with the reference's tables", async () => {
+    const target = fresh()
+    sandbox.reset()
+    const application = `chaos-${process.pid}`
+    const running = start(bins.salesintel, ["sync", "--config", configPath, ...targetArgs(target)], {
+      env: { PGAPPNAME: application },
+    })
+    await sleep(reference.seconds * 450)
+    const client = new pg.Client({ connectionString: databaseUrl })
+    await client.connect()
+    const { rows } = await client.query(
+      "SELECT pg_terminate_backend(pid) AS done FROM pg_stat_activity WHERE application_name = $1",
+      [application],
+    )
+    await client.end()
+    const stopped = await running.done
+    const rerun = await sync(target, configPath).done
+    const rebought = charged(sandbox) - reference.credits
+    record({
+      case: "database connection dropped",
+      "backends ended": rows.length,
+      exit: stopped.code ?? "?",
+      "rerun exit": rerun.code ?? "?",
+      rebought,
+    })
+    expect(rows.length).toBeGreaterThan(0)
+    expect(stopped.code).not.toBe(0)
+    expect(stopped.stderr).toMatch(/terminat/i)
+    expect(rerun.code, rerun.stderr).toBe(0)
+    expect(await fingerprint(target)).toEqual(reference.tables)
+    expect(rebought).toBeLessThanOrEqual(sigkillBound)
+  })
+})

@@ -1,0 +1,130 @@
+/**
+ * A sync stopped by a signal, then run again, ends with the reference's tables. SIGTERM and SIGINT
+ * land what is in flight and commit it: the rerun buys nothing twice, and the run is recorded
+ * `interrupted` with exit 143 / 130. SIGKILL leaves no chance to: the transactions keep tables and
+ * state whole, and what the rerun buys again is measured against the bound the README states
+ * (the pages in flight and the records since the last committed state).
+ */
+import type { Sandbox } from "@salesintel/sandbox"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import {
+  chaosConfig,
+  charged,
+  dropTarget,
+  type Finished,
+  fingerprint,
+  freshTarget,
+  openSandbox,
+  record,
+  runs,
+  sigkillBound,
+  sleep,
+  sync,
+  type Target,
+  writeJson,
+} from "./harness.ts"
+
+let sandbox: Sandbox
+let configPath: string
+const reference = { credits: 0, seconds: 0, tables: {} as Record<string, string> }
+const created: Array<Target> = []
+
+const fresh = (kind: Target["kind"]) => {
+  const target = freshTarget(kind)
+  created.push(target)
+  return target
+}
+
+beforeAll(async () => {
+  sandbox = await openSandbox()
+  configPath = writeJson(chaosConfig(sandbox))
+  const target = fresh("postgres")
+  sandbox.reset()
+  const finished = await sync(target, configPath).done
+  expect(finished.code, finished.stderr).toBe(0)
+  reference.credits = charged(sandbox)
+  reference.seconds = finished.seconds
+  reference.tables = await fingerprint(target)
+  record({ case: "reference", credits: reference.credits, seconds: finished.seconds.toFixed(1) })
+})
+
+afterAll(async () => {
+  for (const target of created) await dropTarget(target)
+  await sandbox?.close()
+})
+
+/** Runs a sync, sends `signal` after `delayMillis`, then reruns it to the end. */
+const interruptThenRerun = async (kind: Target["kind"], signal: NodeJS.Signals, delayMillis: number) => {
+  const target = fresh(kind)
+  sandbox.reset()
+  const running = sync(target, configPath)
+  await sleep(delayMillis)
+  running.child.kill(signal)
+  const stopped: Finished = await running.done
+  const chargedByFirst = charged(sandbox)
+  const rerun = await sync(target, configPath).done
+  expect(rerun.code, rerun.stderr).toBe(0)
+  const total = charged(sandbox)
+  return { target, stopped, chargedByFirst, total, rebought: total - reference.credits }
+}
+
+describe("signals", () => {
+  it("SIGTERM: lands what is in flight, records the run interrupted, exits 143; the rerun buys nothing twice", async () => {
+    const outcome = await interruptThenRerun("postgres", "SIGTERM", reference.seconds * 400)
+    record({
+      case: "SIGTERM mid-run",
+      exit: outcome.stopped.code ?? String(outcome.stopped.signal),
+      charged: outcome.total,
+      reference: reference.credits,
+      rebought: outcome.rebought,
+    })
+    expect(outcome.stopped.code, outcome.stopped.stderr).toBe(143)
+    expect(outcome.rebought).toBe(0)
+    expect(await fingerprint(outcome.target)).toEqual(reference.tables)
+    const [first] = await runs(outcome.target)
+    expect(first?.status).toBe("interrupted")
+  })
+
+  it("SIGINT (Ctrl-C): the same, with exit 130", async () => {
+    const outcome = await interruptThenRerun("postgres", "SIGINT", reference.seconds * 600)
+    record({
+      case: "SIGINT mid-run",
+      exit: outcome.stopped.code ?? String(outcome.stopped.signal),
+      charged: outcome.total,
+      reference: reference.credits,
+      rebought: outcome.rebought,
+    })
+    expect(outcome.stopped.code, outcome.stopped.stderr).toBe(130)
+    expect(outcome.rebought).toBe(0)
+    expect(await fingerprint(outcome.target)).toEqual(reference.tables)
+    const [first] = await runs(outcome.target)
+    expect(first?.status).toBe("interrupted")
+  })
+})
+
+describe("SIGKILL at spread-out moments", () => {
+  // Eight moments across the reference run's length (fixed, so a failure can be replayed).
+  const moments = [0.08, 0.2, 0.33, 0.45, 0.55, 0.68, 0.8, 0.92]
+  it.each(moments.map((fraction, trial) => ({ fraction, trial })))(
+    "trial $trial: killed at $fraction of the run, the rerun ends with the reference's tables",
+    async ({ fraction, trial }) => {
+      const kind = trial % 4 === 3 ? "pglite" : "postgres"
+      const outcome = await interruptThenRerun(kind, "SIGKILL", reference.seconds * 1000 * fraction)
+      record({
+        case: `SIGKILL ${trial} (${kind}, at ${fraction})`,
+        charged: outcome.total,
+        reference: reference.credits,
+        "bought before kill": outcome.chargedByFirst,
+        rebought: outcome.rebought,
+        bound: sigkillBound,
+      })
+      expect(outcome.stopped.signal).toBe("SIGKILL")
+      expect(await fingerprint(outcome.target)).toEqual(reference.tables)
+      expect(outcome.rebought).toBeGreaterThanOrEqual(0)
+      expect(outcome.rebought).toBeLessThanOrEqual(sigkillBound)
+      // The killed run is not left `running`: the rerun marked it abandoned.
+      const [first] = await runs(outcome.target)
+      expect(first?.status).toBe("abandoned")
+    },
+  )
+})
