@@ -200,15 +200,14 @@ describe("the database connection dropped mid-sync", () => {
   it("shows the real cause, and the rerun ends with the reference's tables", async () => {
     const target = fresh()
     sandbox.reset()
-    const application = `chaos-${process.pid}`
-    const running = start(bins.salesintel, ["sync", "--config", configPath, ...targetArgs(target)], {
-      env: { PGAPPNAME: application },
-    })
+    const running = start(bins.salesintel, ["sync", "--config", configPath, ...targetArgs(target)])
     await sleep(reference.seconds * 450)
+    // The run's session names its process in application_name ("... pid N"), for lock holders.
+    const application = `%pid ${running.child.pid}`
     const client = new pg.Client({ connectionString: databaseUrl })
     await client.connect()
     const { rows } = await client.query(
-      "SELECT pg_terminate_backend(pid) AS done FROM pg_stat_activity WHERE application_name = $1",
+      "SELECT pg_terminate_backend(pid) AS done FROM pg_stat_activity WHERE application_name LIKE $1",
       [application],
     )
     await client.end()
