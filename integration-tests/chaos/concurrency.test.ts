@@ -13,12 +13,16 @@ import {
   freshTarget,
   openSandbox,
   record,
+  sleep,
   sync,
   type Target,
   writeJson,
 } from "./harness.ts"
 
-const firstStreamRead = /taxonomy_categories: \d+ records/
+/** Resolves once the first run is buying (the sandbox has charged something). */
+const buying = async () => {
+  for (let tries = 0; tries < 600 && charged(sandbox) === 0; tries++) await sleep(25)
+}
 
 let sandbox: Sandbox
 let configPath: string
@@ -32,7 +36,8 @@ const fresh = (kind: Target["kind"]) => {
 
 beforeAll(async () => {
   sandbox = await openSandbox()
-  configPath = writeJson(chaosConfig(sandbox))
+  // 5 requests a second: the first run is still buying for seconds after the second starts.
+  configPath = writeJson(chaosConfig(sandbox, { requests_per_minute: 300 }))
   const target = fresh("postgres")
   sandbox.reset()
   const finished = await sync(target, configPath).done
@@ -51,8 +56,8 @@ describe.each(["postgres", "pglite"] as const)("two syncs at once into one %s ta
     const target = fresh(kind)
     sandbox.reset()
     const first = sync(target, configPath)
-    // The first holds the target once it reads (its first stream's log line); the second starts then.
-    await first.saw(firstStreamRead)
+    // The first holds the target from its start; the second starts while it is buying.
+    await buying()
     const second = await sync(target, configPath).done
     const firstDone = await first.done
     record({
@@ -75,7 +80,7 @@ describe.each(["postgres", "pglite"] as const)("two syncs at once into one %s ta
     const target = fresh(kind)
     sandbox.reset()
     const first = sync(target, configPath)
-    await first.saw(firstStreamRead)
+    await buying()
     const second = sync(target, configPath, ["--wait"])
     const [firstDone, secondDone] = await Promise.all([first.done, second.done])
     record({

@@ -8,6 +8,7 @@ import { type ChildProcess, spawn } from "node:child_process"
 import { mkdtempSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
+import type { Readable } from "node:stream"
 import { fileURLToPath } from "node:url"
 import { Database, PGliteDatabase, Sql } from "@salesintel/postgres"
 import { type Sandbox, startSandbox } from "@salesintel/sandbox"
@@ -114,7 +115,11 @@ export interface Running {
 export const start = (
   bin: string,
   args: ReadonlyArray<string>,
-  options: { readonly env?: Readonly<Record<string, string>>; readonly stdin?: "pipe" | "ignore" } = {},
+  options: {
+    readonly env?: Readonly<Record<string, string>>
+    /** Another process's stdout to read, as a shell's pipe gives it (the default: none). */
+    readonly stdin?: Readable
+  } = {},
 ): Running => {
   const started = performance.now()
   const child = spawn(bin, [...args], {

@@ -26,7 +26,9 @@ import {
 
 let sandbox: Sandbox
 let configPath: string
-const reference = { credits: 0, seconds: 0, tables: {} as Record<string, string> }
+const reference = { credits: 0, seconds: 0, buyingMillis: 0, tables: {} as Record<string, string> }
+/** A run is under way (and recorded) once its first stream is read; moments are counted from it. */
+const underway = /taxonomy_categories: \d+ records/
 const created: Array<Target> = []
 
 const fresh = (kind: Target["kind"]) => {
@@ -40,12 +42,21 @@ beforeAll(async () => {
   configPath = writeJson(chaosConfig(sandbox))
   const target = fresh("postgres")
   sandbox.reset()
-  const finished = await sync(target, configPath).done
+  const running = sync(target, configPath)
+  await running.saw(underway)
+  const from = performance.now()
+  const finished = await running.done
   expect(finished.code, finished.stderr).toBe(0)
+  reference.buyingMillis = performance.now() - from
   reference.credits = charged(sandbox)
   reference.seconds = finished.seconds
   reference.tables = await fingerprint(target)
-  record({ case: "reference", credits: reference.credits, seconds: finished.seconds.toFixed(1) })
+  record({
+    case: "reference",
+    credits: reference.credits,
+    seconds: finished.seconds.toFixed(1),
+    "buying seconds": (reference.buyingMillis / 1000).toFixed(1),
+  })
 })
 
 afterAll(async () => {
@@ -53,12 +64,16 @@ afterAll(async () => {
   await sandbox?.close()
 })
 
-/** Runs a sync, sends `signal` after `delayMillis`, then reruns it to the end. */
-const interruptThenRerun = async (kind: Target["kind"], signal: NodeJS.Signals, delayMillis: number) => {
+/**
+ * Runs a sync, sends `signal` at `fraction` of the reference run's time after its first stream
+ * was read (the credited streams come after it), then reruns it to the end.
+ */
+const interruptThenRerun = async (kind: Target["kind"], signal: NodeJS.Signals, fraction: number) => {
   const target = fresh(kind)
   sandbox.reset()
   const running = sync(target, configPath)
-  await sleep(delayMillis)
+  await running.saw(underway)
+  await sleep(reference.buyingMillis * fraction)
   running.child.kill(signal)
   const stopped: Finished = await running.done
   const chargedByFirst = charged(sandbox)
@@ -70,7 +85,7 @@ const interruptThenRerun = async (kind: Target["kind"], signal: NodeJS.Signals, 
 
 describe("signals", () => {
   it("SIGTERM: lands what is in flight, records the run interrupted, exits 143; the rerun buys nothing twice", async () => {
-    const outcome = await interruptThenRerun("postgres", "SIGTERM", reference.seconds * 400)
+    const outcome = await interruptThenRerun("postgres", "SIGTERM", 0.4)
     record({
       case: "SIGTERM mid-run",
       exit: outcome.stopped.code ?? String(outcome.stopped.signal),
@@ -86,7 +101,7 @@ describe("signals", () => {
   })
 
   it("SIGINT (Ctrl-C): the same, with exit 130", async () => {
-    const outcome = await interruptThenRerun("postgres", "SIGINT", reference.seconds * 600)
+    const outcome = await interruptThenRerun("postgres", "SIGINT", 0.6)
     record({
       case: "SIGINT mid-run",
       exit: outcome.stopped.code ?? String(outcome.stopped.signal),
@@ -109,7 +124,7 @@ describe("SIGKILL at spread-out moments", () => {
     "trial $trial: killed at $fraction of the run, the rerun ends with the reference's tables",
     async ({ fraction, trial }) => {
       const kind = trial % 4 === 3 ? "pglite" : "postgres"
-      const outcome = await interruptThenRerun(kind, "SIGKILL", reference.seconds * 1000 * fraction)
+      const outcome = await interruptThenRerun(kind, "SIGKILL", fraction)
       record({
         case: `SIGKILL ${trial} (${kind}, at ${fraction})`,
         charged: outcome.total,
