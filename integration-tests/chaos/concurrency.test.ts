@@ -3,57 +3,21 @@
  * fails at once naming the holder, or with --wait runs after the first and buys nothing the first
  * bought. Either way the provider charges exactly what one sync costs.
  */
-import type { Sandbox } from "@salesintel/sandbox"
-import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import {
-  chaosConfig,
-  charged,
-  dropTarget,
-  fingerprint,
-  freshTarget,
-  openSandbox,
-  record,
-  sleep,
-  sync,
-  type Target,
-  writeJson,
-} from "./harness.ts"
+import { describe, expect, it } from "vitest"
+import { chaosFile, charged, fingerprint, record, sleep, sync } from "./harness.ts"
 
 /** Resolves once the first run is buying (the sandbox has charged something). */
 const buying = async () => {
-  for (let tries = 0; tries < 600 && charged(sandbox) === 0; tries++) await sleep(25)
+  for (let tries = 0; tries < 600 && charged(file.provider) === 0; tries++) await sleep(25)
 }
 
-let sandbox: Sandbox
-let configPath: string
-const reference = { credits: 0, tables: {} as Record<string, string> }
-const created: Array<Target> = []
-const fresh = (kind: Target["kind"]) => {
-  const target = freshTarget(kind)
-  created.push(target)
-  return target
-}
-
-beforeAll(async () => {
-  sandbox = await openSandbox()
-  // 5 requests a second: the first run is still buying for seconds after the second starts.
-  configPath = writeJson(chaosConfig(sandbox, { requests_per_minute: 300 }))
-  const target = fresh("postgres")
-  sandbox.reset()
-  const finished = await sync(target, configPath).done
-  expect(finished.code, finished.stderr).toBe(0)
-  reference.credits = charged(sandbox)
-  reference.tables = await fingerprint(target)
-})
-
-afterAll(async () => {
-  for (const target of created) await dropTarget(target)
-  await sandbox?.close()
-})
+// 5 requests a second: the first run is still buying for seconds after the second starts.
+const file = chaosFile({ config: { requests_per_minute: 300 } })
 
 describe.each(["postgres", "pglite"] as const)("two syncs at once into one %s target", (kind) => {
   it("the second fails at once, naming the holder; the provider charges one sync", async () => {
-    const target = fresh(kind)
+    const { provider: sandbox, configPath, reference } = file
+    const target = file.fresh(kind)
     sandbox.reset()
     const first = sync(target, configPath)
     // The first holds the target from its start; the second starts while it is buying.
@@ -77,7 +41,8 @@ describe.each(["postgres", "pglite"] as const)("two syncs at once into one %s ta
   })
 
   it("with --wait the second runs after the first and buys nothing twice", async () => {
-    const target = fresh(kind)
+    const { provider: sandbox, configPath, reference } = file
+    const target = file.fresh(kind)
     sandbox.reset()
     const first = sync(target, configPath)
     await buying()

@@ -3,43 +3,18 @@
  * (and charges) never push its count past credit_budget; a contact a search bought is not bought
  * again by an email that finds it; a budget smaller than a page still buys what it covers.
  */
-import type { Sandbox } from "@salesintel/sandbox"
-import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import {
-  chaosConfig,
-  charged,
-  dropTarget,
-  freshTarget,
-  openSandbox,
-  query,
-  record,
-  sync,
-  type Target,
-  writeJson,
-} from "./harness.ts"
+import { describe, expect, it } from "vitest"
+import { chaosConfig, chaosFile, charged, query, record, sync, writeJson } from "./harness.ts"
 
-let sandbox: Sandbox
-const created: Array<Target> = []
-const fresh = () => {
-  const target = freshTarget("postgres")
-  created.push(target)
-  return target
-}
-
-beforeAll(async () => {
-  sandbox = await openSandbox(0)
-})
-
-afterAll(async () => {
-  for (const target of created) await dropTarget(target)
-  await sandbox?.close()
-})
+const file = chaosFile({ latencyMs: 0, reference: false })
+const fresh = () => file.fresh()
 
 const search = { searches: [{ name: "it-vps", filters: { job_departments: ["it_is"], job_levels: ["vp"] } }] }
 
 describe("credits", () => {
   it("requests timing out under latency jitter never make the provider charge past the budget", async () => {
     const budget = 300
+    const sandbox = file.provider
     sandbox.reset()
     // Answers take 0 to 2 s; the client gives up after 1 s, while the provider still charges.
     sandbox.setFaults({ latency_ms: 0, jitter_ms: 2_000 })
@@ -75,6 +50,7 @@ describe("credits", () => {
   })
 
   it("an email that finds a contact a search already bought costs nothing more", async () => {
+    const sandbox = file.provider
     const target = fresh()
     sandbox.reset()
     const searchOnly = await sync(target, writeJson(chaosConfig(sandbox, { contacts: search }))).done
@@ -108,6 +84,7 @@ describe("credits", () => {
 
   it("a budget smaller than a page still buys what it covers", async () => {
     const budget = 10
+    const sandbox = file.provider
     sandbox.reset()
     const config = chaosConfig(sandbox, { credit_budget: budget, contacts: undefined, taxonomy: undefined })
     const finished = await sync(fresh(), writeJson(config)).done

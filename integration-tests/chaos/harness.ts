@@ -14,6 +14,7 @@ import { Database, PGliteDatabase, Sql } from "@salesintel/postgres"
 import { type Sandbox, startSandbox } from "@salesintel/sandbox"
 import { Effect } from "effect"
 import pg from "pg"
+import { afterAll, beforeAll, expect } from "vitest"
 
 const root = fileURLToPath(new URL("../../", import.meta.url))
 export const bins = {
@@ -209,4 +210,67 @@ export const record = (row: Record<string, string | number>) => {
       .map(([key, value]) => `${key}=${value}`)
       .join("  "),
   )
+}
+
+/** A run is under way (and recorded) once its first stream is read. */
+export const underway = /taxonomy_categories: \d+ records/
+
+export interface Reference {
+  credits: number
+  seconds: number
+  /** From the run being under way to its end: where the credited streams are read. */
+  buyingMillis: number
+  tables: Record<string, string>
+}
+
+/**
+ * A test file's sandbox, config and (unless `reference: false`) a reference sync of that config
+ * into a fresh Postgres schema, made before its tests; every target it hands out is dropped after.
+ */
+export const chaosFile = (
+  options: {
+    readonly latencyMs?: number
+    readonly config?: Record<string, unknown>
+    readonly reference?: boolean
+  } = {},
+) => {
+  const created: Array<Target> = []
+  const file = {
+    sandbox: undefined as Sandbox | undefined,
+    configPath: "",
+    reference: { credits: 0, seconds: 0, buyingMillis: 0, tables: {} } as Reference,
+    get provider(): Sandbox {
+      if (file.sandbox === undefined) throw new Error("the sandbox starts before the file's tests")
+      return file.sandbox
+    },
+    fresh: (kind: Target["kind"] = "postgres"): Target => {
+      const target = freshTarget(kind)
+      created.push(target)
+      return target
+    },
+  }
+  beforeAll(async () => {
+    file.sandbox = await openSandbox(options.latencyMs)
+    file.configPath = writeJson(chaosConfig(file.sandbox, options.config))
+    if (options.reference === false) return
+    file.sandbox.reset()
+    const running = sync(file.fresh(), file.configPath)
+    await running.saw(underway)
+    const from = performance.now()
+    const finished = await running.done
+    expect(finished.code, finished.stderr).toBe(0)
+    const target = created.at(-1)
+    if (target === undefined) throw new Error("no reference target")
+    file.reference = {
+      credits: charged(file.sandbox),
+      seconds: finished.seconds,
+      buyingMillis: performance.now() - from,
+      tables: await fingerprint(target),
+    }
+  })
+  afterAll(async () => {
+    for (const target of created) await dropTarget(target)
+    await file.sandbox?.close()
+  })
+  return file
 }

@@ -5,19 +5,16 @@
  * nothing the rerun cannot finish.
  */
 import { spawn } from "node:child_process"
-import type { Sandbox } from "@salesintel/sandbox"
+import { Catalog } from "@salesintel/airbyte"
 import pg from "pg"
-import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { describe, expect, it } from "vitest"
 import {
   bins,
-  chaosConfig,
+  chaosFile,
   charged,
   databaseUrl,
-  dropTarget,
   type Finished,
   fingerprint,
-  freshTarget,
-  openSandbox,
   query,
   record,
   runs,
@@ -30,53 +27,13 @@ import {
   writeJson,
 } from "./harness.ts"
 
-let sandbox: Sandbox
-let configPath: string
-const reference = { credits: 0, seconds: 0, tables: {} as Record<string, string> }
-const created: Array<Target> = []
-const fresh = (kind: Target["kind"] = "postgres") => {
-  const target = freshTarget(kind)
-  created.push(target)
-  return target
-}
-
-const catalogPath = () =>
-  writeJson({
-    streams: [
-      {
-        stream: { name: "taxonomy_categories" },
-        sync_mode: "full_refresh",
-        destination_sync_mode: "overwrite",
-      },
-      {
-        stream: { name: "taxonomy_products" },
-        sync_mode: "full_refresh",
-        destination_sync_mode: "overwrite",
-      },
-      { stream: { name: "contacts" }, sync_mode: "incremental", destination_sync_mode: "append_dedup" },
-      { stream: { name: "companies" }, sync_mode: "incremental", destination_sync_mode: "append_dedup" },
-    ],
-  })
-
-beforeAll(async () => {
-  sandbox = await openSandbox()
-  configPath = writeJson(chaosConfig(sandbox))
-  const target = fresh()
-  sandbox.reset()
-  const finished = await sync(target, configPath).done
-  expect(finished.code, finished.stderr).toBe(0)
-  reference.credits = charged(sandbox)
-  reference.seconds = finished.seconds
-  reference.tables = await fingerprint(target)
-})
-
-afterAll(async () => {
-  for (const target of created) await dropTarget(target)
-  await sandbox?.close()
-})
+const file = chaosFile()
+const catalogPath = () => writeJson(Catalog.configuredAll("incremental"))
+const fresh = (kind?: Target["kind"]) => file.fresh(kind)
 
 /** `source-salesintel read` piped into `salesintel-pg load`, both real processes. */
 const pipe = (target: Target, state?: string) => {
+  const { configPath } = file
   const source = spawn(
     bins.source,
     ["read", "--config", configPath, "--catalog", catalogPath(), ...(state ? ["--state", state] : [])],
@@ -105,7 +62,7 @@ describe("state that does not decode", () => {
     start(bins.source, [
       "read",
       "--config",
-      configPath,
+      file.configPath,
       "--catalog",
       catalogPath(),
       "--state",
@@ -122,6 +79,7 @@ describe("state that does not decode", () => {
       mentions: "knwon",
     },
   ])("a state file with $name is refused, and nothing is bought", async ({ name, state, mentions }) => {
+    const { provider: sandbox } = file
     sandbox.reset()
     const finished: Finished = await read(state)
     record({ case: `state file with ${name}`, exit: finished.code ?? "?", charged: charged(sandbox) })
@@ -132,6 +90,7 @@ describe("state that does not decode", () => {
   })
 
   it("a _state row that does not decode is refused by salesintel sync, and nothing is bought", async () => {
+    const { provider: sandbox, configPath } = file
     const target = fresh()
     sandbox.reset()
     expect((await sync(target, configPath).done).code).toBe(0)
@@ -151,6 +110,7 @@ describe("state that does not decode", () => {
 
 describe("pipes", () => {
   it("a source that dies early empties no table, and the load fails", async () => {
+    const { provider: sandbox, configPath } = file
     const target = fresh("pglite")
     sandbox.reset()
     expect((await sync(target, configPath).done).code).toBe(0)
@@ -174,6 +134,7 @@ describe("pipes", () => {
   })
 
   it("a loader that dies stops the source's buying at once", async () => {
+    const { provider: sandbox } = file
     const target = fresh()
     sandbox.reset()
     const { sourceDone, loader } = pipe(target)
@@ -199,6 +160,7 @@ describe("pipes", () => {
 
 describe("the database connection dropped mid-sync", () => {
   it("shows the real cause, and the rerun ends with the reference's tables", async () => {
+    const { provider: sandbox, configPath, reference } = file
     const target = fresh()
     sandbox.reset()
     const running = start(bins.salesintel, ["sync", "--config", configPath, ...targetArgs(target)])

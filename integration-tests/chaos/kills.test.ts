@@ -5,71 +5,30 @@
  * state whole, and what the rerun buys again is measured against the bound the README states
  * (the pages in flight and the records since the last committed state).
  */
-import type { Sandbox } from "@salesintel/sandbox"
-import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { describe, expect, it } from "vitest"
 import {
-  chaosConfig,
+  chaosFile,
   charged,
-  dropTarget,
   type Finished,
   fingerprint,
-  freshTarget,
-  openSandbox,
   record,
   runs,
   sigkillBound,
   sleep,
   sync,
   type Target,
-  writeJson,
+  underway,
 } from "./harness.ts"
 
-let sandbox: Sandbox
-let configPath: string
-const reference = { credits: 0, seconds: 0, buyingMillis: 0, tables: {} as Record<string, string> }
-/** A run is under way (and recorded) once its first stream is read; moments are counted from it. */
-const underway = /taxonomy_categories: \d+ records/
-const created: Array<Target> = []
-
-const fresh = (kind: Target["kind"]) => {
-  const target = freshTarget(kind)
-  created.push(target)
-  return target
-}
-
-beforeAll(async () => {
-  sandbox = await openSandbox()
-  configPath = writeJson(chaosConfig(sandbox))
-  const target = fresh("postgres")
-  sandbox.reset()
-  const running = sync(target, configPath)
-  await running.saw(underway)
-  const from = performance.now()
-  const finished = await running.done
-  expect(finished.code, finished.stderr).toBe(0)
-  reference.buyingMillis = performance.now() - from
-  reference.credits = charged(sandbox)
-  reference.seconds = finished.seconds
-  reference.tables = await fingerprint(target)
-  record({
-    case: "reference",
-    credits: reference.credits,
-    seconds: finished.seconds.toFixed(1),
-    "buying seconds": (reference.buyingMillis / 1000).toFixed(1),
-  })
-})
-
-afterAll(async () => {
-  for (const target of created) await dropTarget(target)
-  await sandbox?.close()
-})
+const file = chaosFile()
 
 /**
  * Runs a sync, sends `signal` at `fraction` of the reference run's time after its first stream
  * was read (the credited streams come after it), then reruns it to the end.
  */
 const interruptThenRerun = async (kind: Target["kind"], signal: NodeJS.Signals, fraction: number) => {
-  const target = fresh(kind)
+  const { provider: sandbox, configPath, reference } = file
+  const target = file.fresh(kind)
   sandbox.reset()
   const running = sync(target, configPath)
   await running.saw(underway)
@@ -84,37 +43,27 @@ const interruptThenRerun = async (kind: Target["kind"], signal: NodeJS.Signals, 
 }
 
 describe("signals", () => {
-  it("SIGTERM: lands what is in flight, records the run interrupted, exits 143; the rerun buys nothing twice", async () => {
-    const outcome = await interruptThenRerun("postgres", "SIGTERM", 0.4)
-    record({
-      case: "SIGTERM mid-run",
-      exit: outcome.stopped.code ?? String(outcome.stopped.signal),
-      charged: outcome.total,
-      reference: reference.credits,
-      rebought: outcome.rebought,
-    })
-    expect(outcome.stopped.code, outcome.stopped.stderr).toBe(143)
-    expect(outcome.rebought).toBe(0)
-    expect(await fingerprint(outcome.target)).toEqual(reference.tables)
-    const [first] = await runs(outcome.target)
-    expect(first?.status).toBe("interrupted")
-  })
-
-  it("SIGINT (Ctrl-C): the same, with exit 130", async () => {
-    const outcome = await interruptThenRerun("postgres", "SIGINT", 0.6)
-    record({
-      case: "SIGINT mid-run",
-      exit: outcome.stopped.code ?? String(outcome.stopped.signal),
-      charged: outcome.total,
-      reference: reference.credits,
-      rebought: outcome.rebought,
-    })
-    expect(outcome.stopped.code, outcome.stopped.stderr).toBe(130)
-    expect(outcome.rebought).toBe(0)
-    expect(await fingerprint(outcome.target)).toEqual(reference.tables)
-    const [first] = await runs(outcome.target)
-    expect(first?.status).toBe("interrupted")
-  })
+  it.each([
+    { signal: "SIGTERM" as const, code: 143, fraction: 0.4 },
+    { signal: "SIGINT" as const, code: 130, fraction: 0.6 },
+  ])(
+    "$signal: lands what is in flight, records the run interrupted, exits $code; the rerun buys nothing twice",
+    async ({ signal, code, fraction }) => {
+      const outcome = await interruptThenRerun("postgres", signal, fraction)
+      record({
+        case: `${signal} mid-run`,
+        exit: outcome.stopped.code ?? String(outcome.stopped.signal),
+        charged: outcome.total,
+        reference: file.reference.credits,
+        rebought: outcome.rebought,
+      })
+      expect(outcome.stopped.code, outcome.stopped.stderr).toBe(code)
+      expect(outcome.rebought).toBe(0)
+      expect(await fingerprint(outcome.target)).toEqual(file.reference.tables)
+      const [first] = await runs(outcome.target)
+      expect(first?.status).toBe("interrupted")
+    },
+  )
 })
 
 describe("SIGKILL at spread-out moments", () => {
@@ -128,13 +77,13 @@ describe("SIGKILL at spread-out moments", () => {
       record({
         case: `SIGKILL ${trial} (${kind}, at ${fraction})`,
         charged: outcome.total,
-        reference: reference.credits,
+        reference: file.reference.credits,
         "bought before kill": outcome.chargedByFirst,
         rebought: outcome.rebought,
         bound: sigkillBound,
       })
       expect(outcome.stopped.signal).toBe("SIGKILL")
-      expect(await fingerprint(outcome.target)).toEqual(reference.tables)
+      expect(await fingerprint(outcome.target)).toEqual(file.reference.tables)
       expect(outcome.rebought).toBeGreaterThanOrEqual(0)
       expect(outcome.rebought).toBeLessThanOrEqual(sigkillBound)
       // The killed run is not left `running`: the rerun marked it abandoned.
