@@ -23,6 +23,11 @@ describe("StreamState.decode", () => {
     expect(Either.getOrThrow(StreamState.decode(undefined)).size).toBe(0)
   })
 
+  it("refuses a per-stream state of a stream the registry does not have, naming it", () => {
+    const refused = StreamState.decode([StreamState.saved("people", { known: {} })])
+    expect(Either.isLeft(refused) && refused.left).toContain('"people" is not a stream')
+  })
+
   it("refuses something else", () => {
     expect(Either.isLeft(StreamState.decode(42))).toBe(true)
     expect(Either.isLeft(StreamState.decode([{ nope: true }]))).toBe(true)

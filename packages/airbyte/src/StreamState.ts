@@ -43,10 +43,16 @@ export type InputState = ReadonlyMap<string, unknown>
 export const decode = (input: unknown): Either.Either<InputState, string> => {
   if (input === undefined || input === null) return Either.right(new Map())
   if (Array.isArray(input)) {
-    return Either.map(
-      Either.all(input.map(decodeEntry)),
-      (states) => new Map(states.map((state) => [state.stream_descriptor.name, state.stream_state])),
-    )
+    return Either.flatMap(Either.all(input.map(decodeEntry)), (states) => {
+      // A state for a stream the registry does not have is a wrong file, as in the legacy form.
+      const index = states.findIndex((state) => !isStreamName(state.stream_descriptor.name))
+      const unknown = states[index]
+      if (unknown !== undefined)
+        return Either.left(
+          `invalid state file at [${index}].stream.stream_descriptor.name: ${JSON.stringify(unknown.stream_descriptor.name)} is not a stream (expected one of ${names.join(", ")})`,
+        )
+      return Either.right(new Map(states.map((state) => [state.stream_descriptor.name, state.stream_state])))
+    })
   }
   if (typeof input === "object") {
     // The legacy form is keyed by stream name: a key that names no stream is a wrong file (or a
