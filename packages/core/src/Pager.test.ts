@@ -223,7 +223,9 @@ describe("Pager", () => {
       expect(snapshot.reserved).toBe(0)
       // Pages interrupted in flight may have been charged by the provider: forfeited, not released.
       expect(snapshot.spent - snapshot.uncertain).toBe(query.charged())
-      expect(snapshot.spent).toBeLessThanOrEqual(query.charged() + 3 * 50)
+      // At most `concurrency` pages are in flight when the failure reaches the stream (the failed
+      // page's slot may already have gone to the next one).
+      expect(snapshot.spent).toBeLessThanOrEqual(query.charged() + 4 * 50)
     }),
   )
 
