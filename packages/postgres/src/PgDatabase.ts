@@ -10,6 +10,19 @@ import { Database, DatabaseError, type DatabaseService, type Row } from "./Datab
 
 // The error each client's connection ended with, from its "error" event.
 const lostConnections = new WeakMap<pg.Client, Error>()
+// Settles when each client's connection has ended (its "end" or "error" event).
+const endings = new WeakMap<pg.Client, Promise<void>>()
+
+/**
+ * After a call failed on something that is not the server's own error (a broken pipe, a closed
+ * socket), waits until the connection has ended, for at most a second: the server's reason (e.g.
+ * it terminated the backend) may still be in flight on the socket behind the failed write.
+ */
+const settled = (client: pg.Client): Promise<void> =>
+  Promise.race([
+    endings.get(client) ?? Promise.resolve(),
+    new Promise<void>((resolve) => setTimeout(resolve, 1_000).unref()),
+  ])
 
 /** A server's error (it carries a SQLSTATE), not a broken pipe or socket. */
 const hasSqlState = (error: unknown): boolean =>
@@ -17,6 +30,18 @@ const hasSqlState = (error: unknown): boolean =>
   "code" in error &&
   typeof error.code === "string" &&
   /^[0-9A-Z]{5}$/.test(error.code)
+
+/** The error to report: the server's reason when it sent one, else the lost connection itself. */
+const causeOf = (client: pg.Client, error: unknown): unknown => {
+  const lost = lostConnections.get(client)
+  if (lost !== undefined) return lost
+  if (hasSqlState(error)) return error
+  const text = error instanceof Error ? error.message : String(error)
+  // A write that failed on a closed socket can beat the server's reason, which is then never read.
+  return /EPIPE|ECONNRESET|Connection terminated|not queryable|ended unexpectedly/i.test(text)
+    ? new Error(`the connection to the database was lost (${text})`)
+    : error
+}
 
 /**
  * Runs one call on the client. Once the connection is lost, pg fails the calls with "not
@@ -33,9 +58,8 @@ const call = <A>(
       try {
         return await run()
       } catch (error) {
-        if (!lostConnections.has(client) && !hasSqlState(error))
-          await new Promise((resolve) => setTimeout(resolve, 20))
-        throw lostConnections.get(client) ?? error
+        if (!lostConnections.has(client) && !hasSqlState(error)) await settled(client)
+        throw causeOf(client, error)
       }
     },
     catch: (cause) => new DatabaseError({ operation, cause }),
@@ -64,7 +88,8 @@ const make = (client: pg.Client): DatabaseService => ({
       try {
         await pipeline(Readable.from([data]), copy)
       } catch (error) {
-        throw serverError ?? error
+        if (serverError === undefined && !hasSqlState(error)) await settled(client)
+        throw serverError ?? causeOf(client, error)
       }
     }),
 })
@@ -81,6 +106,13 @@ export const layer = (url: string): Layer.Layer<Database, DatabaseError> =>
           client.on("error", (error) => {
             if (!lostConnections.has(client)) lostConnections.set(client, error)
           })
+          endings.set(
+            client,
+            new Promise<void>((resolve) => {
+              client.once("end", () => resolve())
+              client.once("error", () => resolve())
+            }),
+          )
           await client.connect()
           // Room for a whole batch in the session's temporary (staging) tables: with the default
           // 8 MB a batch of contacts spills to disk, and the upsert that reads it back runs a
