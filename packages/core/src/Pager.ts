@@ -12,11 +12,16 @@
  *   BudgetExhausted event saying what was left: no later page is requested, so no record is
  *   skipped and the caller can resume from `nextPage`. Pages already in flight then still land
  *   and follow it (paid for, so never dropped).
- * - Up to `concurrency` pages are in flight at once; events still come in page order.
+ * - Up to `concurrency` pages are in flight at once; events still come in page order. When the
+ *   program provides an InFlight gate (AdaptiveConcurrency.ts; Client.layerFetch does), each page
+ *   also takes one of its permits, in page order, before it reserves: the gate keeps as many pages
+ *   in flight as the measured latency needs for the rate limit, shared by every query of the run,
+ *   so `concurrency` is then only the upper bound.
  * - No page deeper than 10,000 records is requested. A result set larger than that ends with a
  *   DepthLimitReached event: the query must be partitioned (Partitioner.ts) to be read whole.
  */
 import { Data, Deferred, Effect, FiberId, Option, Ref, Stream } from "effect"
+import { InFlight } from "./AdaptiveConcurrency.ts"
 import type { ApiError } from "./ApiError.ts"
 import type { Paging } from "./Client.ts"
 import { RetrySettings } from "./Connection.ts"
@@ -33,7 +38,7 @@ export interface Options<A> {
   readonly credited: boolean
   /** A known ceiling on the query's records, e.g. the number of match_ids it names. */
   readonly maxRecords?: number | undefined
-  /** Pages in flight at once after the first. Default 1. */
+  /** Pages in flight at once after the first, at most (see the InFlight gate above). Default 1. */
   readonly concurrency?: number | undefined
   /** The page to start from, to resume a query read part-way before. Default 1. */
   readonly startPage?: number | undefined
@@ -97,6 +102,10 @@ export const stream = <A>(options: Options<A>): Stream.Stream<Event<A>, ApiError
   Stream.unwrap(
     Effect.gen(function* () {
       const budget = yield* CreditBudget
+      // Optional: without a gate (unit tests, callers that pace elsewhere) `concurrency` is fixed.
+      const gate = yield* Effect.serviceOption(InFlight)
+      const withPermit = <X, E>(effect: Effect.Effect<X, E>): Effect.Effect<X, E> =>
+        Option.isSome(gate) ? gate.value.withPermit(effect) : effect
       const pageSize = Math.max(1, Math.min(maxPageSize, Math.floor(options.pageSize ?? maxPageSize)))
       const deepestPage = lastReachablePage(pageSize)
       const { credited, maxRecords } = options
@@ -153,15 +162,18 @@ export const stream = <A>(options: Options<A>): Stream.Stream<Event<A>, ApiError
       const fetchPage = (page: number): Effect.Effect<Event<A>, ApiError> =>
         Deferred.await(turnOf(page)).pipe(
           Effect.zipRight(
-            CreditedRequest.send({
-              budget,
-              firstReservation: decide(page),
-              reserve: reserveFor(page),
-              request: () => options.fetch({ page, pageSize }),
-              charged: (fetched) => (credited ? fetched.items.length : 0),
-              // A free page's transport faults are retried by the client; a credited page's here.
-              retry: credited ? (options.retry ?? defaultRetry) : noRetry,
-            }),
+            // The permit before the reservation: credits are held only for pages about to be sent.
+            withPermit(
+              CreditedRequest.send({
+                budget,
+                firstReservation: decide(page),
+                reserve: reserveFor(page),
+                request: () => options.fetch({ page, pageSize }),
+                charged: (fetched) => (credited ? fetched.items.length : 0),
+                // A free page's transport faults are retried by the client; a credited page's here.
+                retry: credited ? (options.retry ?? defaultRetry) : noRetry,
+              }),
+            ),
           ),
           Effect.flatMap(
             Option.match({

@@ -12,7 +12,8 @@ const descriptions: Record<string, string> = {
   base_url: "The API's address. Default https://api.salesintel.io.",
   credit_budget: "The most credits one run may spend, all streams together. The run stops before passing it.",
   page_size: "Records per page, 1 to 50.",
-  concurrency: "Credited pages in flight at once.",
+  concurrency:
+    "The most pages in flight at once, 1 to 256. The connector keeps as many in flight as the measured latency of the provider needs to hold requests_per_minute (rate x latency, with headroom), fewer after a 429, never more than this. Default 64 (enough for 2 s of latency at 1,800 a minute). Pages in flight are paid for before they are checkpointed: a run killed without warning may buy them again.",
   timeout_ms: "Per-request timeout in milliseconds, for free requests (previews, taxonomy).",
   credited_timeout_ms:
     "Timeout in milliseconds of a credited request (search, append). A credited request that times out may have been charged: it counts as spent and is retried only with a new reservation. Default 60000.",
