@@ -54,6 +54,12 @@ export interface Options<A> {
    * time under a new reservation (CreditedRequest.ts). Default: the client's defaults.
    */
   readonly retry?: RetrySettings | undefined
+  /**
+   * On a page's failure, let the pages already in flight land and be emitted (they are paid for),
+   * request no later page, and fail the stream after them. Default false: the failure ends the
+   * stream at once and the pages in flight are cut off (counted as possibly charged).
+   */
+  readonly landInFlightOnFailure?: boolean | undefined
 }
 
 const defaultRetry = RetrySettings.make({})
@@ -131,12 +137,18 @@ export const stream = <A>(options: Options<A>): Stream.Stream<Event<A>, ApiError
         return turn
       }
       const refusal = yield* Ref.make(Option.none<BudgetExhausted>())
+      // With landInFlightOnFailure: the first failure, raised once the pages in flight have landed.
+      const failed = yield* Ref.make(Option.none<ApiError>())
+      const raiseFailure = Stream.unwrap(
+        Effect.map(Ref.get(failed), Option.match({ onNone: () => Stream.empty, onSome: Stream.fail })),
+      )
       let knownTotal: number | undefined
 
       // Refusing a page also refuses every later one: the shortfall is counted, not scattered.
       const reserveFor = (page: number): Effect.Effect<Option.Option<Reservation>> =>
         Effect.gen(function* () {
-          if (Option.isSome(yield* Ref.get(refusal))) return Option.none()
+          if (Option.isSome(yield* Ref.get(refusal)) || Option.isSome(yield* Ref.get(failed)))
+            return Option.none()
           const needed = worstCase(page)
           const reservation = yield* budget.reserve(needed)
           if (Option.isNone(reservation)) {
@@ -159,7 +171,7 @@ export const stream = <A>(options: Options<A>): Stream.Stream<Event<A>, ApiError
       const decide = (page: number): Effect.Effect<Option.Option<Reservation>> =>
         reserveFor(page).pipe(Effect.ensuring(Deferred.succeed(turnOf(page + 1), undefined)))
 
-      const fetchPage = (page: number): Effect.Effect<Event<A>, ApiError> =>
+      const fetchPage = (page: number): Effect.Effect<Option.Option<Event<A>>, ApiError> =>
         Deferred.await(turnOf(page)).pipe(
           Effect.zipRight(
             // The permit before the reservation: credits are held only for pages about to be sent.
@@ -177,13 +189,20 @@ export const stream = <A>(options: Options<A>): Stream.Stream<Event<A>, ApiError
           ),
           Effect.flatMap(
             Option.match({
-              onNone: () => Effect.map(Ref.get(refusal), (refused) => Option.getOrThrow(refused) as Event<A>),
+              // Not sent: refused (the budget's event), or after a failure (nothing to say).
+              onNone: () =>
+                Effect.map(
+                  Ref.get(refusal),
+                  Option.map((refused): Event<A> => refused),
+                ),
               onSome: ({ value }) =>
                 Effect.succeed(
-                  new PageFetched({
-                    page: value,
-                    creditsCharged: credited ? value.items.length : 0,
-                  }) as Event<A>,
+                  Option.some(
+                    new PageFetched({
+                      page: value,
+                      creditsCharged: credited ? value.items.length : 0,
+                    }) as Event<A>,
+                  ),
                 ),
             }),
           ),
@@ -218,6 +237,7 @@ export const stream = <A>(options: Options<A>): Stream.Stream<Event<A>, ApiError
         let counted: number | undefined
         const planned = (lastPage < startPage ? Stream.empty : Stream.range(startPage, lastPage)).pipe(
           Stream.mapEffect(fetchPage, { concurrency }),
+          Stream.filterMap((event) => event),
           Stream.tap((event) =>
             Effect.sync(() => {
               if (event._tag === "PageFetched" && event.page.resultCount !== undefined)
@@ -228,9 +248,10 @@ export const stream = <A>(options: Options<A>): Stream.Stream<Event<A>, ApiError
         )
         // The query grew since it was sized: read on from the page after the plan.
         const more = Stream.unwrap(
-          Effect.map(Ref.get(refusal), (refused) => {
+          Effect.map(Effect.zip(Ref.get(refusal), Ref.get(failed)), ([refused, failure]) => {
             const grown = capped(counted)
             return Option.isNone(refused) &&
+              Option.isNone(failure) &&
               grown !== undefined &&
               grown > plannedTotal &&
               lastPage < deepestPage
@@ -242,10 +263,13 @@ export const stream = <A>(options: Options<A>): Stream.Stream<Event<A>, ApiError
               : trailer(grown ?? plannedTotal, counted)
           }),
         )
-        return Stream.concat(planned, more)
+        return Stream.concat(Stream.concat(planned, more), raiseFailure)
       }
 
-      const first = yield* fetchPage(startPage)
+      const firstEvent = yield* fetchPage(startPage)
+      // Nothing in flight beside the first page: its failure is raised at once.
+      if (Option.isNone(firstEvent)) return raiseFailure
+      const first = firstEvent.value
       if (first._tag !== "PageFetched" || first.page.items.length < pageSize) return Stream.make(first)
 
       const resultCount = first.page.resultCount
@@ -256,6 +280,7 @@ export const stream = <A>(options: Options<A>): Stream.Stream<Event<A>, ApiError
         // Without a count, the end is the first short page: one page at a time, so that no page
         // past the end is reserved.
         Stream.mapEffect(fetchPage, { concurrency: reachableTotal === undefined ? 1 : concurrency }),
+        Stream.filterMap((event) => event),
         Stream.takeUntil(
           (event) =>
             reachableTotal === undefined &&
@@ -264,6 +289,9 @@ export const stream = <A>(options: Options<A>): Stream.Stream<Event<A>, ApiError
         ),
         landedAfterRefusal,
       )
-      return Stream.concat(Stream.make(first), Stream.concat(rest, trailer(reachableTotal, resultCount)))
+      return Stream.concat(
+        Stream.make(first),
+        Stream.concat(Stream.concat(rest, trailer(reachableTotal, resultCount)), raiseFailure),
+      )
     }),
   )

@@ -34,7 +34,20 @@ export interface Options<A> {
   readonly position?: Position | undefined
   /** Attempts of a credited page after an unknown outcome, each under a new reservation. */
   readonly retry: Connection.RetrySettings
+  /** The partition plan, when the caller made it already (see `plan`); else it is made here. */
+  readonly plan?: Partitioner.Plan | undefined
+  /** On a failure, the pages in flight land and are emitted before it (Pager.landInFlightOnFailure). */
+  readonly landInFlightOnFailure?: boolean | undefined
 }
+
+/** The search's partitions, sized with the free preview. */
+export const plan = (
+  options: Pick<Options<unknown>, "client" | "filters" | "concurrency">,
+): Effect.Effect<Partitioner.Plan, ApiError.ApiError> =>
+  Partitioner.plan(options.filters, {
+    count: Partitioner.previewCount(options.client),
+    concurrency: options.concurrency,
+  })
 
 export type Event<A> =
   | { readonly _tag: "Warning"; readonly message: string }
@@ -68,11 +81,8 @@ export const run = <A>(
           nextPage: 1,
           records: undefined,
         })
-      const plan = yield* Partitioner.plan(options.filters, {
-        count: Partitioner.previewCount(options.client),
-        concurrency: options.concurrency,
-      })
-      const warnings = plan.unsplittable.map(
+      const parts = options.plan ?? (yield* plan(options))
+      const warnings = parts.unsplittable.map(
         (part): Event<A> => ({
           _tag: "Warning",
           message: `contacts search "${options.name}": ${part.count} records cannot be reached (${part.reason}); filters ${canonicalJson(part.filters)}. Narrow the search to read them.`,
@@ -94,6 +104,7 @@ export const run = <A>(
           startPage: current?.part === key ? current.next_page : 1,
           expectedRecords: part.count,
           retry: options.retry,
+          landInFlightOnFailure: options.landInFlightOnFailure,
         }).pipe(
           Stream.mapEffect((event): Effect.Effect<Event<A>> => {
             switch (event._tag) {
@@ -129,7 +140,7 @@ export const run = <A>(
         )
         return Stream.concat(pages, done)
       }
-      const parts = Stream.fromIterable(plan.parts).pipe(
+      const partStreams = Stream.fromIterable(parts.parts).pipe(
         Stream.filter((part) => !completed.has(partKey(options.name, part.filters))),
         Stream.flatMap((part) =>
           Stream.unwrap(
@@ -145,7 +156,7 @@ export const run = <A>(
           ),
         ),
       )
-      return Stream.concat(Stream.fromIterable(warnings), parts)
+      return Stream.concat(Stream.fromIterable(warnings), partStreams)
     }),
   )
 
