@@ -185,6 +185,16 @@ export const stream = <A>(options: Options<A>): Stream.Stream<Event<A>, ApiError
                 // A free page's transport faults are retried by the client; a credited page's here.
                 retry: credited ? (options.retry ?? defaultRetry) : noRetry,
               }),
+            ).pipe(
+              Effect.catchAll(
+                (error): Effect.Effect<Option.Option<CreditedRequest.Delivered<Page<A>>>, ApiError> =>
+                  options.landInFlightOnFailure === true
+                    ? Effect.as(
+                        Ref.update(failed, (first) => (Option.isSome(first) ? first : Option.some(error))),
+                        Option.none(),
+                      )
+                    : Effect.fail(error),
+              ),
             ),
           ),
           Effect.flatMap(
