@@ -182,10 +182,13 @@ export const openSandbox = (latencyMs = 15): Promise<Sandbox> =>
 
 /**
  * What a run killed without warning (SIGKILL) may buy again on its rerun: the credited pages in
- * flight (concurrency 4 of 50 records) and the records since its last committed state (at most
- * two pages more: the one being mapped and the one waiting for its checkpoint).
+ * flight (at most `concurrency`, 4 in the suite's config, of 50 records: the pages in flight follow
+ * the latency, and the cap is what bounds them whatever it is) and the records since its last
+ * committed state (at most two pages more: the one being mapped and the one waiting for its
+ * checkpoint).
  */
-export const sigkillBound = (4 + 2) * 50
+export const suiteConcurrency = 4
+export const sigkillBound = (suiteConcurrency + 2) * 50
 
 export const charged = (sandbox: Sandbox, key = "sandbox-full"): number =>
   sandbox.accounts()[key]?.credits_charged ?? 0
@@ -198,6 +201,7 @@ export const chaosConfig = (sandbox: Sandbox, overrides: Record<string, unknown>
   contacts: { searches: [{ name: "it-vps", filters: { job_departments: ["it_is"], job_levels: ["vp"] } }] },
   companies: { domains: sandbox.dataset.companies.slice(0, 25).map((company) => company.domain) },
   taxonomy: { products: ["cloud", "data"] },
+  concurrency: suiteConcurrency,
   ...overrides,
 })
 

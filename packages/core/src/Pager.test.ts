@@ -1,5 +1,5 @@
 import { describe, expect, it } from "@effect/vitest"
-import { Chunk, Effect, Layer, Random, Stream } from "effect"
+import { Chunk, Deferred, Effect, Layer, Random, Stream } from "effect"
 import fc from "fast-check"
 import * as AdaptiveConcurrency from "./AdaptiveConcurrency.ts"
 import { ServerError } from "./ApiError.ts"
@@ -258,6 +258,31 @@ describe("Pager", () => {
       expect(emitted.slice(0, 200)).toEqual(range(200))
       expect(Math.max(...query.requested)).toBeLessThanOrEqual(5 + 4)
     }),
+  )
+
+  it.effect(
+    "plannedReserved: says when every planned page has its reservation, and whether all got one",
+    () =>
+      Effect.gen(function* () {
+        for (const [budgetLimit, expected] of [
+          [10_000, true],
+          [120, false],
+        ] as const) {
+          const query = fakeQuery(300)
+          const plannedReserved = yield* Deferred.make<boolean>()
+          const budget = yield* makeBudget(budgetLimit)
+          yield* Stream.runDrain(
+            Pager.stream({
+              fetch: query.fetch,
+              credited: true,
+              concurrency: 3,
+              expectedRecords: 300,
+              plannedReserved,
+            }),
+          ).pipe(Effect.provide(Layer.succeed(CreditBudget, budget)))
+          expect(yield* Deferred.await(plannedReserved)).toBe(expected)
+        }
+      }),
   )
 
   it.effect("takes a permit of the InFlight gate per page, and never has more pages out than it allows", () =>

@@ -60,6 +60,13 @@ export interface Options<A> {
    * stream at once and the pages in flight are cut off (counted as possibly charged).
    */
   readonly landInFlightOnFailure?: boolean | undefined
+  /**
+   * With expectedRecords: completed once the last planned page has had its turn at the budget,
+   * true if every planned page got its reservation. From then on this query reserves nothing more
+   * (unless it grew), so the caller may start the next query while these pages are in flight,
+   * without breaking the order in which credits are reserved.
+   */
+  readonly plannedReserved?: Deferred.Deferred<boolean> | undefined
 }
 
 const defaultRetry = RetrySettings.make({})
@@ -169,7 +176,14 @@ export const stream = <A>(options: Options<A>): Stream.Stream<Event<A>, ApiError
           return reservation
         })
       const decide = (page: number): Effect.Effect<Option.Option<Reservation>> =>
-        reserveFor(page).pipe(Effect.ensuring(Deferred.succeed(turnOf(page + 1), undefined)))
+        reserveFor(page).pipe(
+          Effect.tap((reservation) =>
+            page === plannedLastPage && options.plannedReserved !== undefined
+              ? Deferred.succeed(options.plannedReserved, Option.isSome(reservation))
+              : Effect.void,
+          ),
+          Effect.ensuring(Deferred.succeed(turnOf(page + 1), undefined)),
+        )
 
       const fetchPage = (page: number): Effect.Effect<Option.Option<Event<A>>, ApiError> =>
         Deferred.await(turnOf(page)).pipe(
@@ -227,6 +241,10 @@ export const stream = <A>(options: Options<A>): Stream.Stream<Event<A>, ApiError
       const capped = (count: number | undefined) =>
         count === undefined ? maxRecords : Math.min(count, maxRecords ?? Number.POSITIVE_INFINITY)
       const lastPageFor = (total: number) => Math.min(deepestPage, Math.ceil(total / pageSize))
+      const plannedLastPage =
+        options.expectedRecords === undefined
+          ? undefined
+          : lastPageFor(capped(options.expectedRecords) ?? options.expectedRecords)
 
       // After the last page: say so if the query held more than paging can reach.
       const trailer = (total: number | undefined, resultCount: number | undefined) =>

@@ -9,7 +9,7 @@
  */
 import type { ApiError, Client, Connection, Filters, Page } from "@salesintel/core"
 import { CreditBudget, Pager, Partitioner } from "@salesintel/core"
-import { Effect, Ref, Stream } from "effect"
+import { Chunk, Deferred, Effect, Fiber, Queue, Ref, Stream, type Take } from "effect"
 import { canonicalJson } from "../streams/common.ts"
 
 export interface Position {
@@ -67,10 +67,13 @@ export type Event<A> =
   /** A part not begun because an earlier one was refused: `records` it holds, all unread. */
   | { readonly _tag: "Skipped"; readonly part: string; readonly records: number }
 
+/** Events of a part read ahead of the consumer: few, since they are paid for and not yet emitted. */
+const partQueueCapacity = 4
+
 export const run = <A>(
   options: Options<A>,
 ): Stream.Stream<Event<A>, ApiError.ApiError, CreditBudget.CreditBudget> =>
-  Stream.unwrap(
+  Stream.unwrapScoped(
     Effect.gen(function* () {
       const budget = yield* CreditBudget.CreditBudget
       // Stopped before the search began: not even its free previews are asked for.
@@ -93,6 +96,7 @@ export const run = <A>(
       const refused = yield* Ref.make(false)
       const partEvents = (
         part: Partitioner.Part,
+        plannedReserved: Deferred.Deferred<boolean>,
       ): Stream.Stream<Event<A>, ApiError.ApiError, CreditBudget.CreditBudget> => {
         const key = partKey(options.name, part.filters)
         const current = options.position?.current
@@ -105,6 +109,7 @@ export const run = <A>(
           expectedRecords: part.count,
           retry: options.retry,
           landInFlightOnFailure: options.landInFlightOnFailure,
+          plannedReserved,
         }).pipe(
           Stream.mapEffect((event): Effect.Effect<Event<A>> => {
             switch (event._tag) {
@@ -140,21 +145,48 @@ export const run = <A>(
         )
         return Stream.concat(pages, done)
       }
-      const partStreams = Stream.fromIterable(parts.parts).pipe(
-        Stream.filter((part) => !completed.has(partKey(options.name, part.filters))),
-        Stream.flatMap((part) =>
-          Stream.unwrap(
-            Effect.map(Ref.get(refused), (stop) =>
-              stop
-                ? Stream.make<Array<Event<A>>>({
-                    _tag: "Skipped",
-                    part: partKey(options.name, part.filters),
-                    records: part.count,
-                  })
-                : partEvents(part),
-            ),
-          ),
-        ),
+      // The parts are read one after the other, but a part begins as soon as the one before has
+      // reserved its last page, while that one's last pages are still in flight: no pause of one
+      // latency between parts. Each part's events wait in a small queue of their own and come out
+      // in part order; credits are still reserved in part order, page by page.
+      const toRead = parts.parts.filter((part) => !completed.has(partKey(options.name, part.filters)))
+      const scope = yield* Effect.scope
+      const queues = yield* Effect.forEach(toRead, () =>
+        Queue.bounded<Take.Take<Event<A>, ApiError.ApiError>>(partQueueCapacity),
+      )
+      const failed = yield* Ref.make(false)
+      const startParts = Effect.forEach(
+        toRead,
+        (part, index) =>
+          Effect.gen(function* () {
+            if (yield* Ref.get(failed)) return
+            const plannedReserved = yield* Deferred.make<boolean>()
+            const events = Stream.unwrap(
+              Effect.map(Ref.get(refused), (stop) =>
+                stop
+                  ? Stream.make<Array<Event<A>>>({
+                      _tag: "Skipped",
+                      part: partKey(options.name, part.filters),
+                      records: part.count,
+                    })
+                  : partEvents(part, plannedReserved),
+              ),
+            ).pipe(Stream.tapErrorCause(() => Ref.set(failed, true)))
+            const queue = queues[index]
+            if (queue === undefined) return
+            const reading = yield* Effect.forkIn(Stream.runIntoQueue(events, queue), scope)
+            const allReserved = yield* Effect.raceFirst(
+              Deferred.await(plannedReserved),
+              Effect.as(Fiber.await(reading), false),
+            )
+            // A refusal or a failure: the part ends first, so the next one knows (Skipped, or none).
+            if (!allReserved) yield* Fiber.await(reading)
+          }),
+        { discard: true },
+      )
+      yield* Effect.forkIn(startParts, scope)
+      const partStreams = Stream.concatAll(
+        Chunk.fromIterable(queues.map((queue) => Stream.flattenTake(Stream.fromQueue(queue)))),
       )
       return Stream.concat(Stream.fromIterable(warnings), partStreams)
     }),

@@ -10,6 +10,9 @@
  * of each email), the ids are diffed against the set, and only new contacts and those older than
  * refresh_after_days are bought, by match_ids. A contact found by two searches, or by a search and
  * an email, is bought once; a rerun over unchanged data buys nothing.
+ * A search of which nothing can be bought already (no contact in the set is fresh) would buy
+ * every contact it returns that way, so it is read directly through the credited search instead,
+ * as full_refresh does, and its ids go into the set: the same credits and state, half the requests.
  *
  * The state changes only in emission order (never inside a concurrent task), so a checkpoint
  * covers exactly the records emitted before it. full_refresh state is its position, written after
