@@ -248,8 +248,11 @@ export const make = (config: ConnectionConfig) =>
           if (Either.isRight(answer) || answer.left._tag !== "Transport")
             yield* inFlight.observe((yield* Clock.currentTimeMillis) - sentAt)
           if (Either.isLeft(answer) && answer.left._tag === "RateLimited") {
-            // Everyone waits (the limit is the user's), and fewer requests go out after.
-            yield* rateLimit.pause(answer.left.retryAfterMillis ?? config.retry.initial_delay_ms)
+            // Everyone waits (the limit is the user's), and fewer requests go out after. A wait
+            // longer than max_retry_after_ms is not waited out (the request fails): no pause then,
+            // or the requests in flight would sit out a cooldown the run will not wait for.
+            const wait = answer.left.retryAfterMillis ?? config.retry.initial_delay_ms
+            if (wait <= config.retry.max_retry_after_ms) yield* rateLimit.pause(wait)
             yield* inFlight.congested
           }
           return yield* answer
