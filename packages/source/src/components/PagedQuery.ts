@@ -67,9 +67,6 @@ export type Event<A> =
   /** A part not begun because an earlier one was refused: `records` it holds, all unread. */
   | { readonly _tag: "Skipped"; readonly part: string; readonly records: number }
 
-/** Events of a part read ahead of the consumer: few, since they are paid for and not yet emitted. */
-const partQueueCapacity = 4
-
 export const run = <A>(
   options: Options<A>,
 ): Stream.Stream<Event<A>, ApiError.ApiError, CreditBudget.CreditBudget> =>
@@ -147,46 +144,58 @@ export const run = <A>(
       }
       // The parts are read one after the other, but a part begins as soon as the one before has
       // reserved its last page, while that one's last pages are still in flight: no pause of one
-      // latency between parts. Each part's events wait in a small queue of their own and come out
-      // in part order; credits are still reserved in part order, page by page.
+      // latency between parts. The first part streams straight to the caller; each later one runs
+      // ahead into a queue of one event, read in part order. Credits are still reserved in part
+      // order, page by page. What a later part adds to the pages paid for and not yet emitted (what
+      // a kill without warning may buy again) is that queue: one page, and one waiting to enter it.
       const toRead = parts.parts.filter((part) => !completed.has(partKey(options.name, part.filters)))
       const scope = yield* Effect.scope
-      const queues = yield* Effect.forEach(toRead, () =>
-        Queue.bounded<Take.Take<Event<A>, ApiError.ApiError>>(partQueueCapacity),
-      )
       const failed = yield* Ref.make(false)
-      const startParts = Effect.forEach(
-        toRead,
-        (part, index) =>
-          Effect.gen(function* () {
-            if (yield* Ref.get(failed)) return
-            const plannedReserved = yield* Deferred.make<boolean>()
-            const events = Stream.unwrap(
-              Effect.map(Ref.get(refused), (stop) =>
-                stop
-                  ? Stream.make<Array<Event<A>>>({
-                      _tag: "Skipped",
-                      part: partKey(options.name, part.filters),
-                      records: part.count,
-                    })
-                  : partEvents(part, plannedReserved),
-              ),
-            ).pipe(Stream.tapErrorCause(() => Ref.set(failed, true)))
-            const queue = queues[index]
-            if (queue === undefined) return
-            const reading = yield* Effect.forkIn(Stream.runIntoQueue(events, queue), scope)
-            const allReserved = yield* Effect.raceFirst(
-              Deferred.await(plannedReserved),
-              Effect.as(Fiber.await(reading), false),
-            )
-            // A refusal or a failure: the part ends first, so the next one knows (Skipped, or none).
-            if (!allReserved) yield* Fiber.await(reading)
-          }),
-        { discard: true },
+      const eventsOf = (part: Partitioner.Part, plannedReserved: Deferred.Deferred<boolean>) =>
+        Stream.unwrap(
+          Effect.map(Ref.get(refused), (stop) =>
+            stop
+              ? Stream.make<Array<Event<A>>>({
+                  _tag: "Skipped",
+                  part: partKey(options.name, part.filters),
+                  records: part.count,
+                })
+              : partEvents(part, plannedReserved),
+          ),
+        ).pipe(Stream.tapErrorCause(() => Ref.set(failed, true)))
+      // Waits until `part` has reserved its last page (true), or was refused or ended (false), then
+      // until it ended if it did not reserve them all, so that the next part knows what happened.
+      const handOver = (reserved: Deferred.Deferred<boolean>, ended: Effect.Effect<unknown>) =>
+        Effect.flatMap(Effect.raceFirst(Deferred.await(reserved), Effect.as(ended, false)), (allReserved) =>
+          allReserved ? Effect.void : Effect.asVoid(ended),
+        )
+
+      const [firstPart, ...laterParts] = toRead
+      if (firstPart === undefined) return Stream.fromIterable(warnings)
+      const firstReserved = yield* Deferred.make<boolean>()
+      const firstEnded = yield* Deferred.make<void>()
+      const first = eventsOf(firstPart, firstReserved).pipe(
+        Stream.ensuring(Deferred.succeed(firstEnded, undefined)),
       )
-      yield* Effect.forkIn(startParts, scope)
-      const partStreams = Stream.concatAll(
-        Chunk.fromIterable(queues.map((queue) => Stream.flattenTake(Stream.fromQueue(queue)))),
+      const queues = yield* Effect.forEach(laterParts, () =>
+        Queue.bounded<Take.Take<Event<A>, ApiError.ApiError>>(1),
+      )
+      const startLaterParts = Effect.gen(function* () {
+        yield* handOver(firstReserved, Deferred.await(firstEnded))
+        for (const [index, part] of laterParts.entries()) {
+          const queue = queues[index]
+          if (queue === undefined || (yield* Ref.get(failed))) return
+          const reserved = yield* Deferred.make<boolean>()
+          const reading = yield* Effect.forkIn(Stream.runIntoQueue(eventsOf(part, reserved), queue), scope)
+          yield* handOver(reserved, Fiber.await(reading))
+        }
+      })
+      yield* Effect.forkIn(startLaterParts, scope)
+      const partStreams = Stream.concat(
+        first,
+        Stream.concatAll(
+          Chunk.fromIterable(queues.map((queue) => Stream.flattenTake(Stream.fromQueue(queue)))),
+        ),
       )
       return Stream.concat(Stream.fromIterable(warnings), partStreams)
     }),
