@@ -360,7 +360,7 @@ const directSearch = (context: Context, search: ContactSearch, plan: Partitioner
       )
       const said = Output.log(
         "INFO",
-        `contacts search "${search.name}": none of its ${reachable} contacts bought yet, read directly through the credited search`,
+        `contacts search "${search.name}": none of its ${reachable} contacts bought yet (or every contact bought is due for refresh), read directly through the credited search`,
       )
       return Stream.concat(Stream.make<Array<ContactOutput>>(said), Stream.concat(pages, closing))
     }),
