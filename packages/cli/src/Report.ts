@@ -9,7 +9,7 @@ import { writeFile } from "node:fs/promises"
 import { join } from "node:path"
 import { Command, Options } from "@effect/cli"
 import { type Database, Target } from "@salesintel/postgres"
-import { Console, Data as EffectData, Effect, Option } from "effect"
+import { Console, Effect, Data as EffectData, Option } from "effect"
 import * as Data from "./report/Data.ts"
 import * as Page from "./report/Page.ts"
 import * as Sections from "./report/Sections.ts"
@@ -40,10 +40,7 @@ export const generate = (options: {
         ["companies", number.format(data.companies)],
         ["contacts", number.format(data.contacts)],
         ["technology categories in use", number.format(data.categories.length)],
-        [
-          "credits spent (runs shown)",
-          number.format(data.runs.reduce((sum, run) => sum + run.credits, 0)),
-        ],
+        ["credits spent (runs shown)", number.format(data.runs.reduce((sum, run) => sum + run.credits, 0))],
       ],
       sections: Sections.all(data),
     }),

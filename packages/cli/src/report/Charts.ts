@@ -3,8 +3,9 @@
  * browser): each function turns the report's numbers into an ECharts option, and `render` into
  * an SVG string. ECharts escapes every text it draws, so database strings are safe in the SVG.
  */
-import * as echarts from "echarts"
+
 import type { EChartsOption } from "echarts"
+import * as echarts from "echarts"
 import type * as Data from "./Data.ts"
 import { missing } from "./Labels.ts"
 
@@ -48,7 +49,12 @@ const rankedBars = (
     textStyle,
     grid: { left: 10, right: 90, top: 10, bottom: 30, containLabel: true },
     xAxis: { type: "value", name: "companies", nameLocation: "middle", nameGap: 24, minInterval: 1 },
-    yAxis: { type: "category", inverse: true, data: [...labels], axisLabel: { width: 280, overflow: "truncate" } },
+    yAxis: {
+      type: "category",
+      inverse: true,
+      data: [...labels],
+      axisLabel: { width: 280, overflow: "truncate" },
+    },
     series: [
       {
         type: "bar",
@@ -94,7 +100,9 @@ export const sizeBands = (data: Data.SizeBandAdoption): Chart => ({
       type: "bar",
       name: category,
       data: data.bands.map((band) =>
-        band.bandCompanies === 0 ? 0 : Number((((band.using[category] ?? 0) / band.bandCompanies) * 100).toFixed(1)),
+        band.bandCompanies === 0
+          ? 0
+          : Number((((band.using[category] ?? 0) / band.bandCompanies) * 100).toFixed(1)),
       ),
     })),
   },

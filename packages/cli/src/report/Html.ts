@@ -1,5 +1,5 @@
 /**
- * HTML text from values that may come from the database: every string goes through `escape`, so
+ * HTML text from values that may come from the database: every string goes through `escapeText`, so
  * a company, product or category named `<script>` shows as text and never runs.
  */
 
@@ -12,7 +12,7 @@ const entities: Readonly<Record<string, string>> = {
 }
 
 /** Text safe in element content and in quoted attribute values. */
-export const escape = (text: string): string => text.replace(/[&<>"']/g, (char) => entities[char] ?? char)
+export const escapeText = (text: string): string => text.replace(/[&<>"']/g, (char) => entities[char] ?? char)
 
 export type Cell = string | number
 
@@ -26,8 +26,8 @@ const number = new Intl.NumberFormat("en-US", { maximumFractionDigits: 2 })
 
 const cell = (value: Cell, tag: "td" | "th"): string =>
   typeof value === "number"
-    ? `<${tag} class="num">${escape(number.format(value))}</${tag}>`
-    : `<${tag}>${escape(value)}</${tag}>`
+    ? `<${tag} class="num">${escapeText(number.format(value))}</${tag}>`
+    : `<${tag}>${escapeText(value)}</${tag}>`
 
 /** An HTML table of `data`, every value escaped. */
 export const table = (data: DataTable): string =>

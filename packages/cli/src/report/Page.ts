@@ -3,7 +3,7 @@
  * nothing loaded by URL, so it opens offline, mails as one file and prints. Each section has its
  * chart and the numbers behind it as a table; a section without data says so instead.
  */
-import { type DataTable, escape, table } from "./Html.ts"
+import { type DataTable, escapeText, table } from "./Html.ts"
 
 export interface Section {
   readonly id: string
@@ -55,7 +55,7 @@ const section = (content: Section): string => {
     content.data.rows.length === 0
       ? ""
       : `<details><summary>The numbers (${content.data.rows.length} rows)</summary>${table(content.data)}</details>`
-  return `<section id="${escape(content.id)}"><h2>${escape(content.title)}</h2><p>${escape(content.description)}</p>${chart}${numbers}</section>`
+  return `<section id="${escapeText(content.id)}"><h2>${escapeText(content.title)}</h2><p>${escapeText(content.description)}</p>${chart}${numbers}</section>`
 }
 
 /** The whole HTML document. */
@@ -64,16 +64,16 @@ export const render = (content: PageContent): string => `<!doctype html>
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
-<title>${escape(content.title)}</title>
+<title>${escapeText(content.title)}</title>
 <style>${style}</style>
 </head>
 <body>
 <main>
-<header><h1>${escape(content.title)}</h1>${content.subtitle.map((line) => `<p>${escape(line)}</p>`).join("")}</header>
+<header><h1>${escapeText(content.title)}</h1>${content.subtitle.map((line) => `<p>${escapeText(line)}</p>`).join("")}</header>
 <div class="figures">${content.figures
-  .map(([label, value]) => `<div class="figure"><b>${escape(value)}</b>${escape(label)}</div>`)
+  .map(([label, value]) => `<div class="figure"><b>${escapeText(value)}</b>${escapeText(label)}</div>`)
   .join("")}</div>
-<nav>${content.sections.map((s) => `<a href="#${escape(s.id)}">${escape(s.title)}</a>`).join("")}</nav>
+<nav>${content.sections.map((s) => `<a href="#${escapeText(s.id)}">${escapeText(s.title)}</a>`).join("")}</nav>
 ${content.sections.map(section).join("\n")}
 </main>
 </body>
