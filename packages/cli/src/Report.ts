@@ -8,7 +8,7 @@ import { existsSync } from "node:fs"
 import { writeFile } from "node:fs/promises"
 import { join } from "node:path"
 import { Command, Options } from "@effect/cli"
-import { type Database, Target } from "@salesintel/postgres"
+import { type Database, PGliteDatabase, Sql, Target } from "@salesintel/postgres"
 import { Console, Effect, Data as EffectData, Option } from "effect"
 import * as Data from "./report/Data.ts"
 import * as Page from "./report/Page.ts"
@@ -68,7 +68,18 @@ const writeReport = (path: string, html: string) =>
       }),
   })
 
-const { databaseUrl, pgliteDir, schema } = Target.options
+// The target options, described for a command that only reads what a sync wrote.
+const databaseUrl = Target.options.databaseUrl
+const pgliteDir = Options.directory("pglite-dir").pipe(
+  Options.withDefault(PGliteDatabase.defaultDirectory),
+  Options.withDescription(
+    `the embedded PGlite directory a sync wrote, read when no database URL is given (default: ${PGliteDatabase.defaultDirectory}); it must hold a database already`,
+  ),
+)
+const schema = Options.text("schema").pipe(
+  Options.withDefault(Sql.defaultSchema),
+  Options.withDescription(`the schema a sync wrote the tables into (default: ${Sql.defaultSchema})`),
+)
 
 export const command = Command.make(
   "report",
