@@ -267,4 +267,6 @@ describe.each(servers.length > 0 ? servers : all)(
       expect(source.filter((contact) => typeof contact?.email === "string").length).toBeGreaterThan(0)
     })
   },
+  // Each test starts the built commands in processes of their own: slow on a loaded machine.
+  { timeout: 180_000 },
 )
