@@ -26,19 +26,35 @@ const RefreshAfterDays = PositiveInt.annotations({
   description: "Re-buy a record once it is older than this many days; left out, a record is bought once.",
 })
 
+/** The streams whose config section takes `exclude_fields`. */
+export type ExcludingStream = "contacts" | "companies"
+
+const keyFields = (stream: ExcludingStream): ReadonlySet<string> => {
+  const entry = Streams.streams[stream]
+  return new Set([...entry.primaryKey.map((path) => path.join(".")), ...(entry.cursorField ?? [])])
+}
+
+/**
+ * The fields a stream's `exclude_fields` may name: every field its record Schema declares (dotted
+ * for nested ones), but its primary key and cursor. The spec offers the same list.
+ */
+export const excludableFields = (stream: ExcludingStream): ReadonlyArray<string> => {
+  const keys = keyFields(stream)
+  return [...FieldPaths.declaredPaths(Streams.streams[stream].jsonSchema)].filter((path) => !keys.has(path))
+}
+
 /**
  * Fields a stream's records leave out (personal data, say), named as the provider sends them and
  * dotted for nested fields. Checked against the fields the stream's record Schema declares, so a
  * typo is an error instead of a field silently kept; the key and the cursor cannot be left out.
  */
-const ExcludeFields = (stream: "contacts" | "companies") => {
-  const entry = Streams.streams[stream]
-  const declared = FieldPaths.declaredPaths(entry.jsonSchema)
-  const required = new Set([...entry.primaryKey.map((path) => path.join(".")), ...(entry.cursorField ?? [])])
+const ExcludeFields = (stream: ExcludingStream) => {
+  const allowed = new Set(excludableFields(stream))
+  const keys = keyFields(stream)
   const problemOf = (name: string): string | undefined =>
-    required.has(name)
+    keys.has(name)
       ? `"${name}" keys the ${stream} stream (primary key or cursor) and cannot be excluded`
-      : declared.has(name)
+      : allowed.has(name)
         ? undefined
         : `"${name}" is not a field of ${stream} records (names as the provider sends them, dotted for nested fields, e.g. company.revenue or addresses.street_1)`
   return Schema.Array(Schema.String).pipe(

@@ -96,6 +96,23 @@ describe("the spec's connectionSpecification", () => {
     }
     expect(validate(config), JSON.stringify(validate.errors)).toBe(true)
     expect(validate({ ...config, page_size: 80 })).toBe(false)
+    // The form offers exactly the names the decoder accepts for exclude_fields.
+    expect(validate({ ...config, contacts: { exclude_fields: ["personal_emial"] } })).toBe(false)
+    const offered = (stream: "contacts" | "companies"): ReadonlyArray<string> => {
+      const node = properties.find(({ field }) => field === `${stream}.exclude_fields`)?.node
+      const items = isNode(node?.items) ? node.items : {}
+      return Array.isArray(items.enum) ? (items.enum as ReadonlyArray<string>) : []
+    }
+    expect(offered("contacts")).toEqual(Config.excludableFields("contacts"))
+    expect(offered("contacts")).toEqual(
+      expect.arrayContaining(["personal_email", "phone_numbers", "company.revenue"]),
+    )
+    expect(offered("contacts")).not.toContain("match_id")
+    expect(offered("companies")).toContain("technologies.in_use")
+    for (const name of offered("contacts"))
+      expect(
+        Config.decode({ api_key: "k", credit_budget: 1, contacts: { exclude_fields: [name] } })._tag,
+      ).toBe("Right")
     // Every default the form shows is one the decoder accepts.
     const defaults = Object.fromEntries(
       properties

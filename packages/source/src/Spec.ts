@@ -9,7 +9,7 @@
  */
 import { JsonSchema, type Message } from "@salesintel/airbyte"
 import { JSONSchema, Schema } from "effect"
-import { SourceConfig } from "./Config.ts"
+import { excludableFields, SourceConfig } from "./Config.ts"
 import { fieldTexts } from "./SpecText.ts"
 
 /** Where the form's "documentation" link points: the provider's API documentation. */
@@ -95,6 +95,22 @@ export const connectionSpecification = (): Record<string, unknown> => {
   const shaped = shape(rendered, "", schemaDefaults()) as JsonObject
   const properties = { ...(shaped.properties as Readonly<Record<string, JsonObject>>) }
   properties.api_key = { ...properties.api_key, airbyte_secret: true }
+  // The form offers the names exclude_fields accepts (a multi-select), the decoder's own list.
+  for (const stream of ["contacts", "companies"] as const) {
+    const section = properties[stream] as JsonObject
+    const sectionProperties = section.properties as Readonly<Record<string, JsonObject>>
+    const excluded = sectionProperties.exclude_fields as JsonObject
+    properties[stream] = {
+      ...section,
+      properties: {
+        ...sectionProperties,
+        exclude_fields: {
+          ...excluded,
+          items: { type: "string", enum: excludableFields(stream) },
+        },
+      },
+    }
+  }
   return { ...shaped, title: "SalesIntel source", properties }
 }
 
