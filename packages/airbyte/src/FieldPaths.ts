@@ -41,9 +41,11 @@ export const declaredPaths = (jsonSchema: JsonNode): ReadonlySet<string> => {
   return paths
 }
 
+type TreeBuilder = Map<string, TreeBuilder | true>
+
 /** The tree of the given dotted paths; a path inside one already dropped adds nothing. */
 export const treeOf = (paths: Iterable<string>): PathTree => {
-  const root = new Map<string, Map<string, unknown> | true>()
+  const root: TreeBuilder = new Map()
   for (const path of paths) {
     const names = path.split(".")
     let level = root
@@ -54,12 +56,12 @@ export const treeOf = (paths: Iterable<string>): PathTree => {
         level.set(name, true)
         break
       }
-      const next = existing ?? new Map<string, Map<string, unknown> | true>()
+      const next: TreeBuilder = existing ?? new Map()
       level.set(name, next)
-      level = next as typeof root
+      level = next
     }
   }
-  return root as PathTree
+  return root
 }
 
 /**
