@@ -119,7 +119,12 @@ describe("the spec's connectionSpecification", () => {
         .filter(({ field, node }) => !field.includes(".") && node.default !== undefined)
         .map(({ field, node }) => [field, node.default]),
     )
-    expect(defaults).toMatchObject({ page_size: 50, concurrency: 4, requests_per_minute: 1800 })
+    // ...and the one it fills in when the field is left out.
+    const filled = Config.decode({ api_key: "k", credit_budget: 1 })
+    if (filled._tag === "Left") throw filled.left
+    expect(Object.keys(defaults)).toEqual(expect.arrayContaining(["page_size", "concurrency", "base_url"]))
+    for (const [field, value] of Object.entries(defaults))
+      expect((filled.right as unknown as Record<string, unknown>)[field], field).toBe(value)
     expect(Config.decode({ api_key: "k", credit_budget: 1, ...defaults })._tag).toBe("Right")
   })
 

@@ -164,7 +164,7 @@ export const fieldTexts: Readonly<Record<string, FieldText>> = {
       "The most credits one run may spend, all streams together. The run stops before passing it and saves its state.",
   },
   page_size: { title: "Page size", description: "Records per page, 1 to 50." },
-  concurrency: { title: "Concurrency", description: "Credited pages in flight at once, 1 to 16." },
+  concurrency: { title: "Concurrency", description: "The most credited pages in flight at once." },
   timeout_ms: {
     title: "Request timeout (ms)",
     description: "Per-request timeout in milliseconds, for free requests (previews, taxonomy).",
