@@ -1,8 +1,8 @@
 import { type Catalog, Message, Streams } from "@salesintel/airbyte"
-import { Either } from "effect"
+import { Effect, Either, Stream } from "effect"
 import { describe, expect, it } from "vitest"
 import * as Config from "./Config.ts"
-import { excludedPaths, recordFilter } from "./Exclusions.ts"
+import { excludedPaths, recordFilter, withoutExcluded } from "./Exclusions.ts"
 
 const configWith = (contacts: Record<string, unknown>) =>
   Either.getOrThrow(Config.decode({ api_key: "k", credit_budget: 1, contacts }))
@@ -49,5 +49,25 @@ describe("the read's record filter", () => {
       destination_sync_mode: "overwrite",
     }
     expect(excludedPaths(config, companies)).toEqual([])
+  })
+})
+
+describe("withoutExcluded (the read's stage)", () => {
+  it("adds no stage when nothing is excluded: the same stream comes back", () => {
+    const messages = Stream.make(Message.record("contacts", data, 1))
+    expect(withoutExcluded(configWith({}), contactsStream())(messages)).toBe(messages)
+  })
+
+  it("filters RECORDs and passes every other message as it is", async () => {
+    const log = Message.log("INFO", "personal_email")
+    const messages = Stream.make(Message.record("contacts", data, 1), log)
+    const filtered = await Effect.runPromise(
+      Stream.runCollect(
+        withoutExcluded(configWith({ exclude_fields: ["personal_email"] }), contactsStream())(messages),
+      ),
+    )
+    const [record, passed] = [...filtered]
+    expect(record?.type === "RECORD" && "personal_email" in record.record.data).toBe(false)
+    expect(passed).toBe(log)
   })
 })

@@ -4,6 +4,7 @@
  * They are taken out before a record leaves the source, so no message, table or `_raw` has them.
  */
 import { Catalog, FieldPaths, type Message } from "@salesintel/airbyte"
+import { Stream } from "effect"
 import type { SourceConfig } from "./Config.ts"
 
 /** The config's `exclude_fields` for a stream (the taxonomy has none: it holds no personal data). */
@@ -39,3 +40,15 @@ export const recordFilter = (
   const tree = FieldPaths.treeOf(paths)
   return (record) => FieldPaths.removeFromRecord(record, tree)
 }
+
+/**
+ * A read's messages with the excluded fields taken out of every RECORD: the messages as they are
+ * (no stage added) when nothing is excluded.
+ */
+export const withoutExcluded =
+  (config: SourceConfig, entry: Catalog.ConfiguredStream) =>
+  <E, R>(messages: Stream.Stream<Message.Message, E, R>): Stream.Stream<Message.Message, E, R> => {
+    if (excludedPaths(config, entry).length === 0) return messages
+    const filter = recordFilter(config, entry)
+    return Stream.map(messages, (message) => (message.type === "RECORD" ? filter(message) : message))
+  }

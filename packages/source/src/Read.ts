@@ -16,7 +16,7 @@ import { type ApiError, type Client, CreditBudget } from "@salesintel/core"
 import { Cause, Effect, Option, Redacted, Stream } from "effect"
 import type { SourceConfig } from "./Config.ts"
 import { definitionOf } from "./Definitions.ts"
-import { recordFilter } from "./Exclusions.ts"
+import { withoutExcluded } from "./Exclusions.ts"
 import type { Output } from "./Output.ts"
 import type { StateError } from "./StateError.ts"
 
@@ -147,14 +147,12 @@ export const read = (options: ReadOptions): Read => {
     }
     let sinceCheckpoint = 0
     const name = definition.stream.name
-    // Excluded fields (config exclude_fields, catalog field selection) leave before the record does.
-    const withoutExcluded = recordFilter(config, entry)
     const toMessage = (output: Output<unknown>): ReadonlyArray<Message.Message> => {
       switch (output._tag) {
         case "Record": {
           sinceCheckpoint++
           streamSummary.records++
-          const record = withoutExcluded(Message.record(name, output.data, Date.now(), output.decoded))
+          const record = Message.record(name, output.data, Date.now(), output.decoded)
           return streamSummary.records === 1 ? [status(name, "RUNNING"), record] : [record]
         }
         case "Checkpoint": {
@@ -191,6 +189,8 @@ export const read = (options: ReadOptions): Read => {
       Effect.map(spentNow, (spentBefore) =>
         definition.read({ config, syncMode: entry.sync_mode, state: state.get(name), startedAt }).pipe(
           Stream.mapConcat(toMessage),
+          // Excluded fields (config exclude_fields, catalog field selection) leave before the record does.
+          withoutExcluded(config, entry),
           (messages) => Stream.concat(Stream.make(status(name, "STARTED")), messages),
           Stream.ensuring(
             Effect.map(spentNow, (spentAfter) => {
