@@ -68,6 +68,50 @@ describe("Config.decode", () => {
     expect(problems[0]?.message).toContain('"same" is used twice')
   })
 
+  it("accepts exclude_fields naming record fields, nested ones dotted", () => {
+    const config = Either.getOrThrow(
+      Config.decode({
+        ...issueConfig,
+        contacts: {
+          exclude_fields: ["personal_email", "phone_numbers", "company.revenue", "addresses.street_1"],
+        },
+        companies: { domains: ["example.com"], exclude_fields: ["technologies.in_use"] },
+      }),
+    )
+    expect(config.contacts?.exclude_fields).toHaveLength(4)
+    expect(config.companies?.exclude_fields).toEqual(["technologies.in_use"])
+    expect(Either.getOrThrow(Config.decode(issueConfig)).contacts?.exclude_fields).toEqual([])
+  })
+
+  it("refuses an excluded field no record has, naming it, its place and the stream", () => {
+    const problems = problemsOf({
+      ...issueConfig,
+      contacts: { exclude_fields: ["personal_email", "personal_emial", "company.nonsense"] },
+      companies: { exclude_fields: ["phone_numbers"] },
+    })
+    expect(problems.map((p) => p.path)).toEqual([
+      "contacts.exclude_fields[1]",
+      "contacts.exclude_fields[2]",
+      "companies.exclude_fields[0]",
+    ])
+    expect(problems[0]?.message).toContain('"personal_emial" is not a field of contacts records')
+    expect(problems[2]?.message).toContain('"phone_numbers" is not a field of companies records')
+  })
+
+  it("refuses excluding a stream's key or cursor", () => {
+    const problems = problemsOf({
+      ...issueConfig,
+      contacts: { exclude_fields: ["match_id", "_salesintel_fetched_at"] },
+      companies: { exclude_fields: ["company_id"] },
+    })
+    expect(problems.map((p) => p.path)).toEqual([
+      "contacts.exclude_fields[0]",
+      "contacts.exclude_fields[1]",
+      "companies.exclude_fields[0]",
+    ])
+    expect(problems[0]?.message).toContain("cannot be excluded")
+  })
+
   it("never echoes the key in an error", () => {
     const error = Either.getLeft(Config.decode({ api_key: 12345678, credit_budget: 1 }))
     expect(error._tag).toBe("Some")

@@ -16,6 +16,7 @@ import { type ApiError, type Client, CreditBudget } from "@salesintel/core"
 import { Cause, Effect, Option, Redacted, Stream } from "effect"
 import type { SourceConfig } from "./Config.ts"
 import { definitionOf } from "./Definitions.ts"
+import { withoutExcluded } from "./Exclusions.ts"
 import type { Output } from "./Output.ts"
 import type { StateError } from "./StateError.ts"
 
@@ -188,6 +189,8 @@ export const read = (options: ReadOptions): Read => {
       Effect.map(spentNow, (spentBefore) =>
         definition.read({ config, syncMode: entry.sync_mode, state: state.get(name), startedAt }).pipe(
           Stream.mapConcat(toMessage),
+          // Excluded fields (config exclude_fields, catalog field selection) leave before the record does.
+          withoutExcluded(config, entry),
           (messages) => Stream.concat(Stream.make(status(name, "STARTED")), messages),
           Stream.ensuring(
             Effect.map(spentNow, (spentAfter) => {
