@@ -91,7 +91,36 @@ export class ServerError extends Data.TaggedError("ServerError")<{
   }
 }
 
-/** Any other status the provider is not documented to send (400, 404, ...). Never retried. */
+/**
+ * 400: the provider refused the request's parameters. Every filter comes from the user's config,
+ * so this is the user's to fix: the message names the parameter the provider's message points
+ * at (when it names one of those sent) and quotes what the provider said. Never retried.
+ */
+export class BadRequest extends Data.TaggedError("BadRequest")<{
+  readonly endpoint: Endpoint
+  /** The sent query parameter the provider's message names, when it names one. */
+  readonly parameter?: string | undefined
+  readonly providerMessage?: string | undefined
+}> {
+  override get message(): string {
+    const what =
+      this.parameter === undefined
+        ? "the provider refused the request's parameters"
+        : `the provider refused the parameter ${this.parameter}`
+    const fix =
+      this.parameter === undefined
+        ? "Check the filters in the config against the provider's rules."
+        : pagingParameters.has(this.parameter)
+          ? "The connector chose this value: please report it."
+          : `Correct ${this.parameter} in the config's filters.`
+    return `${describe(this.endpoint, 400)}: ${what}${detail(this.providerMessage)}. ${fix}`
+  }
+}
+
+/** Parameters the connector sets itself, not taken from the config: a 400 on one is our bug. */
+export const pagingParameters: ReadonlySet<string> = new Set(["page", "page_size"])
+
+/** Any other status the provider is not documented to send (404, 405, ...). Never retried. */
 export class UnexpectedStatus extends Data.TaggedError("UnexpectedStatus")<{
   readonly endpoint: Endpoint
   readonly status: number
@@ -102,14 +131,22 @@ export class UnexpectedStatus extends Data.TaggedError("UnexpectedStatus")<{
   }
 }
 
-/** The request never got a complete answer: network failure, reset, timeout, cut-off body. Retried. */
+/**
+ * The request never got a complete answer: network failure, reset, timeout, cut-off body, all
+ * retried. "refused" is the exception: nothing listens at base_url's host and port (the
+ * connection was refused before any request was sent), which a wrong base_url or a stopped
+ * server causes and seconds of retrying do not cure, so it is reported at once, as psql and curl
+ * do. Nothing was sent, so nothing can have been charged.
+ */
 export class Transport extends Data.TaggedError("Transport")<{
   readonly endpoint: Endpoint
-  readonly reason: "network" | "timeout" | "body"
+  readonly reason: "network" | "timeout" | "body" | "refused"
   readonly description: string
 }> {
   override get message(): string {
-    return `${describe(this.endpoint)}: ${this.reason} failure: ${this.description}`
+    return this.reason === "refused"
+      ? `${describe(this.endpoint)}: ${this.description}`
+      : `${describe(this.endpoint)}: ${this.reason} failure: ${this.description}`
   }
 }
 
@@ -141,6 +178,7 @@ export type ApiError =
   | PaymentRequired
   | RateLimited
   | ServerError
+  | BadRequest
   | UnexpectedStatus
   | Transport
   | Decode
@@ -148,4 +186,13 @@ export type ApiError =
 
 /** Only the provider's passing faults are worth another attempt; auth, credit and input errors are final. */
 export const isRetryable = (error: ApiError): boolean =>
-  error._tag === "RateLimited" || error._tag === "ServerError" || error._tag === "Transport"
+  error._tag === "RateLimited" ||
+  error._tag === "ServerError" ||
+  (error._tag === "Transport" && error.reason !== "refused")
+
+/**
+ * The request may have reached the provider and been charged, but no answer says so: every
+ * transport failure except a refused connection, where nothing was sent.
+ */
+export const isUnknownOutcome = (error: ApiError): boolean =>
+  error._tag === "Transport" && error.reason !== "refused"
