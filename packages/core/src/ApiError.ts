@@ -40,8 +40,9 @@ export class Unauthorized extends Data.TaggedError("Unauthorized")<{
 }
 
 /**
- * 403: the account lacks a permission. When the request carried tech_* filters the likely cause is
- * the technographics add-on, and the message names it and the filters that need it.
+ * 403: the account lacks a permission. When the request carried tech_* filters the cause is the
+ * technographics add-on or the endpoint's own permission: one 403 cannot tell them apart, so the
+ * message names both (and the filters); `check` probes them one by one.
  */
 export class Forbidden extends Data.TaggedError("Forbidden")<{
   readonly endpoint: Endpoint
@@ -51,7 +52,7 @@ export class Forbidden extends Data.TaggedError("Forbidden")<{
   override get message(): string {
     const cause =
       this.techFilters.length > 0
-        ? `the account lacks the technology add-on permission that the filters ${this.techFilters.join(", ")} need; remove them or ask the provider to enable the add-on`
+        ? `the account lacks the technology add-on permission that the filters ${this.techFilters.join(", ")} need, or the permission for this endpoint itself (check tells which); remove the filters or ask the provider to enable what is missing`
         : "the account lacks the permission for this service; ask the provider to enable it for your account"
     return `${describe(this.endpoint, 403)} is forbidden: ${cause}${detail(this.providerMessage)}.`
   }

@@ -117,7 +117,8 @@ describe("salesintel-sandbox CLI", () => {
       expect(stderr).toContain("(see --help)")
       oneLine(stderr)
     }
-  })
+    // Four process starts: generous for a loaded machine.
+  }, 120_000)
 
   it("a port in use: one line naming the address, exit 1", async () => {
     const busy = createServer()
@@ -133,7 +134,7 @@ describe("salesintel-sandbox CLI", () => {
     } finally {
       busy.close()
     }
-  })
+  }, 60_000)
 
   it("an unreadable accounts file: one line naming the flag, exit 1", async () => {
     const missing = join(tmpdir(), "no-such-dir-sandbox", "accounts.json")
@@ -141,7 +142,7 @@ describe("salesintel-sandbox CLI", () => {
     expect(code, stderr).toBe(1)
     expect(stderr).toContain("--accounts: ENOENT")
     oneLine(stderr)
-  })
+  }, 60_000)
 
   it("rejects malformed accounts", () => {
     expect(() =>
