@@ -1,5 +1,6 @@
 import { createServer } from "node:http"
 import type { AddressInfo } from "node:net"
+import { HttpClientError, HttpClientRequest } from "@effect/platform"
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Inspectable } from "effect"
 import { ApiError, Client } from "./index.ts"
@@ -275,6 +276,30 @@ describe("Client", () => {
       expect(ApiError.isUnknownOutcome(error)).toBe(false)
     }),
   )
+
+  it("describes a failed connection by the socket's error under fetch's", () => {
+    const url = new URL("http://api.example.test:8080/service/people")
+    const failure = (code: string) =>
+      Client.transportFailure(
+        "people.search",
+        url,
+        new HttpClientError.RequestError({
+          request: HttpClientRequest.get(url),
+          reason: "Transport",
+          cause: new TypeError("fetch failed", { cause: Object.assign(new Error(code), { code }) }),
+        }),
+      )
+    const refused = failure("ECONNREFUSED")
+    expect(refused.reason).toBe("refused")
+    expect(refused.message).toContain("connection refused by api.example.test:8080")
+    const unknownHost = failure("ENOTFOUND")
+    expect(unknownHost.reason).toBe("network")
+    expect(unknownHost.message).toContain("host api.example.test not found (ENOTFOUND). Check base_url")
+    const reset = failure("ECONNRESET")
+    expect(reset.reason).toBe("network")
+    expect(reset.message).toContain("(ECONNRESET, api.example.test:8080)")
+    expect(ApiError.isRetryable(reset)).toBe(true)
+  })
 
   it.effect("reads the categories body as an envelope or a bare array", () =>
     Effect.gen(function* () {

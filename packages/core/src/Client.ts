@@ -163,7 +163,12 @@ export const transportFailure = (endpoint: Endpoint, url: URL, error: HttpClient
       reason: "refused",
       description: `connection refused by ${hostPort}${socket.address !== undefined && socket.address !== url.hostname ? ` (${socket.address})` : ""}: nothing is listening there. Check base_url (${url.origin}) and that the service is running.`,
     })
-  const cause = socket === undefined ? "" : ` (${socket.code} connecting to ${hostPort})`
+  const cause =
+    socket === undefined
+      ? ""
+      : socket.code === "ENOTFOUND"
+        ? `: host ${url.hostname} not found (ENOTFOUND). Check base_url (${url.origin})`
+        : ` (${socket.code}, ${hostPort})`
   return new Transport({ endpoint, reason: "network", description: `${error.message}${cause}` })
 }
 
