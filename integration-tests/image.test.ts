@@ -101,7 +101,7 @@ describe("the source image's tree, assembled as the Dockerfile does", () => {
       expect(JSON.stringify(service.command ?? ""), name).not.toMatch(/npm (ci|install)/)
     }
     // The sandbox and the sync run the workspace image, built (as user node) from ./Dockerfile.
-    expect(compose.services.sandbox?.build).toBe(".")
+    for (const name of ["sandbox", "sync"]) expect(compose.services[name]?.build, name).toBe(".")
     expect(compose.services.sync?.image).toBe(compose.services.sandbox?.image)
     const workspace = readFileSync(join(repo, "Dockerfile"), "utf8")
     expect(workspace.split("FROM node:20-slim").at(-1)).toMatch(/^USER node$/m)
