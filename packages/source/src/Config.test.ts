@@ -54,6 +54,26 @@ describe("Config.decode", () => {
     expect(problems.find((p) => p.path === "page_size")?.message).toContain("less than or equal to 50")
   })
 
+  it("refuses, before any request, filters the provider would refuse: named by their path", () => {
+    const problems = problemsOf({
+      ...issueConfig,
+      contacts: {
+        searches: [
+          { name: "near", filters: { company_location_zipcodes_distance: 50 } },
+          { name: "one", filters: { linkedin_url: "dana-reyes-1234567" } },
+        ],
+      },
+    })
+    expect(problems.map((p) => p.path)).toEqual([
+      "contacts.searches[0].filters.company_location_zipcodes_distance",
+      "contacts.searches[1].filters.linkedin_url",
+    ])
+    expect(problems[0]?.message).toContain("give company_location_zipcodes too")
+    expect(problems[1]?.message).toContain(
+      'full profile URL such as https://www.linkedin.com/in/dana-reyes, not the identifier part; got "dana-reyes-1234567"',
+    )
+  })
+
   it("requires the key and the budget", () => {
     expect(problemsOf({}).map((p) => p.path)).toEqual(["api_key", "credit_budget"])
   })

@@ -12,7 +12,7 @@
  * it has and checkpoints it, and the streams not begun are not started.
  */
 import { type Catalog, Message, type StreamState } from "@salesintel/airbyte"
-import { type ApiError, type Client, CreditBudget } from "@salesintel/core"
+import { ApiError, type Client, CreditBudget } from "@salesintel/core"
 import { Cause, Effect, Option, Redacted, Stream } from "effect"
 import type { SourceConfig } from "./Config.ts"
 import { definitionOf } from "./Definitions.ts"
@@ -50,6 +50,11 @@ export interface ReadSummary {
 
 export const failureTypeOf = (error: ApiError.ApiError | StateError): Message.FailureType => {
   switch (error._tag) {
+    case "BadRequest":
+      // The filters come from the config; only the paging the connector chose is its own bug.
+      return error.parameter !== undefined && ApiError.pagingParameters.has(error.parameter)
+        ? "system_error"
+        : "config_error"
     case "Unauthorized":
     case "Forbidden":
     case "PaymentRequired":
