@@ -12,6 +12,7 @@ import { NodeContext } from "@effect/platform-node"
 import { RunLifecycle, StopSignal, Target } from "@salesintel/postgres"
 import { Console, Effect, Logger, Option } from "effect"
 import * as Query from "./Query.ts"
+import * as Report from "./Report.ts"
 import * as Sync from "./Sync.ts"
 
 const { databaseUrl, pgliteDir, schema } = Target.options
@@ -109,7 +110,7 @@ const status = Command.make(
     ),
 ).pipe(Command.withDescription("show the recent sync runs"))
 
-const command = Command.make("salesintel").pipe(Command.withSubcommands([sync, sql, status]))
+const command = Command.make("salesintel").pipe(Command.withSubcommands([sync, sql, status, Report.command]))
 
 Command.run(command, { name: "salesintel", version: "0.1.0" })(process.argv).pipe(
   Effect.provide(Logger.replace(Logger.defaultLogger, Logger.prettyLogger({ stderr: true }))),
