@@ -182,6 +182,21 @@ describe.each(await backends())("salesintel report on $name", (backend) => {
       )
       expect(shown?.contacts, `${pair.job_department} ${pair.job_level}`).toBe(pair.n)
     }
+    // Shown with the lookup tables' labels, and as the code itself where they have none.
+    const labelsOf = async (name: string) =>
+      new Map(
+        (await database.query(`SELECT code, label FROM ${table(name)}`)).map((row) => [row.code, row.label]),
+      )
+    const departmentLabels = await labelsOf("job_departments")
+    const levelLabels = await labelsOf("job_levels")
+    for (const row of data.departmentLevels) {
+      expect(row.departmentLabel).toBe(
+        row.department === null ? null : (departmentLabels.get(row.department) ?? row.department),
+      )
+      expect(row.levelLabel).toBe(row.level === null ? null : (levelLabels.get(row.level) ?? row.level))
+    }
+    expect(data.departmentLevels.map((row) => row.departmentLabel)).toContain("IT")
+    expect(data.departmentLevels.map((row) => row.departmentLabel)).toContain(hostile.department)
     const [contactCount] = await database.query(`SELECT count(*)::int AS n FROM ${table("contacts")}`)
     expect(data.contacts).toBe(contactCount?.n)
 

@@ -6,7 +6,7 @@
  */
 import { Database, Runs, Sql, Tables } from "@salesintel/postgres"
 import { Data, Effect } from "effect"
-import { contactLabels } from "./Labels.ts"
+import { contactLabels, lookupTables } from "./Labels.ts"
 import * as SizeBands from "./SizeBands.ts"
 
 export class NotSynced extends Data.TaggedError("NotSynced")<{ readonly description: string }> {
@@ -96,6 +96,7 @@ export const requiredTables: ReadonlyArray<string> = [
   contactsTable,
   companiesTable,
   technologiesTable,
+  ...lookupTables,
 ]
 
 const text = (value: unknown): string | null => (value === null || value === undefined ? null : String(value))

@@ -1,13 +1,13 @@
 /**
- * How a contact's job department and job level are shown in the report. The provider sends codes
- * (it_is, vp); until lookup tables of their labels exist in the schema the report shows the codes
- * themselves. This is the one place that turns codes into labels: to show labels, join the lookup
- * tables here (for example `LEFT JOIN <schema>.job_departments d ON d.code = c.job_department` and
- * `coalesce(d.label, c.job_department)`), and every chart and table follows.
+ * How a contact's job department and job level are shown in the report: the labels of the
+ * lookup tables a sync creates (`job_departments`, `job_levels`, filled from the interface
+ * specification by the loader's DDL), and the code itself for a code they do not know. This is the
+ * one place that turns codes into labels; every chart and table follows it.
  */
+import { Labels, Sql } from "@salesintel/postgres"
 
 export interface ContactLabels {
-  /** Joins added after `FROM <schema>.contacts c` (none while only codes are known). */
+  /** Joins added after `FROM <schema>.contacts c`. */
   readonly joins: string
   /** SQL of the department's label, over the contact row `c`. */
   readonly department: string
@@ -15,11 +15,18 @@ export interface ContactLabels {
   readonly level: string
 }
 
-/** The label expressions of a contact's department and level in `_schema` (the codes, for now). */
-export const contactLabels = (_schema: string): ContactLabels => ({
-  joins: "",
-  department: "c.job_department",
-  level: "c.job_level",
+/** The lookup tables the labels come from (the report requires them: a sync creates them). */
+export const lookupTables: ReadonlyArray<string> = [
+  Labels.jobDepartments.table.name,
+  Labels.jobLevels.table.name,
+]
+
+/** The label expressions of a contact's department and level in `schema`. */
+export const contactLabels = (schema: string): ContactLabels => ({
+  joins: `LEFT JOIN ${Sql.qualified(schema, Labels.jobDepartments.table.name)} d ON d.code = c.job_department
+LEFT JOIN ${Sql.qualified(schema, Labels.jobLevels.table.name)} l ON l.code = c.job_level`,
+  department: "coalesce(d.label, c.job_department)",
+  level: "coalesce(l.label, c.job_level)",
 })
 
 /** What the report shows for a missing code or label. */
