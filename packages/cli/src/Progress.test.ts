@@ -15,22 +15,36 @@ const counts = (records: number, elapsedMillis: number, estimates?: Record<strin
   elapsedMillis,
 })
 
-/** What a terminal shows after the writes: each \r goes back to the start, \x1b[K clears the rest. */
+/**
+ * What a terminal shows after the writes: \r moves the cursor to the row's start, ESC[K clears
+ * from the cursor on, \n opens the next row, and a character past the last column wraps.
+ */
 const screen = (written: ReadonlyArray<string>, columns: number): Array<string> => {
   const rows: Array<string> = [""]
-  for (const text of written)
-    for (const piece of text.split(/(\r|\x1b\[K|\n)/)) {
-      if (piece === "\r") rows[rows.length - 1] = rows.at(-1) ?? ""
-      if (piece === "\x1b[K") rows[rows.length - 1] = ""
-      else if (piece === "\n") rows.push("")
-      else if (piece !== "\r") {
-        const row = (rows.at(-1) ?? "") + piece
-        // Past the last column the terminal wraps onto a new row.
-        rows[rows.length - 1] = row.slice(0, columns)
-        for (let rest = row.slice(columns); rest.length > 0; rest = rest.slice(columns))
-          rows.push(rest.slice(0, columns))
+  let row = 0
+  let column = 0
+  const text = written.join("")
+  for (let at = 0; at < text.length; at++) {
+    const char = text.charAt(at)
+    if (char === "\r") column = 0
+    else if (char === "\n") {
+      row++
+      column = 0
+      rows[row] ??= ""
+    } else if (text.startsWith("\x1b[K", at)) {
+      rows[row] = (rows[row] ?? "").slice(0, column)
+      at += 2
+    } else {
+      if (column === columns) {
+        row++
+        column = 0
+        rows[row] ??= ""
       }
+      const current = (rows[row] ?? "").padEnd(column)
+      rows[row] = current.slice(0, column) + char + current.slice(column + 1)
+      column++
     }
+  }
   return rows
 }
 
@@ -78,10 +92,13 @@ describe("Progress", () => {
     expect(written.every((line) => line.startsWith("\r\x1b[K"))).toBe(true)
     expect(written.every((line) => line.length - "\r\x1b[K".length <= 50)).toBe(true)
     expect(written.at(-1)?.endsWith("\n")).toBe(true)
-    // On the screen: the final line alone, on one row, then the cursor on the next.
+    // On the screen: the final line alone, on one row, then the cursor on an empty next row.
     const rows = screen(written, 50)
     expect(rows).toHaveLength(2)
     expect(rows[0]).toMatch(/^40 records/)
+    expect(rows[1]).toBe("")
+    // The emulator does see a wrap: a line one column too wide takes two rows.
+    expect(screen(["x".repeat(51)], 50)).toHaveLength(2)
     // A terminal that does not say its width is taken as 80 columns.
     const unsized: Array<string> = []
     new Reporter({ isTTY: true, write: (text) => unsized.push(text) }).update(counts(10, 10), 0)
