@@ -11,7 +11,7 @@ import { join } from "node:path"
 import { Command, Options } from "@effect/cli"
 import type { StreamState } from "@salesintel/airbyte"
 import { type ApiError, Client } from "@salesintel/core"
-import { type Database, type RunLock, State, Target } from "@salesintel/postgres"
+import { type Database, PGliteDatabase, type RunLock, Sql, State, Target } from "@salesintel/postgres"
 import { Config, Plan } from "@salesintel/source"
 import { Console, Data, Effect, Either, Option } from "effect"
 
@@ -186,7 +186,18 @@ const readConfig = (path: string) =>
       }),
   })
 
-const { databaseUrl, pgliteDir, schema } = Target.options
+// The target's options, with what they mean for a plan (which only reads the saved state).
+const databaseUrl = Target.options.databaseUrl.pipe(
+  Options.withDescription("the plan reads the saved state there; a missing schema means nothing bought yet"),
+)
+const pgliteDir = Target.options.pgliteDir.pipe(
+  Options.withDescription(
+    `default ${PGliteDatabase.defaultDirectory}; a directory with no database means nothing bought yet, and the plan does not create it`,
+  ),
+)
+const schema = Target.options.schema.pipe(
+  Options.withDescription(`default ${Sql.defaultSchema}; the schema whose _state the plan reads`),
+)
 
 export const command = Command.make(
   "plan",
