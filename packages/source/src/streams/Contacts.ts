@@ -334,12 +334,17 @@ const incrementalSearch = (context: Context, search: ContactSearch) =>
       const bought = buyNew(context, ids, search.name, `contacts search "${search.name}"`, previewRefused)
       return Stream.concat(
         Stream.concat(
+          // Looked at once per chunk of outputs, not per record.
           bought.pipe(
-            Stream.mapConcatEffect((output) =>
-              Effect.map(Ref.getAndSet(estimates, []), (all) => [
-                ...all.map((records): ContactOutput => Output.estimate(records)),
-                output,
-              ]),
+            Stream.mapChunksEffect((chunk) =>
+              Effect.map(Ref.getAndSet(estimates, []), (all) =>
+                all.length === 0
+                  ? chunk
+                  : Chunk.prependAll(
+                      chunk,
+                      Chunk.fromIterable(all.map((records): ContactOutput => Output.estimate(records))),
+                    ),
+              ),
             ),
           ),
           estimated,
