@@ -14,10 +14,10 @@ import { fileURLToPath } from "node:url"
 import { promisify } from "node:util"
 import { Catalog, type Message } from "@salesintel/airbyte"
 import { Plan, Sync } from "@salesintel/cli"
-import { State } from "@salesintel/postgres"
+import { Sql, State } from "@salesintel/postgres"
 import { type Sandbox, startSandbox } from "@salesintel/sandbox"
 import { Commands } from "@salesintel/source"
-import { Chunk, Effect, Stream } from "effect"
+import { Chunk, Effect, Option, Stream } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { messageProblems } from "../packages/airbyte/src/testing/AirbyteSchema.ts"
 import { backends, open } from "../packages/postgres/src/testing/Backends.ts"
@@ -161,6 +161,28 @@ describe.each(await backends())("salesintel plan against the sandbox, state on $
     expect(later.companies?.due).toBe(10)
     expect(later.credits).toBe(later.creditsNeeded)
   }, 300_000)
+
+  it("the command reads the state from the target as it is given, and writes nothing there", async () => {
+    const expected = await database.run(State.read(database.schema))
+    expect(expected.length).toBeGreaterThan(0)
+    const runs = async () =>
+      (
+        await database.query(`SELECT count(*)::int AS n FROM ${Sql.qualified(database.schema, "_sync_runs")}`)
+      )[0]?.n
+    const runsBefore = await runs()
+    // PGlite's files are one process's at a time: the test's own connection steps aside.
+    if (database.pgliteDir !== undefined) await database.suspend()
+    const read = await Effect.runPromise(
+      Plan.savedState({
+        databaseUrl: Option.fromNullable(database.url),
+        pgliteDir: database.pgliteDir ?? join(tmpdir(), "salesintel-plan-unused"),
+        schema: database.schema,
+      }),
+    )
+    if (database.pgliteDir !== undefined) await database.resume()
+    expect(read).toEqual(expected)
+    expect(await runs()).toBe(runsBefore)
+  }, 120_000)
 })
 
 describe("the salesintel plan command", () => {
