@@ -20,7 +20,7 @@ import {
 } from "@salesintel/postgres"
 import { Commands } from "@salesintel/source"
 import { Data, Deferred, Effect, Either, Ref, Stream } from "effect"
-import { type Counts, Reporter } from "./Progress.ts"
+import { type Counts, type Output, Reporter } from "./Progress.ts"
 
 export class SyncConfigError extends Data.TaggedError("SyncConfigError")<{ readonly description: string }> {
   override get message(): string {
@@ -37,7 +37,7 @@ export interface SyncOptions {
   /** Streams whose saved state is deleted first, so they start afresh on purpose. */
   readonly resetState?: ReadonlyArray<string> | undefined
   /** Where progress and the source's log lines go (stderr in the CLI). */
-  readonly progress: { readonly isTTY?: boolean | undefined; write(text: string): unknown }
+  readonly progress: Output
   /** Completed on a graceful stop (StopSignal.listen in the CLI); none by default. */
   readonly stop?: Deferred.Deferred<StopSignal.Signal> | undefined
   /** Who this run is (for another run's "in use by" message), and whether to wait for a holder. */
@@ -127,12 +127,15 @@ export const sync = (
       const reporter = new Reporter(options.progress)
       const started = Date.now()
       const recordsByStream = new Map<string, number>()
+      // The source's ESTIMATE traces: the progress line shows done of estimated, and time left.
+      const estimatedByStream = new Map<string, number>()
       let records = 0
       let checkpoints = 0
       let creditsSpent = 0
       const counts = (): Counts => ({
         records,
         recordsByStream,
+        estimatedByStream,
         pages: read.summary.pages,
         checkpoints,
         creditsSpent,
@@ -171,6 +174,9 @@ export const sync = (
                   message.record.stream,
                   (recordsByStream.get(message.record.stream) ?? 0) + 1,
                 )
+              } else if (message.type === "TRACE" && message.trace.type === "ESTIMATE") {
+                const { name, row_estimate } = message.trace.estimate
+                if (row_estimate !== undefined) estimatedByStream.set(name, row_estimate)
               }
               const spent = (yield* budget.snapshot).spent
               const stream = streamOf(message)

@@ -11,6 +11,7 @@ import { Args, Command, Options } from "@effect/cli"
 import { NodeContext } from "@effect/platform-node"
 import { RunLifecycle, StopSignal, Target } from "@salesintel/postgres"
 import { Console, Effect, Logger, Option } from "effect"
+import * as Plan from "./Plan.ts"
 import * as Query from "./Query.ts"
 import * as Report from "./Report.ts"
 import * as Sync from "./Sync.ts"
@@ -110,7 +111,9 @@ const status = Command.make(
     ),
 ).pipe(Command.withDescription("show the recent sync runs"))
 
-const command = Command.make("salesintel").pipe(Command.withSubcommands([sync, sql, status, Report.command]))
+const command = Command.make("salesintel").pipe(
+  Command.withSubcommands([sync, Plan.command, sql, status, Report.command]),
+)
 
 Command.run(command, { name: "salesintel", version: "0.1.0" })(process.argv).pipe(
   Effect.provide(Logger.replace(Logger.defaultLogger, Logger.prettyLogger({ stderr: true }))),

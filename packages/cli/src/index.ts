@@ -1,4 +1,5 @@
 /** @salesintel/cli as a library: `Sync.sync` is what `salesintel sync` and the demo run. */
+export * as Plan from "./Plan.ts"
 export * as Progress from "./Progress.ts"
 export * as Query from "./Query.ts"
 export * as Report from "./Report.ts"

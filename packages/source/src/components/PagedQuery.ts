@@ -37,6 +37,8 @@ export interface Options<A> {
 }
 
 export type Event<A> =
+  /** The search's partition plan, sized with the free preview: first, before any page. */
+  | { readonly _tag: "Planned"; readonly plan: Partitioner.Plan }
   | { readonly _tag: "Warning"; readonly message: string }
   /**
    * A page of records. `afterGap`: it landed after an earlier page was refused (it was in flight,
@@ -68,10 +70,7 @@ export const run = <A>(
           nextPage: 1,
           records: undefined,
         })
-      const plan = yield* Partitioner.plan(options.filters, {
-        count: Partitioner.previewCount(options.client),
-        concurrency: options.concurrency,
-      })
+      const plan = yield* partition(options.client, options.filters, options.concurrency)
       const warnings = plan.unsplittable.map(
         (part): Event<A> => ({
           _tag: "Warning",
@@ -145,9 +144,20 @@ export const run = <A>(
           ),
         ),
       )
-      return Stream.concat(Stream.fromIterable(warnings), parts)
+      return Stream.concat(Stream.fromIterable<Event<A>>([{ _tag: "Planned", plan }, ...warnings]), parts)
     }),
   )
+
+/**
+ * The search's partitions, sized with the free preview's counts: what `run` reads, and what a
+ * plan (Plan.ts) counts without reading.
+ */
+export const partition = (
+  client: Pick<Client.SalesIntelClientService, "previewPeople">,
+  filters: Filters.PeopleFilters,
+  concurrency: number,
+): Effect.Effect<Partitioner.Plan, ApiError.ApiError> =>
+  Partitioner.plan(filters, { count: Partitioner.previewCount(client), concurrency })
 
 /** A part's key in the state: the search's name and the part's filters, canonically. */
 export const partKey = (name: string, filters: Filters.PeopleFilters): string =>
