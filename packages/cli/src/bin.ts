@@ -8,7 +8,7 @@
  * command takes are CommandLine's: a new command is one more entry in `commands` below.
  */
 import { readFile } from "node:fs/promises"
-import { Args, Options } from "@effect/cli"
+import { Args, HelpDoc, Options } from "@effect/cli"
 import { NodeContext } from "@effect/platform-node"
 import { CommandLine, Streams } from "@salesintel/airbyte"
 import { RunLifecycle, StopSignal, Target } from "@salesintel/postgres"
@@ -134,10 +134,20 @@ const sql = CommandLine.command(
     ],
   },
   {
-    statement: CommandLine.flag(Args.text({ name: "sql" }), {
-      name: "SQL",
-      text: "one or more SQL statements, separated by semicolons (quote it for the shell)",
-    }),
+    statement: CommandLine.flag(
+      Args.text({ name: "sql" }).pipe(
+        // An option the parser did not know lands here as the statement: say so, not run it.
+        Args.mapEffect((text) =>
+          /^--?[A-Za-z][\w-]*(=\S*)?$/.test(text)
+            ? Effect.fail(HelpDoc.p(`unknown option ${text.split("=")[0]}`))
+            : Effect.succeed(text),
+        ),
+      ),
+      {
+        name: "SQL",
+        text: "one or more SQL statements, separated by semicolons (quote it for the shell)",
+      },
+    ),
     ...targetFlags,
     format: CommandLine.flag(
       Options.choice("format", ["table", "csv", "json"]).pipe(Options.withDefault("table")),
