@@ -55,8 +55,8 @@ const commandsOf: Record<Bin, ReadonlyArray<string>> = {
   "salesintel-pg": ["load", "state"],
 }
 
-/** The start of every ANSI escape sequence (colour, bold). */
-const escape = String.fromCharCode(27)
+/** The start of every ANSI ansiEscape sequence (colour, bold). */
+const ansiEscape = String.fromCharCode(27)
 
 /** A usage error: exit 2, one line on stderr naming the bin, nothing on stdout, no dump. */
 const expectUsageError = (ended: Ended, bin: Bin, says: RegExp) => {
@@ -66,7 +66,7 @@ const expectUsageError = (ended: Ended, bin: Bin, says: RegExp) => {
   expect(ended.stderr.startsWith(bin)).toBe(true)
   expect(ended.stderr).toMatch(says)
   expect(ended.stderr).not.toMatch(/_tag|Error:|ERROR/)
-  expect(ended.stderr).not.toContain(escape)
+  expect(ended.stderr).not.toContain(ansiEscape)
 }
 
 // Each invocation starts a whole node process: they run side by side, with room for a busy machine.
@@ -99,7 +99,7 @@ describe.each(Object.keys(bins) as Array<Bin>)("%s on the command line", (bin) =
       expect(help?.stdout).toContain("--log-format FORMAT")
     })
     for (const help of [top, ...each]) {
-      expect(help?.stdout).not.toContain(escape)
+      expect(help?.stdout).not.toContain(ansiEscape)
       expect(help?.stdout).not.toMatch(
         /A user-defined piece of text|This setting is optional|--wizard|--completions/,
       )
