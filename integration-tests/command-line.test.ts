@@ -7,13 +7,14 @@
  * in its three formats, `status` per stream and as JSON, `sync --full-refresh` (it buys again, on
  * purpose), and `salesintel-pg load` on a terminal (a count, no STATE echo).
  */
-import { spawn } from "node:child_process"
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, writeFileSync } from "node:fs"
+import { spawn, spawnSync } from "node:child_process"
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { dirname, join } from "node:path"
 import { fileURLToPath } from "node:url"
 import { type Sandbox, startSandbox } from "@salesintel/sandbox"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { contactMessages } from "../packages/postgres/src/testing/Records.ts"
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..")
 const bins = {
@@ -250,8 +251,8 @@ describe("on a database synced from the sandbox", () => {
     )
     expect(synced.code).toBe(0)
     expect(synced.stdout).toContain("sync succeeded")
-    // With --log-format json every log line on stderr is a JSON object.
-    const logLines = synced.stderr.split("\n").filter((line) => line.startsWith("{"))
+    // With --log-format json every line on stderr is a JSON object (log lines and progress).
+    const logLines = synced.stderr.split("\n").filter((line) => line.length > 0)
     expect(logLines.length).toBeGreaterThan(0)
     for (const line of logLines) expect(JSON.parse(line)).toMatchObject({ logLevel: expect.any(String) })
 
@@ -351,5 +352,37 @@ describe("on a database synced from the sandbox", () => {
       JSON.parse(state.stdout) as ReadonlyArray<{ stream: { stream_descriptor: { name: string } } }>
     ).map((entry) => entry.stream.stream_descriptor.name)
     expect(names).toEqual(expect.arrayContaining(["contacts", "companies"]))
+  })
+})
+
+// util-linux's `script` runs a command with a terminal as its stdout (as a person would).
+const hasScript = spawnSync("script", ["--version"]).status === 0
+
+describe("salesintel-pg load's stdout", () => {
+  it("carries the committed STATE messages in a pipe, and only their count on a terminal", slow, async () => {
+    const dir = mkdtempSync(join(tmpdir(), "salesintel-pg-tty-"))
+    const input = join(dir, "messages.jsonl")
+    writeFileSync(
+      input,
+      contactMessages(6, 2)
+        .map((message) => `${JSON.stringify(message)}\n`)
+        .join(""),
+    )
+    const piped = await run("salesintel-pg", ["load", "--pglite-dir", join(dir, "piped")], {
+      input: readFileSync(input, "utf8"),
+    })
+    expect(piped.code).toBe(0)
+    expect(
+      piped.stdout
+        .trim()
+        .split("\n")
+        .map((line) => JSON.parse(line).type),
+    ).toEqual(["STATE", "STATE", "STATE"])
+    if (!hasScript) return
+    const command = `${process.execPath} ${bins["salesintel-pg"]} load --pglite-dir ${join(dir, "tty")} < ${input}`
+    const tty = spawnSync("script", ["-qec", command, "/dev/null"], { encoding: "utf8", timeout: 200_000 })
+    expect(tty.status).toBe(0)
+    expect(tty.stdout).toContain("load succeeded (run 1): 6 records, 3 STATE messages committed (not echoed")
+    expect(tty.stdout).not.toContain('"type":"STATE"')
   })
 })

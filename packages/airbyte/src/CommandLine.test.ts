@@ -103,3 +103,19 @@ describe("CommandLine help", () => {
     expect(CommandLine.errorLine(missing)).toBe("missing option --config; missing option --catalog")
   })
 })
+
+describe("CommandLine.jsonLines", () => {
+  it("passes JSON lines through and wraps the others, whole lines only, without terminal redraws", () => {
+    const written: Array<string> = []
+    const sink = CommandLine.jsonLines({ write: (text: string) => written.push(text) }, "progress")
+    sink.write('{"logLevel":"WARN"}\n12 records')
+    expect(written).toEqual(['{"logLevel":"WARN"}\n'])
+    sink.write(" so far\n\r\x1b[K\n")
+    expect(written).toHaveLength(2)
+    expect(JSON.parse(written[1] ?? "")).toMatchObject({
+      logLevel: "INFO",
+      message: "12 records so far",
+      annotations: { from: "progress" },
+    })
+  })
+})

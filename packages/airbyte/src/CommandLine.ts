@@ -344,6 +344,36 @@ export const logLine = (
     }),
   )
 
+/**
+ * A writer for `--log-format json` that keeps stderr machine-readable: each line written to it
+ * that is not already a JSON object (a progress line, a summary) goes out as one, an INFO line
+ * `{timestamp, logLevel, message, annotations: {from}}`. Terminal redraws (\r, erase-line) are
+ * dropped: it is never a terminal.
+ */
+export const jsonLines = (
+  target: { write(text: string): unknown },
+  from: string,
+): { readonly isTTY: false; write(text: string): boolean } => {
+  let pending = ""
+  return {
+    isTTY: false,
+    write(text: string) {
+      // biome-ignore lint/suspicious/noControlCharactersInRegex: terminal control sequences are what is dropped
+      const lines = (pending + text.replace(/\r|\x1b\[[0-9;]*[A-Za-z]/g, "")).split("\n")
+      pending = lines.pop() ?? ""
+      for (const line of lines) {
+        if (line.trim().length === 0) continue
+        target.write(
+          line.startsWith("{")
+            ? `${line}\n`
+            : `${JSON.stringify({ timestamp: new Date().toISOString(), logLevel: "INFO", message: line, annotations: { from } })}\n`,
+        )
+      }
+      return true
+    },
+  }
+}
+
 /** A usage error: one line on stderr, exit code 2. */
 const usageError = (program: string, command: string | undefined, message: string) =>
   Effect.sync(() => {

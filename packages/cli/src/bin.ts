@@ -96,7 +96,8 @@ const sync = CommandLine.command(
           streams: streams.length > 0 ? list(streams) : undefined,
           fullRefresh: list(fullRefresh),
           resetState: list(resetState),
-          progress: process.stderr,
+          // With --log-format json every line on stderr is a JSON object, progress lines included.
+          progress: logFormat === "json" ? CommandLine.jsonLines(process.stderr, "progress") : process.stderr,
           logFormat,
           stop,
           lock,
