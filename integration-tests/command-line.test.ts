@@ -284,7 +284,7 @@ describe("on a database synced from the sandbox", () => {
         "1 | NULL |",
         "(1 row)",
         "",
-        `d     | long${" ".repeat(196)}`,
+        "d     | long",
         `------+-${"-".repeat(200)}`,
         `x,"y" | ${"z".repeat(200)}`,
         "(1 row)",
