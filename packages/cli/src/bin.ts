@@ -8,7 +8,7 @@
  * command takes are CommandLine's: a new command is one more entry in `commands` below.
  */
 import { readFile } from "node:fs/promises"
-import { Args, HelpDoc, Options } from "@effect/cli"
+import { Args, HelpDoc, Options, ValidationError } from "@effect/cli"
 import { NodeContext } from "@effect/platform-node"
 import { CommandLine, Streams } from "@salesintel/airbyte"
 import { RunLifecycle, StopSignal, Target } from "@salesintel/postgres"
@@ -184,11 +184,23 @@ const status = CommandLine.command(
   },
   {
     ...targetFlags,
-    limit: CommandLine.flag(Options.integer("limit").pipe(Options.withDefault(10)), {
-      name: "--limit N",
-      text: "how many runs to show, newest first",
-      default: "10",
-    }),
+    limit: CommandLine.flag(
+      Options.integer("limit").pipe(
+        Options.mapEffect((limit) =>
+          limit >= 1
+            ? Effect.succeed(limit)
+            : Effect.fail(
+                ValidationError.invalidValue(HelpDoc.p(`--limit ${limit}: expected 1 or more runs`)),
+              ),
+        ),
+        Options.withDefault(10),
+      ),
+      {
+        name: "--limit N",
+        text: "how many runs to show, newest first",
+        default: "10",
+      },
+    ),
     json: CommandLine.flag(Options.boolean("json"), {
       name: "--json",
       text: "print the runs as a JSON array (run, status, startedAt, finishedAt, records, credits, streams: {name: {records, credits}}, error)",

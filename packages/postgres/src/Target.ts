@@ -134,7 +134,7 @@ export const options = {
     CommandLine.checkedText("database-url", checkDatabaseUrl, redactUrl).pipe(Options.optional),
     {
       name: "--database-url URL",
-      text: "a Postgres server, postgres://user:password@host:5432/database (the password is never printed)",
+      text: "a Postgres server, postgres://user:password@host:5432/database; its password is never printed",
       default: "$DATABASE_URL, else embedded PGlite in --pglite-dir",
     },
   ),
