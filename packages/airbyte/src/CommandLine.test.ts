@@ -1,4 +1,4 @@
-import { Args, HelpDoc, Options, ValidationError } from "@effect/cli"
+import { Args, Command, HelpDoc, Options, ValidationError } from "@effect/cli"
 import { Effect, LogLevel } from "effect"
 import { describe, expect, it } from "vitest"
 import * as CommandLine from "./CommandLine.ts"
@@ -90,6 +90,18 @@ describe("CommandLine help", () => {
     expect(CommandLine.programHelp(program, CommandLine.styleFor(true, { NO_COLOR: "1" }))).not.toContain(
       "\x1b",
     )
+  })
+
+  it("documents a command made with @effect/cli directly", () => {
+    const made = Command.make("plan", { limit: Options.integer("limit") }, () => Effect.void)
+    const plan = CommandLine.fromCommand(
+      made,
+      { name: "plan", summary: "estimate", examples: ["tool plan"] },
+      [{ name: "--limit N", text: "at most N" }],
+    )
+    const help = CommandLine.commandHelp(program, plan, plain)
+    expect(help).toContain("tool plan: estimate")
+    expect(help).toMatch(/--limit N +at most N/)
   })
 
   it("turns @effect/cli's validation errors into one line", () => {

@@ -78,6 +78,23 @@ export const command = <
   }
 }
 
+/**
+ * A command already made with @effect/cli's `Command.make`, with its help written here: it gets
+ * the same usage errors, --version and log options as the others. Its options are listed in its
+ * help only when given as `flags` (prefer `command`, which makes parser and help line together).
+ */
+export const fromCommand = <Name extends string, R, E, A>(
+  made: Command.Command<Name, R, E, A>,
+  doc: CommandDoc & { readonly name: Name },
+  flags: ReadonlyArray<FlagDoc> = [],
+): Documented<R, E> => ({
+  // As in `command`: the name and parsed value are not read through this type.
+  command: made as unknown as Command.Command<string, R, E, Readonly<Record<string, unknown>>>,
+  doc,
+  flags,
+  positional: [],
+})
+
 /** The bin: its name, version, one-line summary, commands and examples. */
 export interface Program<Commands extends ReadonlyArray<Documented<unknown, unknown>>> {
   readonly name: string
