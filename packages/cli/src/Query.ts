@@ -55,22 +55,36 @@ const render = (
 
 /**
  * Runs each statement of `text` in turn, with the sync's schema first on the search path (so
- * `SELECT * FROM contacts` works as well as `salesintel.contacts`), and renders each result: tables
- * one after the other, CSV blocks separated by an empty line, JSON one array of objects per line.
+ * `SELECT * FROM contacts` works as well as `salesintel.contacts`), and hands each result, rendered,
+ * to `emit` before the next statement runs (as psql does: a failing statement leaves the results
+ * before it printed). Tables are separated by an empty line, CSV blocks too; JSON is one array of
+ * row objects per line.
  */
-export const sql = (schema: string, text: string, options: SqlOptions = {}) =>
+export const sqlEach = <E, R>(
+  schema: string,
+  text: string,
+  options: SqlOptions,
+  emit: (output: string) => Effect.Effect<void, E, R>,
+) =>
   Effect.gen(function* () {
     const db = yield* Database.Database
     yield* requireSchema(schema)
     yield* db.exec(`SET search_path TO ${Sql.ident(schema)}, public`)
-    const outputs: Array<string> = []
+    const separator = options.format === "json" ? "" : "\n"
+    let index = 0
     for (const statement of Statements.split(text)) {
       const rows = yield* db.query(statement)
       const columns = rows.length > 0 ? Object.keys(rows[0] ?? {}) : []
-      outputs.push(render(columns, rows, options))
+      yield* emit(`${index++ > 0 ? separator : ""}${render(columns, rows, options)}`)
     }
-    const separator = options.format === "json" ? "" : "\n"
-    return outputs.join(separator)
+  })
+
+/** `sqlEach`, the results joined into one text. */
+export const sql = (schema: string, text: string, options: SqlOptions = {}) =>
+  Effect.gen(function* () {
+    const outputs: Array<string> = []
+    yield* sqlEach(schema, text, options, (output) => Effect.sync(() => outputs.push(output)))
+    return outputs.join("")
   })
 
 /** A run with its figures per stream, as `status --json` prints it. */

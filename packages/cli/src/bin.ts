@@ -166,9 +166,8 @@ const sql = CommandLine.command(
   },
   ({ statement, databaseUrl, schema, pgliteDir, format, maxWidth }) =>
     reportFailure(
-      Effect.flatMap(
-        Query.sql(schema, statement, { format, maxWidth: Option.getOrUndefined(maxWidth) }),
-        (output) => Effect.sync(() => process.stdout.write(output)),
+      Query.sqlEach(schema, statement, { format, maxWidth: Option.getOrUndefined(maxWidth) }, (output) =>
+        Effect.sync(() => process.stdout.write(output)),
       ).pipe(Effect.provide(Target.fromOptions(databaseUrl, pgliteDir, existing("salesintel sql")).layer)),
     ),
 )
