@@ -8,12 +8,12 @@
 import { existsSync } from "node:fs"
 import { readFile } from "node:fs/promises"
 import { join } from "node:path"
-import { Command, Options } from "@effect/cli"
-import type { StreamState } from "@salesintel/airbyte"
+import { Options } from "@effect/cli"
+import { CommandLine, type StreamState } from "@salesintel/airbyte"
 import { type ApiError, Client } from "@salesintel/core"
-import { type Database, PGliteDatabase, type RunLock, Sql, State, Target } from "@salesintel/postgres"
+import { type Database, type RunLock, State, Target } from "@salesintel/postgres"
 import { Config, Plan } from "@salesintel/source"
-import { Console, Data, Effect, Either, Option } from "effect"
+import { Data, Effect, Either, Option } from "effect"
 
 export class PlanError extends Data.TaggedError("PlanError")<{ readonly description: string }> {
   override get message(): string {
@@ -40,7 +40,7 @@ export const savedState = (
   target: TargetOptions,
 ): Effect.Effect<
   ReadonlyArray<StreamState.SavedStreamState>,
-  Database.DatabaseError | State.InvalidSavedState | RunLock.RunLocked
+  Database.DatabaseError | State.InvalidSavedState | RunLock.RunLocked | Target.NoDatabase
 > => {
   const url = Option.getOrUndefined(target.databaseUrl) ?? target.env?.DATABASE_URL
   const onServer = url !== undefined && url.length > 0
@@ -187,37 +187,49 @@ const readConfig = (path: string) =>
   })
 
 // The target's options, with what they mean for a plan (which only reads the saved state).
-const databaseUrl = Target.options.databaseUrl.pipe(
-  Options.withDescription("the plan reads the saved state there; a missing schema means nothing bought yet"),
-)
-const pgliteDir = Target.options.pgliteDir.pipe(
-  Options.withDescription(
-    `default ${PGliteDatabase.defaultDirectory}; a directory with no database means nothing bought yet, and the plan does not create it`,
-  ),
-)
-const schema = Target.options.schema.pipe(
-  Options.withDescription(`default ${Sql.defaultSchema}; the schema whose _state the plan reads`),
-)
+const targetFlags = {
+  databaseUrl: CommandLine.flag(Target.options.databaseUrl.parser, {
+    ...Target.options.databaseUrl.doc,
+    text: `${Target.options.databaseUrl.doc.text}; the plan reads the saved state there, and a missing schema means nothing bought yet`,
+  }),
+  pgliteDir: CommandLine.flag(Target.options.pgliteDir.parser, {
+    ...Target.options.pgliteDir.doc,
+    text: "the embedded PGlite directory whose saved state the plan reads; a directory with no database means nothing bought yet, and the plan does not create it",
+  }),
+  schema: CommandLine.flag(Target.options.schema.parser, {
+    ...Target.options.schema.doc,
+    text: "the schema whose _state the plan reads",
+  }),
+}
 
-export const command = Command.make(
-  "plan",
+export const command = CommandLine.command(
   {
-    config: Options.file("config").pipe(
-      Options.withDescription("the source's JSON config, the same file `salesintel sync --config` takes"),
-    ),
-    databaseUrl,
-    schema,
-    pgliteDir,
-    json: Options.boolean("json").pipe(
-      Options.withDescription(
-        "print one JSON object instead of the table; its top-level `credits` is what the next sync spends (default: off)",
-      ),
-    ),
-    quick: Options.boolean("quick").pipe(
-      Options.withDescription(
-        "answer from counts alone, in seconds: an upper bound on the credits (default: off, exact: walks the free preview as the sync will)",
-      ),
-    ),
+    name: "plan",
+    summary: "show what the next sync would buy, spend and take, from free requests only (never a credit)",
+    description: [
+      "Walks the free preview as the sync will (or, with --quick, answers from counts alone) and prints, per search, the matches, partitions, contacts already bought, new and stale, and the credits the next sync spends; for companies the keys new and due; the total against credit_budget; and the requests and time at the rate limit. It reads the target's saved state and never writes it; a target with no database yet has bought nothing, and nothing is created.",
+    ],
+    examples: [
+      "salesintel plan --config my-config.json",
+      "salesintel plan --config my-config.json --quick --json",
+    ],
+  },
+  {
+    config: CommandLine.flag(Options.file("config"), {
+      name: "--config FILE",
+      text: "the source's JSON config, the same file `salesintel sync --config` takes",
+    }),
+    ...targetFlags,
+    json: CommandLine.flag(Options.boolean("json"), {
+      name: "--json",
+      text: "print one JSON object instead of the table; its top-level `credits` is what the next sync spends",
+      default: "off",
+    }),
+    quick: CommandLine.flag(Options.boolean("quick"), {
+      name: "--quick",
+      text: "answer from counts alone, in seconds: an upper bound on the credits",
+      default: "off: exact, walking the free preview as the sync will",
+    }),
   },
   ({ config, databaseUrl, schema, pgliteDir, json, quick }) =>
     Effect.gen(function* () {
@@ -225,7 +237,11 @@ export const command = Command.make(
       const state = yield* savedState({ databaseUrl, pgliteDir, schema, env: process.env })
       const plan = yield* makePlan({ config: parsed, state, mode: quick ? "quick" : "exact" })
       const target = Target.fromOptions(databaseUrl, pgliteDir).description
-      yield* Console.log(json ? toJson(plan) : render(plan, `${target}, schema ${schema}`).trimEnd())
+      yield* Effect.sync(() =>
+        process.stdout.write(
+          `${json ? toJson(plan) : render(plan, `${target}, schema ${schema}`).trimEnd()}\n`,
+        ),
+      )
     }).pipe(
       Effect.catchAll((error) =>
         Effect.sync(() => {
@@ -234,8 +250,4 @@ export const command = Command.make(
         }),
       ),
     ),
-).pipe(
-  Command.withDescription(
-    "show what the next sync would buy, spend and take, from free requests only (never a credit); reads the target's saved state and never writes or creates it",
-  ),
 )

@@ -7,9 +7,10 @@
 import { existsSync } from "node:fs"
 import { writeFile } from "node:fs/promises"
 import { join } from "node:path"
-import { Command, Options } from "@effect/cli"
-import { type Database, PGliteDatabase, Sql, Target } from "@salesintel/postgres"
-import { Console, Effect, Data as EffectData, Option } from "effect"
+import { Options } from "@effect/cli"
+import { CommandLine } from "@salesintel/airbyte"
+import { type Database, Target } from "@salesintel/postgres"
+import { Effect, Data as EffectData, Option } from "effect"
 import * as Data from "./report/Data.ts"
 import * as Page from "./report/Page.ts"
 import * as Sections from "./report/Sections.ts"
@@ -68,41 +69,37 @@ const writeReport = (path: string, html: string) =>
       }),
   })
 
-// The target options, described for a command that only reads what a sync wrote.
-const databaseUrl = Target.options.databaseUrl
-const pgliteDir = Options.directory("pglite-dir").pipe(
-  Options.withDefault(PGliteDatabase.defaultDirectory),
-  Options.withDescription(
-    `the embedded PGlite directory a sync wrote, read when no database URL is given (default: ${PGliteDatabase.defaultDirectory}); it must hold a database already`,
-  ),
-)
-const schema = Options.text("schema").pipe(
-  Options.withDefault(Sql.defaultSchema),
-  Options.withDescription(`the schema a sync wrote the tables into (default: ${Sql.defaultSchema})`),
-)
-
-export const command = Command.make(
-  "report",
+export const command = CommandLine.command(
   {
-    databaseUrl,
-    schema,
-    pgliteDir,
-    out: Options.file("out").pipe(
-      Options.withDefault("report.html"),
-      Options.withDescription(
-        "the HTML file to write (default: report.html); it is self-contained: charts inline, nothing loaded from the network",
-      ),
-    ),
+    name: "report",
+    summary: "write an HTML report of a synced database (technology adoption, contacts, credits per run)",
+    description: [
+      "One self-contained HTML file (charts as inline SVG, no script, nothing fetched when it is opened): technology adoption by category, by product and by company size band, contacts by department and level, and the credits each run spent, each chart with its numbers in a table. It only reads: a PGlite directory or schema without a synced database is an error, and nothing is created.",
+    ],
+    examples: [
+      "salesintel report --pglite-dir ./.salesintel/demo --out report.html",
+      "salesintel report --database-url postgres://user@host/db --schema salesintel --out /tmp/market.html",
+    ],
+  },
+  {
+    ...Target.options,
+    out: CommandLine.flag(Options.file("out").pipe(Options.withDefault("report.html")), {
+      name: "--out FILE",
+      text: "the HTML file to write; it is self-contained: charts inline, nothing loaded from the network",
+      default: "report.html",
+    }),
   },
   ({ databaseUrl, schema, pgliteDir, out }) => {
     const url = Option.getOrUndefined(databaseUrl) ?? process.env.DATABASE_URL
     const onPGlite = url === undefined || url.length === 0
-    const target = Target.fromOptions(databaseUrl, pgliteDir, { owner: "salesintel report" })
+    const target = Target.fromOptions(databaseUrl, pgliteDir, { owner: "salesintel report", existing: true })
     return Effect.gen(function* () {
       if (onPGlite) yield* requireExistingPGlite(pgliteDir)
       const html = yield* generate({ schema, target: target.description }).pipe(Effect.provide(target.layer))
       yield* writeReport(out, html)
-      yield* Console.log(`wrote ${out} (${number.format(Buffer.byteLength(html))} bytes)`)
+      yield* Effect.sync(() =>
+        process.stdout.write(`wrote ${out} (${number.format(Buffer.byteLength(html))} bytes)\n`),
+      )
     }).pipe(
       Effect.catchAll((error) =>
         Effect.sync(() => {
@@ -112,8 +109,4 @@ export const command = Command.make(
       ),
     )
   },
-).pipe(
-  Command.withDescription(
-    "write an HTML report of a synced database: technology adoption by category, product and company size, contacts by department and level, credits per run (charts and their numbers)",
-  ),
 )
