@@ -8,7 +8,8 @@
  */
 import { readFile } from "node:fs/promises"
 import { Args, Command, Options } from "@effect/cli"
-import { NodeContext } from "@effect/platform-node"
+// Not the package index: it loads the HTTP server and, with it, ~20 MB of API docs pages.
+import * as NodeContext from "@effect/platform-node/NodeContext"
 import { RunLifecycle, StopSignal, Target } from "@salesintel/postgres"
 import { Console, Effect, Logger, Option } from "effect"
 import * as Query from "./Query.ts"
