@@ -29,11 +29,12 @@ const baselineBin = process.env.BENCH_BASELINE_BIN
 const sizes = (process.env.BENCH_SIZES ?? "20000,100000").split(",").map(Number)
 const targets = (process.env.BENCH_TARGETS ?? "postgres,pglite").split(",")
 const url = process.env.DATABASE_URL || "postgres://postgres@127.0.0.1:5432/test"
-const schema = "salesintel_bench_memory"
+// One schema per size: two invocations with different BENCH_SIZES can run side by side.
+const schemaFor = (size: number) => `salesintel_bench_memory_${size}`
 const time = "/usr/bin/time"
 const aimMb = 200
 
-const dropSchema = async () => {
+const dropSchema = async (schema: string) => {
   const client = new pg.Client({ connectionString: url })
   await client.connect()
   try {
@@ -61,11 +62,12 @@ const syncOnce = async (
   sandboxUrl: string,
   configPath: string,
   target: string,
+  schema: string,
 ): Promise<Run> => {
   await post(`${sandboxUrl}/_sandbox/reset`)
   const pgliteDir = mkdtempSync(join(tmpdir(), "salesintel-bench-memory-pglite-"))
   try {
-    if (target === "postgres") await dropSchema()
+    if (target === "postgres") await dropSchema(schema)
     const command = [
       process.execPath,
       ...shebangFlags(bin),
@@ -96,7 +98,7 @@ const syncOnce = async (
     }
   } finally {
     rmSync(pgliteDir, { recursive: true, force: true })
-    if (target === "postgres") await dropSchema()
+    if (target === "postgres") await dropSchema(schema)
   }
 }
 
@@ -135,9 +137,10 @@ const main = async () => {
         }),
       )
       for (const target of targets) {
-        row(size, target, "this", await syncOnce(thisBin, sandboxUrl, configPath, target))
+        const schema = schemaFor(size)
+        row(size, target, "this", await syncOnce(thisBin, sandboxUrl, configPath, target, schema))
         if (baselineBin !== undefined)
-          row(size, target, "baseline", await syncOnce(baselineBin, sandboxUrl, configPath, target))
+          row(size, target, "baseline", await syncOnce(baselineBin, sandboxUrl, configPath, target, schema))
       }
     } finally {
       child.kill()
