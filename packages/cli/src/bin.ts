@@ -9,7 +9,8 @@
  */
 import { readFile } from "node:fs/promises"
 import { Args, HelpDoc, Options, ValidationError } from "@effect/cli"
-import { NodeContext } from "@effect/platform-node"
+// Not the package index: it loads the HTTP server and, with it, ~20 MB of API docs pages.
+import * as NodeContext from "@effect/platform-node/NodeContext"
 import { CommandLine, Streams } from "@salesintel/airbyte"
 import { RunLifecycle, StopSignal, Target } from "@salesintel/postgres"
 import { Console, Effect, FiberRef, Option } from "effect"

@@ -8,14 +8,14 @@
  * moment it becomes a header, and that header is on the platform's redaction list, so neither
  * errors nor logged requests can show it.
  */
-import {
-  FetchHttpClient,
-  Headers,
-  HttpClient,
-  type HttpClientError,
-  HttpClientRequest,
-  type HttpClientResponse,
-} from "@effect/platform"
+// Each module from its own path: the package's index also loads its HTTP API docs pages (~20 MB
+// of bundled JavaScript held as strings for as long as the process runs).
+import * as FetchHttpClient from "@effect/platform/FetchHttpClient"
+import * as Headers from "@effect/platform/Headers"
+import * as HttpClient from "@effect/platform/HttpClient"
+import type * as HttpClientError from "@effect/platform/HttpClientError"
+import * as HttpClientRequest from "@effect/platform/HttpClientRequest"
+import type * as HttpClientResponse from "@effect/platform/HttpClientResponse"
 import { Clock, Context, Duration, Effect, Either, Layer, Redacted, Schema } from "effect"
 import {
   type ApiError,

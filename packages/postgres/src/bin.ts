@@ -14,7 +14,8 @@
  */
 import { readFile } from "node:fs/promises"
 import { Options } from "@effect/cli"
-import { NodeContext } from "@effect/platform-node"
+// Not the package index: it loads the HTTP server and, with it, ~20 MB of API docs pages.
+import * as NodeContext from "@effect/platform-node/NodeContext"
 import { Catalog, CommandLine, type Message, Ndjson } from "@salesintel/airbyte"
 import { Effect, Either, Option } from "effect"
 import { loadRun } from "./LoadRun.ts"

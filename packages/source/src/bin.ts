@@ -6,7 +6,9 @@
  */
 import { readFile } from "node:fs/promises"
 import { Options } from "@effect/cli"
-import { NodeContext, NodeRuntime } from "@effect/platform-node"
+// Not the package index: it loads the HTTP server and, with it, ~20 MB of API docs pages.
+import * as NodeContext from "@effect/platform-node/NodeContext"
+import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
 import { CommandLine, Message, Ndjson } from "@salesintel/airbyte"
 import { Deferred, Effect, Exit, Option, Stream } from "effect"
 import * as Commands from "./Commands.ts"
