@@ -10,6 +10,8 @@
  * `BENCH_BASELINE_BIN=/path/to/other/checkout/packages/cli/bin/salesintel.js` also runs that
  * command, alternating with this checkout's run by run, and prints the ratio of the medians: the
  * way to compare a change against the code before it, measured in the same session.
+ * `BENCH_EXCLUDE_FIELDS=personal_email,phone_numbers` also runs this checkout with those contact
+ * fields excluded (contacts.exclude_fields), alternating in the same way: what excluding costs.
  */
 import { spawnSync } from "node:child_process"
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs"
@@ -23,6 +25,7 @@ import { post, startSandbox } from "./sandbox.ts"
 const thisBin = fileURLToPath(new URL("../../packages/cli/bin/salesintel.js", import.meta.url))
 const baselineBin = process.env.BENCH_BASELINE_BIN
 const runs = Number(process.env.BENCH_RUNS ?? 3)
+const excludeFields = process.env.BENCH_EXCLUDE_FIELDS?.split(",").filter((name) => name.length > 0)
 const url = process.env.DATABASE_URL || "postgres://postgres@127.0.0.1:5432/test"
 const schema = "salesintel_bench_sync"
 const time = "/usr/bin/time"
@@ -101,33 +104,45 @@ const main = async () => {
   const directory = mkdtempSync(join(tmpdir(), "salesintel-bench-sync-"))
   try {
     const configPath = join(directory, "config.json")
-    writeFileSync(
-      configPath,
+    const excludingPath = join(directory, "config-excluding.json")
+    const config = (exclude: ReadonlyArray<string> | undefined) =>
       JSON.stringify({
         api_key: "sandbox-full",
         base_url: sandboxUrl,
         credit_budget: 1_000_000,
         requests_per_minute: 1_000_000,
-        contacts: { searches: [{ name: "sales", filters: { job_departments: ["sale"] } }] },
-      }),
-    )
+        contacts: {
+          searches: [{ name: "sales", filters: { job_departments: ["sale"] } }],
+          ...(exclude === undefined ? {} : { exclude_fields: exclude }),
+        },
+      })
+    writeFileSync(configPath, config(undefined))
+    writeFileSync(excludingPath, config(excludeFields))
     console.log(
       `salesintel sync of one ~20,000-contact search into Postgres (${runs} runs each, medians; sandbox without latency or rate limit)`,
     )
     console.log("command       contacts   seconds  contacts/s  peak RSS")
     const current: Array<Run> = []
     const baseline: Array<Run> = []
+    const excluding: Array<Run> = []
     // A warm-up run of each, uncounted: the first start reads every module from disk.
     await syncOnce(thisBin, sandboxUrl, configPath)
     if (baselineBin !== undefined) await syncOnce(baselineBin, sandboxUrl, configPath)
     for (let run = 0; run < runs; run++) {
       current.push(await syncOnce(thisBin, sandboxUrl, configPath))
       if (baselineBin !== undefined) baseline.push(await syncOnce(baselineBin, sandboxUrl, configPath))
+      if (excludeFields !== undefined) excluding.push(await syncOnce(thisBin, sandboxUrl, excludingPath))
     }
     const currentSeconds = report("this", current)
     if (baselineBin !== undefined) {
       const baselineSeconds = report("baseline", baseline)
       console.log(`this / baseline, median seconds: ${(currentSeconds / baselineSeconds).toFixed(3)}`)
+    }
+    if (excludeFields !== undefined) {
+      const excludingSeconds = report("excluding", excluding)
+      console.log(
+        `excluding ${excludeFields.join(", ")} / this, median seconds: ${(excludingSeconds / currentSeconds).toFixed(3)}`,
+      )
     }
   } finally {
     child.kill()

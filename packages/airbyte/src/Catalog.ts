@@ -39,7 +39,14 @@ export const offered = (): ReadonlyArray<AirbyteStream> => Streams.all.map(airby
 
 /** A configured stream: only the parts this connector acts on are decoded (the rest is ignored). */
 const ConfiguredStream = Schema.Struct({
-  stream: Schema.Struct({ name: Schema.String }),
+  stream: Schema.Struct({
+    name: Schema.String,
+    /**
+     * The protocol has no field-selection property: Airbyte selects fields by sending the stream's
+     * json_schema with only the selected top-level properties (see `deselectedFields`).
+     */
+    json_schema: Schema.optional(Schema.Record({ key: Schema.String, value: Schema.Unknown })),
+  }),
   sync_mode: SyncMode,
   destination_sync_mode: DestinationSyncMode,
 })
@@ -94,3 +101,24 @@ export type DestinationSyncModes = Readonly<Record<string, DestinationSyncMode>>
 
 export const destinationSyncModes = (catalog: ConfiguredCatalog): DestinationSyncModes =>
   Object.fromEntries(catalog.streams.map((entry) => [entry.stream.name, entry.destination_sync_mode]))
+
+/**
+ * The top-level fields the configured stream leaves out: those the registry's schema declares and
+ * the configured json_schema's `properties` does not (Airbyte's field selection). None when the
+ * configured schema lists no properties. The primary key and the cursor are always kept (Airbyte
+ * never deselects them, and the loader keys rows by them); fields the registry does not declare
+ * (the provider's additions) are not the catalog's to drop.
+ */
+export const deselectedFields = (configured: ConfiguredStream): ReadonlyArray<string> => {
+  const properties = configured.stream.json_schema?.properties
+  if (!Streams.isStreamName(configured.stream.name)) return []
+  if (typeof properties !== "object" || properties === null || Array.isArray(properties)) return []
+  const entry = Streams.streams[configured.stream.name]
+  const kept = new Set([
+    ...Object.keys(properties),
+    ...entry.primaryKey.map((path) => path[0] ?? ""),
+    ...(entry.cursorField ?? []).slice(0, 1),
+  ])
+  const declared = Object.keys((entry.jsonSchema.properties ?? {}) as Readonly<Record<string, unknown>>)
+  return declared.filter((name) => !kept.has(name))
+}

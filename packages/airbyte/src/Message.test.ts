@@ -43,6 +43,9 @@ const messages: fc.Arbitrary<Message.Message> = fc.oneof(
   fc
     .tuple(fc.boolean(), fc.option(text, { nil: undefined }))
     .map(([ok, line]) => Message.connectionStatus(ok, line)),
+  fc
+    .tuple(streamName, fc.nat(), fc.option(fc.nat(), { nil: undefined }))
+    .map(([stream, rows, bytes]) => Message.estimate(stream, rows, bytes, 1_700_000_000_000)),
 )
 
 /** A message as JSON would carry it (the STATE default filled in, as the Schema decodes it). */
@@ -116,12 +119,39 @@ describe("Message", () => {
         trace: { type: "ERROR", emitted_at: 1, error: { message: "x", failure_type: "oops" } },
       },
       { type: "CONNECTION_STATUS", connectionStatus: { status: "MAYBE" } },
+      { type: "TRACE", trace: { type: "ESTIMATE", emitted_at: 1, estimate: { name: "contacts" } } },
+      {
+        type: "TRACE",
+        trace: { type: "ESTIMATE", emitted_at: 1, estimate: { name: "contacts", type: "TABLE" } },
+      },
+      {
+        type: "TRACE",
+        trace: {
+          type: "ESTIMATE",
+          emitted_at: 1,
+          estimate: { name: "contacts", type: "STREAM", row_estimate: 1.5 },
+        },
+      },
     ]
     for (const message of malformed) {
       expect(messageProblems(message).length).toBeGreaterThan(0)
       const schema: Schema.Schema.AnyNoContext = Message.schemas[message.type as keyof typeof Message.schemas]
       expect(Either.isLeft(Schema.decodeUnknownEither(schema)(message))).toBe(true)
     }
+  })
+
+  it("builds per-stream ESTIMATE traces the protocol accepts, with bytes only when known", () => {
+    const withBytes = Message.estimate("contacts", 1_234.4, 987_654.6, 7)
+    expect(messageProblems(withBytes)).toEqual([])
+    expect(withBytes.trace.estimate).toEqual({
+      name: "contacts",
+      type: "STREAM",
+      row_estimate: 1_234,
+      byte_estimate: 987_655,
+    })
+    const rowsOnly = Message.estimate("companies", 25, undefined, 7)
+    expect(messageProblems(rowsOnly)).toEqual([])
+    expect("byte_estimate" in rowsOnly.trace.estimate).toBe(false)
   })
 
   it("never writes what travels beside a RECORD in memory", () => {

@@ -106,6 +106,24 @@ export const StreamStatusMessage = message("TRACE", {
   }),
 })
 
+/**
+ * A guess at how much a stream will emit in this read (the protocol's ESTIMATE trace, per STREAM):
+ * Airbyte shows progress from it, and so does `salesintel sync`. A later one supersedes an earlier.
+ */
+export const EstimateMessage = message("TRACE", {
+  trace: Schema.Struct({
+    type: Schema.Literal("ESTIMATE"),
+    emitted_at: Schema.Number,
+    estimate: Schema.Struct({
+      name: Schema.String,
+      type: Schema.Literal("STREAM", "SYNC"),
+      namespace: Schema.optional(Schema.String),
+      row_estimate: Schema.optional(Schema.Int.pipe(Schema.nonNegative())),
+      byte_estimate: Schema.optional(Schema.Int.pipe(Schema.nonNegative())),
+    }),
+  }),
+})
+
 export const SpecMessage = message("SPEC", {
   spec: Schema.Struct({
     documentationUrl: Schema.optional(Schema.String),
@@ -132,6 +150,7 @@ export type Message =
   | LogMessage
   | TraceErrorMessage
   | StreamStatusMessage
+  | EstimateMessage
   | SpecMessage
   | ConnectionStatusMessage
   | CatalogMessage
@@ -141,7 +160,7 @@ export const schemas = {
   RECORD: RecordMessage,
   STATE: StateMessage,
   LOG: LogMessage,
-  TRACE: Schema.Union(TraceErrorMessage, StreamStatusMessage),
+  TRACE: Schema.Union(TraceErrorMessage, StreamStatusMessage, EstimateMessage),
   SPEC: SpecMessage,
   CONNECTION_STATUS: ConnectionStatusMessage,
   CATALOG: CatalogMessage,
@@ -208,6 +227,26 @@ export const streamStatus = (
   },
 })
 
+/** A stream's estimate: `rows` records, and `bytes` of record data when known. */
+export const estimate = (
+  stream: string,
+  rows: number,
+  bytes: number | undefined,
+  emittedAt: number,
+): EstimateMessage => ({
+  type: "TRACE",
+  trace: {
+    type: "ESTIMATE",
+    emitted_at: emittedAt,
+    estimate: {
+      name: stream,
+      type: "STREAM",
+      row_estimate: Math.max(0, Math.round(rows)),
+      ...(bytes === undefined ? {} : { byte_estimate: Math.max(0, Math.round(bytes)) }),
+    },
+  },
+})
+
 export const connectionStatus = (succeeded: boolean, message?: string): ConnectionStatusMessage => ({
   type: "CONNECTION_STATUS",
   connectionStatus: {
@@ -232,3 +271,4 @@ export type ConnectionStatusMessage = typeof ConnectionStatusMessage.Type
 export type CatalogMessage = typeof CatalogMessage.Type
 export type StreamStatus = typeof StreamStatus.Type
 export type StreamStatusMessage = typeof StreamStatusMessage.Type
+export type EstimateMessage = typeof EstimateMessage.Type

@@ -32,6 +32,7 @@ export type Incoming =
   | Message.LogMessage
   | Message.TraceErrorMessage
   | Message.StreamStatusMessage
+  | Message.EstimateMessage
 
 type Decoder = (input: unknown) => Either.Either<Incoming, ParseResult.ParseError>
 

@@ -1,36 +1,162 @@
-/** `salesintel sql` and `salesintel status`: read what a sync wrote, as aligned tables. */
+/**
+ * `salesintel sql` and `salesintel status`: read what a sync wrote, as aligned tables, CSV or JSON.
+ * Both need a sync to have run: a schema (or `_sync_runs`) that is not there is said as such, not
+ * as a "relation does not exist" from the middle of a query.
+ */
 import { Database, Runs, Sql } from "@salesintel/postgres"
-import { Effect } from "effect"
+import { Data, Effect } from "effect"
+import * as Csv from "./Csv.ts"
+import * as Statements from "./Statements.ts"
 import * as Table from "./Table.ts"
 
+/** The schema, or its run table, is not in the database: no sync has written there. */
+export class NothingSynced extends Data.TaggedError("NothingSynced")<{ readonly description: string }> {
+  override get message(): string {
+    return this.description
+  }
+}
+
+export type Format = "table" | "csv" | "json"
+
+export interface SqlOptions {
+  readonly format?: Format
+  /** Table format: cut longer values to this many characters (default: never cut). */
+  readonly maxWidth?: number | undefined
+}
+
+const hasSchema = (schema: string) =>
+  Effect.flatMap(Database.Database, (db) =>
+    db.query("SELECT 1 FROM pg_namespace WHERE nspname = $1", [schema]),
+  ).pipe(Effect.map((rows) => rows.length > 0))
+
+const requireSchema = (schema: string) =>
+  Effect.flatMap(hasSchema(schema), (exists) =>
+    exists
+      ? Effect.void
+      : new NothingSynced({
+          description: `there is no schema ${Sql.ident(schema)} in this database: run \`salesintel sync\` first, or give the --schema (and --pglite-dir or --database-url) a sync used`,
+        }),
+  )
+
+const render = (
+  columns: ReadonlyArray<string>,
+  rows: ReadonlyArray<Readonly<Record<string, unknown>>>,
+  options: SqlOptions,
+): string => {
+  switch (options.format ?? "table") {
+    case "csv":
+      return Csv.format(columns, rows)
+    case "json":
+      return `${JSON.stringify(rows, Table.jsonSafe)}\n`
+    case "table":
+      return Table.format(columns, rows, { maxWidth: options.maxWidth })
+  }
+}
+
 /**
- * Runs one statement with the sync's schema first on the search path, so `SELECT * FROM contacts`
- * works as well as `salesintel.contacts`.
+ * Runs each statement of `text` in turn, with the sync's schema first on the search path (so
+ * `SELECT * FROM contacts` works as well as `salesintel.contacts`), and hands each result, rendered,
+ * to `emit` before the next statement runs (as psql does: a failing statement leaves the results
+ * before it printed). Tables are separated by an empty line, CSV blocks too; JSON is one array of
+ * row objects per line.
  */
-export const sql = (schema: string, statement: string) =>
+export const sqlEach = <E, R>(
+  schema: string,
+  text: string,
+  options: SqlOptions,
+  emit: (output: string) => Effect.Effect<void, E, R>,
+) =>
   Effect.gen(function* () {
     const db = yield* Database.Database
+    yield* requireSchema(schema)
     yield* db.exec(`SET search_path TO ${Sql.ident(schema)}, public`)
-    const rows = yield* db.query(statement)
-    const columns = rows.length > 0 ? Object.keys(rows[0] ?? {}) : []
-    return Table.format(columns, rows)
+    const separator = options.format === "json" ? "" : "\n"
+    let index = 0
+    for (const statement of Statements.split(text)) {
+      const rows = yield* db.query(statement)
+      const columns = rows.length > 0 ? Object.keys(rows[0] ?? {}) : []
+      yield* emit(`${index++ > 0 ? separator : ""}${render(columns, rows, options)}`)
+    }
   })
 
-export const status = (schema: string, limit: number) =>
-  Effect.map(Runs.list(schema, limit), (runs) =>
-    Table.format(
-      ["run", "started", "finished", "status", "records", "credits", "error"],
-      runs.map((run) => {
-        const streams = Object.values(run.streams ?? {})
-        return {
-          run: run.id,
-          started: run.startedAt,
-          finished: run.finishedAt,
-          status: run.status,
-          records: streams.reduce((sum, s) => sum + s.records, 0),
-          credits: streams.reduce((sum, s) => sum + (s.credits ?? 0), 0),
-          error: run.error,
-        }
-      }),
-    ),
+/** `sqlEach`, the results joined into one text. */
+export const sql = (schema: string, text: string, options: SqlOptions = {}) =>
+  Effect.gen(function* () {
+    const outputs: Array<string> = []
+    yield* sqlEach(schema, text, options, (output) => Effect.sync(() => outputs.push(output)))
+    return outputs.join("")
+  })
+
+/** A run with its figures per stream, as `status --json` prints it. */
+export interface RunStatus {
+  readonly run: number
+  readonly status: string
+  readonly startedAt: string
+  readonly finishedAt: string | null
+  readonly records: number
+  readonly credits: number
+  readonly streams: Readonly<Record<string, { readonly records: number; readonly credits: number }>>
+  readonly error: string | null
+}
+
+/** The latest `limit` runs, newest first. */
+export const runs = (schema: string, limit: number) =>
+  Effect.gen(function* () {
+    const db = yield* Database.Database
+    const [table] = yield* db.query("SELECT to_regclass($1) IS NOT NULL AS present", [
+      `${Sql.ident(schema)}._sync_runs`,
+    ])
+    if (table?.present !== true)
+      return yield* new NothingSynced({
+        description: `no sync has run in schema ${Sql.ident(schema)} of this database (it has no _sync_runs table): run \`salesintel sync\` first, or give the --schema (and --pglite-dir or --database-url) a sync used`,
+      })
+    const list = yield* Runs.list(schema, limit)
+    return list.map((run): RunStatus => {
+      const streams = Object.fromEntries(
+        Object.entries(run.streams ?? {}).map(([name, figures]) => [
+          name,
+          { records: figures.records, credits: figures.credits ?? 0 },
+        ]),
+      )
+      const figures = Object.values(streams)
+      return {
+        run: run.id,
+        status: run.status,
+        startedAt: run.startedAt.toISOString(),
+        finishedAt: run.finishedAt === null ? null : run.finishedAt.toISOString(),
+        records: figures.reduce((sum, s) => sum + s.records, 0),
+        credits: figures.reduce((sum, s) => sum + s.credits, 0),
+        streams,
+        error: run.error,
+      }
+    })
+  })
+
+/**
+ * The runs as a table: one line per run and stream (records and credits committed for it), a run
+ * without stream figures on one line of its own; the run's error on its first line.
+ */
+export const statusTable = (list: ReadonlyArray<RunStatus>): string =>
+  Table.format(
+    ["run", "started", "finished", "status", "stream", "records", "credits", "error"],
+    list.flatMap((run) => {
+      const streams = Object.entries(run.streams)
+      const lines = streams.length === 0 ? [["", { records: 0, credits: 0 }] as const] : streams
+      return lines.map(([stream, figures], index) => ({
+        run: run.run,
+        started: run.startedAt,
+        finished: run.finishedAt,
+        status: run.status,
+        stream,
+        records: figures.records,
+        credits: figures.credits,
+        error: index === 0 ? (run.error ?? "") : "",
+      }))
+    }),
+  )
+
+/** `salesintel status`: the latest runs as a table, or as JSON (an array of RunStatus). */
+export const status = (schema: string, limit: number, options: { readonly json?: boolean } = {}) =>
+  Effect.map(runs(schema, limit), (list) =>
+    options.json === true ? `${JSON.stringify(list, null, 2)}\n` : statusTable(list),
   )

@@ -20,7 +20,7 @@ import {
 } from "@salesintel/postgres"
 import { Commands } from "@salesintel/source"
 import { Data, Deferred, Effect, Either, Ref, Stream } from "effect"
-import { type Counts, Reporter } from "./Progress.ts"
+import { type Counts, type Output, Reporter } from "./Progress.ts"
 
 export class SyncConfigError extends Data.TaggedError("SyncConfigError")<{ readonly description: string }> {
   override get message(): string {
@@ -36,8 +36,16 @@ export interface SyncOptions {
   readonly streams?: ReadonlyArray<string> | undefined
   /** Streams whose saved state is deleted first, so they start afresh on purpose. */
   readonly resetState?: ReadonlyArray<string> | undefined
+  /**
+   * Streams read in full this run (full_refresh | overwrite) instead of incrementally: everything
+   * is bought again, and once the stream completes its rows from earlier syncs are deleted. Their
+   * state is kept (an interrupted full refresh resumes; the contacts bought stay known).
+   */
+  readonly fullRefresh?: ReadonlyArray<string> | undefined
+  /** How the source's LOG and TRACE lines are written to `progress`: as text, or JSON objects. */
+  readonly logFormat?: "text" | "json" | undefined
   /** Where progress and the source's log lines go (stderr in the CLI). */
-  readonly progress: { readonly isTTY?: boolean | undefined; write(text: string): unknown }
+  readonly progress: Output
   /** Completed on a graceful stop (StopSignal.listen in the CLI); none by default. */
   readonly stop?: Deferred.Deferred<StopSignal.Signal> | undefined
   /** Who this run is (for another run's "in use by" message), and whether to wait for a holder. */
@@ -67,6 +75,44 @@ export interface SyncOutcome {
   readonly error: string | undefined
 }
 
+/**
+ * Checks the options and the config, without the database: what `sync` refuses before it opens
+ * (or creates) anything. Returns the catalog the run reads.
+ */
+export const check = (options: SyncOptions): Effect.Effect<Catalog.ConfiguredCatalog, SyncConfigError> =>
+  Effect.gen(function* () {
+    const names = options.streams ?? Streams.names
+    const unknownIn = (option: string, list: ReadonlyArray<string>) => {
+      const unknown = list.filter((name) => !Streams.isStreamName(name))
+      return unknown.length === 0
+        ? Effect.void
+        : new SyncConfigError({
+            description: `unknown stream ${unknown.join(", ")} in ${option} (streams: ${Streams.names.join(", ")})`,
+          })
+    }
+    yield* unknownIn("--streams", names)
+    yield* unknownIn("--reset-state", options.resetState ?? [])
+    const fullRefresh = options.fullRefresh ?? []
+    yield* unknownIn("--full-refresh", fullRefresh)
+    const notSynced = fullRefresh.filter((name) => !names.includes(name))
+    if (notSynced.length > 0)
+      return yield* new SyncConfigError({
+        description: `--full-refresh ${notSynced.join(", ")}: not among the streams synced (--streams ${names.join(",")})`,
+      })
+    // Incremental wherever a stream supports it: that is what saves credits run after run. A
+    // full refresh is asked for per run and per stream (it buys everything again).
+    const incremental = Catalog.configuredAll("incremental", names)
+    const refreshed = Catalog.configuredAll("full_refresh", fullRefresh)
+    const catalog: Catalog.ConfiguredCatalog = {
+      streams: incremental.streams.map(
+        (entry) => refreshed.streams.find((r) => r.stream.name === entry.stream.name) ?? entry,
+      ),
+    }
+    const checked = Commands.prepareRead({ config: options.config, catalog, state: [] })
+    if (Either.isLeft(checked)) return yield* new SyncConfigError({ description: checked.left })
+    return catalog
+  })
+
 export const sync = (
   options: SyncOptions,
 ): Effect.Effect<
@@ -76,22 +122,8 @@ export const sync = (
 > =>
   Effect.scoped(
     Effect.gen(function* () {
-      const names = options.streams ?? Streams.names
-      const unknownIn = (option: string, list: ReadonlyArray<string>) => {
-        const unknown = list.filter((name) => !Streams.isStreamName(name))
-        return unknown.length === 0
-          ? Effect.void
-          : new SyncConfigError({
-              description: `unknown stream ${unknown.join(", ")} in ${option} (streams: ${Streams.names.join(", ")})`,
-            })
-      }
-      yield* unknownIn("--streams", names)
-      yield* unknownIn("--reset-state", options.resetState ?? [])
-      // Incremental wherever a stream supports it: that is what saves credits run after run.
-      const catalog = Catalog.configuredAll("incremental", names)
       // The config is checked before the target is locked (a typo costs no wait and no run row).
-      const checked = Commands.prepareRead({ config: options.config, catalog, state: [] })
-      if (Either.isLeft(checked)) return yield* new SyncConfigError({ description: checked.left })
+      const catalog = yield* check(options)
 
       const stop = options.stop ?? (yield* Deferred.make<StopSignal.Signal>())
       const { runId, abandoned } = yield* RunLifecycle.begin(
@@ -127,12 +159,15 @@ export const sync = (
       const reporter = new Reporter(options.progress)
       const started = Date.now()
       const recordsByStream = new Map<string, number>()
+      // The source's ESTIMATE traces: the progress line shows done of estimated, and time left.
+      const estimatedByStream = new Map<string, number>()
       let records = 0
       let checkpoints = 0
       let creditsSpent = 0
       const counts = (): Counts => ({
         records,
         recordsByStream,
+        estimatedByStream,
         pages: read.summary.pages,
         checkpoints,
         creditsSpent,
@@ -142,9 +177,19 @@ export const sync = (
       const logLine = (message: Message.LogMessage | Message.TraceErrorMessage) =>
         Effect.sync(() => {
           const text =
-            message.type === "LOG"
-              ? `${message.log.level} ${message.log.message}`
-              : `ERROR (${message.trace.error.failure_type}) ${message.trace.error.message}`
+            options.logFormat === "json"
+              ? JSON.stringify({
+                  timestamp: new Date().toISOString(),
+                  logLevel: message.type === "LOG" ? message.log.level : "ERROR",
+                  message: message.type === "LOG" ? message.log.message : message.trace.error.message,
+                  annotations: {
+                    from: "source",
+                    ...(message.type === "TRACE" ? { failure_type: message.trace.error.failure_type } : {}),
+                  },
+                })
+              : message.type === "LOG"
+                ? `${message.log.level} ${message.log.message}`
+                : `ERROR (${message.trace.error.failure_type}) ${message.trace.error.message}`
           if (message.type === "TRACE" || message.log.level !== "INFO" || options.progress.isTTY !== true)
             options.progress.write(`${options.progress.isTTY === true ? "\r\x1b[K" : ""}${text}\n`)
         })
@@ -171,6 +216,9 @@ export const sync = (
                   message.record.stream,
                   (recordsByStream.get(message.record.stream) ?? 0) + 1,
                 )
+              } else if (message.type === "TRACE" && message.trace.type === "ESTIMATE") {
+                const { name, row_estimate } = message.trace.estimate
+                if (row_estimate !== undefined) estimatedByStream.set(name, row_estimate)
               }
               const spent = (yield* budget.snapshot).spent
               const stream = streamOf(message)

@@ -22,13 +22,22 @@ describe("Table.format", () => {
     )
   })
 
-  it("keeps every row on one line and shortens long values", () => {
-    const text = format(["v"], [{ v: `a\nb\t${"x".repeat(100)}` }, { v: { nested: true } }])
-    const lines = text.split("\n")
-    expect(lines).toHaveLength(6)
-    expect(lines[2]).toMatch(/^a b x+…$/)
-    expect(lines[2]?.length).toBe(60)
-    expect(lines[3]).toBe('{"nested":true}')
+  it("keeps every row on one line and cuts long values only to the width asked for", () => {
+    const rows = [{ v: `a\nb\t${"x".repeat(100)}` }, { v: { nested: true } }]
+    const whole = format(["v"], rows).split("\n")
+    expect(whole).toHaveLength(6)
+    expect(whole[2]).toBe(`a b ${"x".repeat(100)}`)
+    expect(whole[3]).toBe('{"nested":true}')
+    const cut = format(["v"], rows, { maxWidth: 20 }).split("\n")
+    expect(cut[2]).toMatch(/^a b x+…$/)
+    expect(cut[2]?.length).toBe(20)
+    expect(cut[3]).toBe('{"nested":true}')
+  })
+
+  it("shows NULL and the empty string differently", () => {
+    const lines = format(["v"], [{ v: null }, { v: "" }]).split("\n")
+    expect(lines[2]).toBe("NULL")
+    expect(lines[3]).toBe("")
   })
 
   it("reports a statement without columns by its row count", () => {

@@ -1,20 +1,27 @@
 /**
  * A query result as an aligned text table, the way psql prints one: a header, a rule, one line per
- * row, numbers right-aligned, NULL shown as such, long or multi-line values shortened to fit.
+ * row, numbers right-aligned, NULL shown as NULL (the empty string as nothing), multi-line values
+ * on one line; values are cut (with …) only to a `maxWidth` the caller asks for.
  */
 
-const maxWidth = 60
-
-const cell = (value: unknown): string => {
-  if (value === null || value === undefined) return "NULL"
+/** A non-NULL value as text: dates in ISO 8601, JSON values (jsonb, arrays) as JSON. */
+export const cellText = (value: unknown): string => {
   if (value instanceof Date) return value.toISOString()
-  if (typeof value === "object") return JSON.stringify(value)
+  if (typeof value === "object" && value !== null) return JSON.stringify(value, jsonSafe)
   return String(value)
 }
 
-const fit = (text: string): string => {
+/** For JSON.stringify: a bigint as its decimal text (JSON has no 64-bit integers). */
+export const jsonSafe = (_key: string, value: unknown): unknown =>
+  typeof value === "bigint" ? value.toString() : value
+
+const cell = (value: unknown): string => (value === null || value === undefined ? "NULL" : cellText(value))
+
+const fit = (text: string, maxWidth: number | undefined): string => {
   const oneLine = text.replace(/[\r\n\t]+/g, " ")
-  return oneLine.length > maxWidth ? `${oneLine.slice(0, maxWidth - 1)}…` : oneLine
+  return maxWidth !== undefined && oneLine.length > maxWidth
+    ? `${oneLine.slice(0, Math.max(0, maxWidth - 1))}…`
+    : oneLine
 }
 
 const isNumeric = (value: unknown) =>
@@ -25,9 +32,10 @@ const isNumeric = (value: unknown) =>
 export const format = (
   columns: ReadonlyArray<string>,
   rows: ReadonlyArray<Readonly<Record<string, unknown>>>,
+  options: { readonly maxWidth?: number | undefined } = {},
 ): string => {
   if (columns.length === 0) return `(${rows.length} ${rows.length === 1 ? "row" : "rows"})\n`
-  const texts = rows.map((row) => columns.map((column) => fit(cell(row[column]))))
+  const texts = rows.map((row) => columns.map((column) => fit(cell(row[column]), options.maxWidth)))
   const widths = columns.map((column, index) =>
     Math.max(column.length, ...texts.map((line) => line[index]?.length ?? 0)),
   )

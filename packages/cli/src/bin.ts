@@ -1,20 +1,26 @@
 #!/usr/bin/env node
 /**
- * salesintel: sync (the source into Postgres or embedded PGlite, in one process), sql (a query,
- * printed as a table), status (recent runs). Progress and log lines go to stderr; results to stdout.
- * A sync is one run per target at a time (a second fails naming the holder, or waits with --wait);
- * SIGINT/SIGTERM stop it gracefully (what committed stays, run `interrupted`, exit 130/143), a
- * second signal exits at once.
+ * salesintel: sync (the source into Postgres or embedded PGlite, in one process), sql (queries,
+ * as a table, CSV or JSON), status (recent runs, per stream). Progress and log lines go to stderr;
+ * results to stdout. A sync is one run per target at a time (a second fails naming the holder, or
+ * waits with --wait); SIGINT/SIGTERM stop it gracefully (what committed stays, run `interrupted`,
+ * exit 130/143), a second signal exits at once. Help, usage errors (exit 2) and the options every
+ * command takes are CommandLine's: a new command is one more entry in `commands` below.
  */
 import { readFile } from "node:fs/promises"
-import { Args, Command, Options } from "@effect/cli"
-import { NodeContext } from "@effect/platform-node"
+import { Args, HelpDoc, Options, ValidationError } from "@effect/cli"
+// Not the package index: it loads the HTTP server and, with it, ~20 MB of API docs pages.
+import * as NodeContext from "@effect/platform-node/NodeContext"
+import { CommandLine, Streams } from "@salesintel/airbyte"
 import { RunLifecycle, StopSignal, Target } from "@salesintel/postgres"
-import { Console, Effect, Logger, Option } from "effect"
+import { Console, Effect, FiberRef, Option } from "effect"
+import * as Plan from "./Plan.ts"
 import * as Query from "./Query.ts"
+import * as Report from "./Report.ts"
 import * as Sync from "./Sync.ts"
 
 const { databaseUrl, pgliteDir, schema } = Target.options
+const targetFlags = { databaseUrl, pgliteDir, schema }
 
 /** Any failure: its message on stderr and exit code 1 (never a stack trace for a user error). */
 const reportFailure = <A, E extends { readonly message: string }, R>(effect: Effect.Effect<A, E, R>) =>
@@ -34,46 +40,74 @@ const readConfig = (path: string) =>
       }),
   })
 
-const sync = Command.make(
-  "sync",
+/** A comma-separated list, repeatable: `--x a,b --x c`. */
+const list = (texts: ReadonlyArray<string>) =>
+  texts.flatMap((text) =>
+    text
+      .split(",")
+      .map((s) => s.trim())
+      .filter((s) => s.length > 0),
+  )
+
+const streamNames = Streams.names.join(", ")
+
+const sync = CommandLine.command(
   {
-    config: Options.file("config").pipe(Options.withDescription("the source's JSON config")),
-    databaseUrl,
-    schema,
-    pgliteDir,
-    streams: Options.text("streams").pipe(
-      Options.optional,
-      Options.withDescription("comma-separated streams to sync (default: all)"),
-    ),
-    resetState: Options.text("reset-state").pipe(
-      Options.repeated,
-      Options.withDescription(
-        "delete this stream's saved state first, so it starts afresh (repeatable, or a comma list)",
-      ),
-    ),
+    name: "sync",
+    summary: "sync the configured streams into Postgres (or embedded PGlite)",
+    description: [
+      "Reads the source with the config and loads what it buys, in one process and one run. Incremental wherever a stream supports it: the state saved with the data means the next sync buys only what is new (or older than refresh_after_days). The config is checked before anything is opened: an invalid one creates no database. Progress and the source's log lines go to stderr, the outcome per stream to stdout.",
+      "One sync at a time per target (a second fails naming the holder, or waits with --wait). SIGINT or SIGTERM stops it gracefully: what is in flight lands and commits, the run is recorded `interrupted` and the next sync resumes from its last checkpoint.",
+    ],
+    examples: [
+      "salesintel sync --config my-config.json",
+      "salesintel sync --config my-config.json --database-url postgres://me@localhost/warehouse --streams contacts",
+      "salesintel sync --config my-config.json --full-refresh companies",
+    ],
+  },
+  {
+    config: CommandLine.flag(Options.file("config"), {
+      name: "--config FILE",
+      text: "the source's JSON config: api_key, credit_budget and what to read (see packages/source/README.md)",
+    }),
+    ...targetFlags,
+    streams: CommandLine.flag(Options.text("streams").pipe(Options.repeated), {
+      name: "--streams LIST",
+      text: `the streams to sync, comma-separated or repeated (${streamNames})`,
+      default: "every stream the config has something for",
+    }),
+    fullRefresh: CommandLine.flag(Options.text("full-refresh").pipe(Options.repeated), {
+      name: "--full-refresh LIST",
+      text: "read these streams in full this run instead of incrementally, and once each completes delete its rows from earlier syncs (overwrite). This BUYS EVERY RECORD AGAIN, within credit_budget: name each stream, on each run you want it. Their state is kept: an interrupted full refresh resumes, and the next plain sync stays incremental",
+    }),
+    resetState: CommandLine.flag(Options.text("reset-state").pipe(Options.repeated), {
+      name: "--reset-state LIST",
+      text: "delete these streams' saved state first, so they start afresh (and re-buy) but keep their rows",
+    }),
     wait: Target.waitOption,
   },
-  ({ config, databaseUrl, schema, pgliteDir, streams, resetState, wait }) => {
+  ({ config, databaseUrl, schema, pgliteDir, streams, fullRefresh, resetState, wait }) => {
     const lock = { owner: "salesintel sync", wait: { wait } }
     const target = Target.fromOptions(databaseUrl, pgliteDir, lock)
-    const list = (text: string) =>
-      text
-        .split(",")
-        .map((s) => s.trim())
-        .filter((s) => s.length > 0)
     return reportFailure(
       Effect.gen(function* () {
-        const json = yield* readConfig(config)
+        const logFormat = yield* FiberRef.get(CommandLine.currentLogFormat)
         const stop = yield* StopSignal.listen
-        const outcome = yield* Sync.sync({
-          config: json,
+        const options: Sync.SyncOptions = {
+          config: yield* readConfig(config),
           schema,
-          streams: Option.getOrUndefined(Option.map(streams, list)),
-          resetState: resetState.flatMap(list),
-          progress: process.stderr,
+          streams: streams.length > 0 ? list(streams) : undefined,
+          fullRefresh: list(fullRefresh),
+          resetState: list(resetState),
+          // With --log-format json every line on stderr is a JSON object, progress lines included.
+          progress: logFormat === "json" ? CommandLine.jsonLines(process.stderr, "progress") : process.stderr,
+          logFormat,
           stop,
           lock,
-        }).pipe(
+        }
+        // Before the database is opened: an invalid config must not create one.
+        yield* Sync.check(options)
+        const outcome = yield* Sync.sync(options).pipe(
           // A --wait for PGlite's directory lock ends on a signal too.
           Effect.provide(
             Target.fromOptions(databaseUrl, pgliteDir, RunLifecycle.stoppable(lock, stop)).layer,
@@ -85,34 +119,122 @@ const sync = Command.make(
       }).pipe(Effect.scoped),
     )
   },
-).pipe(Command.withDescription("sync the configured streams into Postgres (or embedded PGlite)"))
+)
 
-const sql = Command.make(
-  "sql",
-  { statement: Args.text({ name: "statement" }), databaseUrl, schema, pgliteDir },
-  ({ statement, databaseUrl, schema, pgliteDir }) =>
-    reportFailure(
-      Effect.flatMap(Query.sql(schema, statement), (table) => Console.log(table.trimEnd())).pipe(
-        Effect.provide(Target.fromOptions(databaseUrl, pgliteDir, { owner: "salesintel sql" }).layer),
+/** `sql` and `status` read a database a sync made: they never create one. */
+const existing = (owner: string) => ({ owner, existing: true })
+
+const sql = CommandLine.command(
+  {
+    name: "sql",
+    summary: "run SQL on the synced tables and print the results (table, CSV or JSON)",
+    description: [
+      "Runs each statement of SQL in turn (separate them with semicolons), with the schema first on the search path, so `contacts` means `salesintel.contacts`. Values are never cut unless --max-width is given; NULL is shown as NULL and the empty string as nothing. The database must exist: a missing PGlite directory or schema is reported, and nothing is created.",
+    ],
+    examples: [
+      `salesintel sql "SELECT * FROM contacts_by_department_level ORDER BY contacts DESC"`,
+      `salesintel sql --format csv "SELECT * FROM contacts" > contacts.csv`,
+      `salesintel sql --format json "SELECT count(*) FROM contacts; SELECT count(*) FROM companies"`,
+    ],
+  },
+  {
+    statement: CommandLine.flag(
+      Args.text({ name: "sql" }).pipe(
+        // An option the parser did not know lands here as the statement: say so, not run it.
+        Args.mapEffect((text) =>
+          /^--?[A-Za-z][\w-]*(=\S*)?$/.test(text)
+            ? Effect.fail(HelpDoc.p(`unknown option ${text.split("=")[0]}`))
+            : Effect.succeed(text),
+        ),
       ),
+      {
+        name: "SQL",
+        text: "one or more SQL statements, separated by semicolons (quote it for the shell)",
+      },
     ),
-).pipe(Command.withDescription("run one SQL statement and print its result as a table"))
-
-const status = Command.make(
-  "status",
-  { databaseUrl, schema, pgliteDir, limit: Options.integer("limit").pipe(Options.withDefault(10)) },
-  ({ databaseUrl, schema, pgliteDir, limit }) =>
+    ...targetFlags,
+    format: CommandLine.flag(
+      Options.choice("format", ["table", "csv", "json"]).pipe(Options.withDefault("table")),
+      {
+        name: "--format FORMAT",
+        text: "table (aligned, for people), csv (RFC 4180, a header line; NULL an empty field, '' a quoted one) or json (an array of row objects per statement, one per line)",
+        default: "table",
+      },
+    ),
+    maxWidth: CommandLine.flag(Options.integer("max-width").pipe(Options.optional), {
+      name: "--max-width N",
+      text: "table format: cut values longer than N characters (with …)",
+      default: "never cut",
+    }),
+  },
+  ({ statement, databaseUrl, schema, pgliteDir, format, maxWidth }) =>
     reportFailure(
-      Effect.flatMap(Query.status(schema, limit), (table) => Console.log(table.trimEnd())).pipe(
-        Effect.provide(Target.fromOptions(databaseUrl, pgliteDir, { owner: "salesintel status" }).layer),
-      ),
+      Query.sqlEach(schema, statement, { format, maxWidth: Option.getOrUndefined(maxWidth) }, (output) =>
+        Effect.sync(() => process.stdout.write(output)),
+      ).pipe(Effect.provide(Target.fromOptions(databaseUrl, pgliteDir, existing("salesintel sql")).layer)),
     ),
-).pipe(Command.withDescription("show the recent sync runs"))
+)
 
-const command = Command.make("salesintel").pipe(Command.withSubcommands([sync, sql, status]))
+const status = CommandLine.command(
+  {
+    name: "status",
+    summary: "show the recent sync runs: status, and records and credits per stream",
+    description: [
+      "One line per run and stream: when the run started and finished, how it ended (succeeded, failed, interrupted, abandoned, or running), and the records and credits it committed for each stream. The database must exist: nothing is created.",
+    ],
+    examples: ["salesintel status", "salesintel status --limit 3 --json"],
+  },
+  {
+    ...targetFlags,
+    limit: CommandLine.flag(
+      Options.integer("limit").pipe(
+        Options.mapEffect((limit) =>
+          limit >= 1
+            ? Effect.succeed(limit)
+            : Effect.fail(
+                ValidationError.invalidValue(HelpDoc.p(`--limit ${limit}: expected 1 or more runs`)),
+              ),
+        ),
+        Options.withDefault(10),
+      ),
+      {
+        name: "--limit N",
+        text: "how many runs to show, newest first",
+        default: "10",
+      },
+    ),
+    json: CommandLine.flag(Options.boolean("json"), {
+      name: "--json",
+      text: "print the runs as a JSON array (run, status, startedAt, finishedAt, records, credits, streams: {name: {records, credits}}, error)",
+    }),
+  },
+  ({ databaseUrl, schema, pgliteDir, limit, json }) =>
+    reportFailure(
+      Effect.flatMap(Query.status(schema, limit, { json }), (output) =>
+        Effect.sync(() => process.stdout.write(output)),
+      ).pipe(Effect.provide(Target.fromOptions(databaseUrl, pgliteDir, existing("salesintel status")).layer)),
+    ),
+)
 
-Command.run(command, { name: "salesintel", version: "0.1.0" })(process.argv).pipe(
-  Effect.provide(Logger.replace(Logger.defaultLogger, Logger.prettyLogger({ stderr: true }))),
+CommandLine.run(
+  {
+    name: "salesintel",
+    version: "0.1.0",
+    summary: "sync SalesIntel contacts, technographics and the taxonomy into Postgres",
+    description: [
+      "Without --database-url (or DATABASE_URL) the data goes to embedded PGlite in ./.salesintel/pglite: nothing to set up. Results go to stdout; progress, logs and errors to stderr. Exit codes: 0 done, 1 failed, 2 a usage error, 130/143 stopped by SIGINT/SIGTERM.",
+    ],
+    commands: [sync, Plan.command, sql, status, Report.command],
+    examples: [
+      "salesintel sync --config my-config.json",
+      `salesintel sql "SELECT product, companies FROM technology_adoption_by_product ORDER BY companies DESC LIMIT 10"`,
+      "salesintel plan --config my-config.json",
+      "salesintel status",
+      "salesintel report --out report.html",
+    ],
+  },
+  process.argv,
+).pipe(
   Effect.provide(NodeContext.layer),
   // Signals are the sync's (StopSignal), not the runtime's: the runtime would cut the run short.
   StopSignal.runMain,

@@ -1,5 +1,8 @@
 /** @salesintel/cli as a library: `Sync.sync` is what `salesintel sync` and the demo run. */
+export * as Plan from "./Plan.ts"
 export * as Progress from "./Progress.ts"
 export * as Query from "./Query.ts"
+export * as Report from "./Report.ts"
+export * as ReportData from "./report/Data.ts"
 export * as Sync from "./Sync.ts"
 export * as Table from "./Table.ts"

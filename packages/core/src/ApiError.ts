@@ -40,8 +40,9 @@ export class Unauthorized extends Data.TaggedError("Unauthorized")<{
 }
 
 /**
- * 403: the account lacks a permission. When the request carried tech_* filters the likely cause is
- * the technographics add-on, and the message names it and the filters that need it.
+ * 403: the account lacks a permission. When the request carried tech_* filters the cause is the
+ * technographics add-on or the endpoint's own permission: one 403 cannot tell them apart, so the
+ * message names both (and the filters); `check` probes them one by one.
  */
 export class Forbidden extends Data.TaggedError("Forbidden")<{
   readonly endpoint: Endpoint
@@ -51,7 +52,7 @@ export class Forbidden extends Data.TaggedError("Forbidden")<{
   override get message(): string {
     const cause =
       this.techFilters.length > 0
-        ? `the account lacks the technology add-on permission that the filters ${this.techFilters.join(", ")} need; remove them or ask the provider to enable the add-on`
+        ? `the account lacks the technology add-on permission that the filters ${this.techFilters.join(", ")} need, or the permission for this endpoint itself (check tells which); remove the filters or ask the provider to enable what is missing`
         : "the account lacks the permission for this service; ask the provider to enable it for your account"
     return `${describe(this.endpoint, 403)} is forbidden: ${cause}${detail(this.providerMessage)}.`
   }
@@ -91,7 +92,36 @@ export class ServerError extends Data.TaggedError("ServerError")<{
   }
 }
 
-/** Any other status the provider is not documented to send (400, 404, ...). Never retried. */
+/**
+ * 400: the provider refused the request's parameters. Every filter comes from the user's config,
+ * so this is the user's to fix: the message names the parameter the provider's message points
+ * at (when it names one of those sent) and quotes what the provider said. Never retried.
+ */
+export class BadRequest extends Data.TaggedError("BadRequest")<{
+  readonly endpoint: Endpoint
+  /** The sent query parameter the provider's message names, when it names one. */
+  readonly parameter?: string | undefined
+  readonly providerMessage?: string | undefined
+}> {
+  override get message(): string {
+    const what =
+      this.parameter === undefined
+        ? "the provider refused the request's parameters"
+        : `the provider refused the parameter ${this.parameter}`
+    const fix =
+      this.parameter === undefined
+        ? "Check the filters in the config against the provider's rules."
+        : pagingParameters.has(this.parameter)
+          ? "The connector chose this value: please report it."
+          : `Correct ${this.parameter} in the config's filters.`
+    return `${describe(this.endpoint, 400)}: ${what}${detail(this.providerMessage)}. ${fix}`
+  }
+}
+
+/** Parameters the connector sets itself, not taken from the config: a 400 on one is our bug. */
+export const pagingParameters: ReadonlySet<string> = new Set(["page", "page_size"])
+
+/** Any other status the provider is not documented to send (404, 405, ...). Never retried. */
 export class UnexpectedStatus extends Data.TaggedError("UnexpectedStatus")<{
   readonly endpoint: Endpoint
   readonly status: number
@@ -102,14 +132,22 @@ export class UnexpectedStatus extends Data.TaggedError("UnexpectedStatus")<{
   }
 }
 
-/** The request never got a complete answer: network failure, reset, timeout, cut-off body. Retried. */
+/**
+ * The request never got a complete answer: network failure, reset, timeout, cut-off body, all
+ * retried. "refused" is the exception: nothing listens at base_url's host and port (the
+ * connection was refused before any request was sent), which a wrong base_url or a stopped
+ * server causes and seconds of retrying do not cure, so it is reported at once, as psql and curl
+ * do. Nothing was sent, so nothing can have been charged.
+ */
 export class Transport extends Data.TaggedError("Transport")<{
   readonly endpoint: Endpoint
-  readonly reason: "network" | "timeout" | "body"
+  readonly reason: "network" | "timeout" | "body" | "refused"
   readonly description: string
 }> {
   override get message(): string {
-    return `${describe(this.endpoint)}: ${this.reason} failure: ${this.description}`
+    return this.reason === "refused"
+      ? `${describe(this.endpoint)}: ${this.description}`
+      : `${describe(this.endpoint)}: ${this.reason} failure: ${this.description}`
   }
 }
 
@@ -141,6 +179,7 @@ export type ApiError =
   | PaymentRequired
   | RateLimited
   | ServerError
+  | BadRequest
   | UnexpectedStatus
   | Transport
   | Decode
@@ -148,4 +187,13 @@ export type ApiError =
 
 /** Only the provider's passing faults are worth another attempt; auth, credit and input errors are final. */
 export const isRetryable = (error: ApiError): boolean =>
-  error._tag === "RateLimited" || error._tag === "ServerError" || error._tag === "Transport"
+  error._tag === "RateLimited" ||
+  error._tag === "ServerError" ||
+  (error._tag === "Transport" && error.reason !== "refused")
+
+/**
+ * The request may have reached the provider and been charged, but no answer says so: every
+ * transport failure except a refused connection, where nothing was sent.
+ */
+export const isUnknownOutcome = (error: ApiError): boolean =>
+  error._tag === "Transport" && error.reason !== "refused"

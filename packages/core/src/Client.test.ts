@@ -1,7 +1,10 @@
+import { createServer } from "node:http"
+import type { AddressInfo } from "node:net"
+import { HttpClientError, HttpClientRequest } from "@effect/platform"
 import { describe, expect, it } from "@effect/vitest"
 import { Effect, Inspectable } from "effect"
-import { Client } from "./index.ts"
-import { clientLayer, envelope, json, testKey } from "./testing/FakeHttp.ts"
+import { ApiError, Client } from "./index.ts"
+import { clientLayer, config, envelope, json, testKey } from "./testing/FakeHttp.ts"
 
 const contact = {
   match_id: "m-1",
@@ -71,7 +74,7 @@ describe("Client", () => {
     [429, "RateLimited"],
     [500, "ServerError"],
     [503, "ServerError"],
-    [400, "UnexpectedStatus"],
+    [400, "BadRequest"],
     [404, "UnexpectedStatus"],
   ] as const
   for (const [status, tag] of statusCases) {
@@ -97,6 +100,55 @@ describe("Client", () => {
       expect(result._tag === "Left" && result.left.message).toContain("tech_category")
     }),
   )
+
+  it.effect("on a 400 names the sent parameter the provider's message points at, and never retries", () =>
+    Effect.gen(function* () {
+      const cases = [
+        // The first sent parameter the message names, as a whole word.
+        [
+          { company_location_zipcodes_distance: 25, company_location_zipcodes: ["02110"] },
+          "'company_location_zipcodes_distance' needs 'company_location_zipcodes'",
+          "company_location_zipcodes_distance",
+        ],
+        [{ mobile_phone: "123" }, "mobile_phone: expected 7 to 15 digits", "mobile_phone"],
+        // A message naming nothing that was sent: no parameter claimed.
+        [{ first_name: "Dana" }, "bad request", undefined],
+      ] as const
+      for (const [filters, said, parameter] of cases) {
+        const fake = clientLayer(() => json({ error: said }, 400), { retry: { max_attempts: 3 } })
+        const error = yield* Effect.flip(
+          Effect.gen(function* () {
+            const client = yield* Client.SalesIntelClient
+            return yield* client.previewPeople(filters, { page: 1, pageSize: 1 })
+          }).pipe(Effect.provide(fake.layer)),
+        )
+        expect(fake.calls).toHaveLength(1)
+        expect(error._tag).toBe("BadRequest")
+        if (error._tag !== "BadRequest") return
+        expect(error.parameter).toBe(parameter)
+        expect(error.message).toContain("people.preview (GET /service/people/preview, HTTP 400)")
+        expect(error.message).toContain(`provider said "${said}"`)
+        expect(error.message).toContain(
+          parameter === undefined
+            ? "Check the filters in the config"
+            : `refused the parameter ${parameter}: provider said`,
+        )
+      }
+    }),
+  )
+
+  it("finds the parameter a 400 names as a whole word, the earliest one", () => {
+    const sent = ["company_location_zipcodes", "company_location_zipcodes_distance", "page"]
+    expect(
+      Client.parameterNamedIn("company_location_zipcodes_distance needs company_location_zipcodes", sent),
+    ).toBe("company_location_zipcodes_distance")
+    expect(Client.parameterNamedIn("bad company_location_zipcodes value", sent)).toBe(
+      "company_location_zipcodes",
+    )
+    expect(Client.parameterNamedIn("'page' starts at 1", sent)).toBe("page")
+    expect(Client.parameterNamedIn("pages are wrong", sent)).toBeUndefined()
+    expect(Client.parameterNamedIn(undefined, sent)).toBeUndefined()
+  })
 
   it.effect("reads Retry-After on a 429 (seconds)", () =>
     Effect.gen(function* () {
@@ -185,6 +237,69 @@ describe("Client", () => {
       expect(JSON.stringify(network) + String(network)).not.toContain(testKey)
     }),
   )
+
+  it.live("says connection refused, naming host and port, at once and without retrying", () =>
+    Effect.gen(function* () {
+      // A port that was just free: nothing listens on it.
+      const port = yield* Effect.promise(
+        () =>
+          new Promise<number>((resolve) => {
+            const server = createServer()
+            server.listen(0, "127.0.0.1", () => {
+              const { port } = server.address() as AddressInfo
+              server.close(() => resolve(port))
+            })
+          }),
+      )
+      const started = Date.now()
+      const error = yield* Effect.flip(
+        Effect.gen(function* () {
+          const client = yield* Client.SalesIntelClient
+          return yield* client.previewPeople({}, { page: 1, pageSize: 1 })
+        }).pipe(
+          Effect.provide(
+            Client.layerFetch(
+              config({
+                base_url: `http://127.0.0.1:${port}`,
+                // The default policy would retry a network failure for seconds.
+                retry: { max_attempts: 6, initial_delay_ms: 1_000, max_delay_ms: 5_000 },
+              }),
+            ),
+          ),
+        ),
+      )
+      expect(Date.now() - started).toBeLessThan(900)
+      expect(error._tag === "Transport" && error.reason).toBe("refused")
+      expect(error.message).toContain(`connection refused by 127.0.0.1:${port}`)
+      expect(error.message).toContain("Check base_url")
+      expect(ApiError.isRetryable(error)).toBe(false)
+      expect(ApiError.isUnknownOutcome(error)).toBe(false)
+    }),
+  )
+
+  it("describes a failed connection by the socket's error under fetch's", () => {
+    const url = new URL("http://api.example.test:8080/service/people")
+    const failure = (code: string) =>
+      Client.transportFailure(
+        "people.search",
+        url,
+        new HttpClientError.RequestError({
+          request: HttpClientRequest.get(url),
+          reason: "Transport",
+          cause: new TypeError("fetch failed", { cause: Object.assign(new Error(code), { code }) }),
+        }),
+      )
+    const refused = failure("ECONNREFUSED")
+    expect(refused.reason).toBe("refused")
+    expect(refused.message).toContain("connection refused by api.example.test:8080")
+    const unknownHost = failure("ENOTFOUND")
+    expect(unknownHost.reason).toBe("network")
+    expect(unknownHost.message).toContain("host api.example.test not found (ENOTFOUND). Check base_url")
+    const reset = failure("ECONNRESET")
+    expect(reset.reason).toBe("network")
+    expect(reset.message).toContain("(ECONNRESET, api.example.test:8080)")
+    expect(ApiError.isRetryable(reset)).toBe(true)
+  })
 
   it.effect("reads the categories body as an envelope or a bare array", () =>
     Effect.gen(function* () {

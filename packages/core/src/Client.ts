@@ -8,17 +8,19 @@
  * moment it becomes a header, and that header is on the platform's redaction list, so neither
  * errors nor logged requests can show it.
  */
-import {
-  FetchHttpClient,
-  Headers,
-  HttpClient,
-  HttpClientRequest,
-  type HttpClientResponse,
-} from "@effect/platform"
+// Each module from its own path: the package's index also loads its HTTP API docs pages (~20 MB
+// of bundled JavaScript held as strings for as long as the process runs).
+import * as FetchHttpClient from "@effect/platform/FetchHttpClient"
+import * as Headers from "@effect/platform/Headers"
+import * as HttpClient from "@effect/platform/HttpClient"
+import type * as HttpClientError from "@effect/platform/HttpClientError"
+import * as HttpClientRequest from "@effect/platform/HttpClientRequest"
+import type * as HttpClientResponse from "@effect/platform/HttpClientResponse"
 import { Clock, Context, Duration, Effect, Either, Layer, Redacted, Schema } from "effect"
 import * as AdaptiveConcurrency from "./AdaptiveConcurrency.ts"
 import {
   type ApiError,
+  BadRequest,
   Decode,
   type Endpoint,
   endpointPaths,
@@ -113,15 +115,80 @@ export const parseRetryAfter = (value: string | undefined, nowMillis: number): n
   return Number.isNaN(date) ? undefined : Math.max(0, date - nowMillis)
 }
 
+/**
+ * The sent parameter a provider's 400 message is about: the one it names first (as a whole word,
+ * so company_location_zipcodes is not found inside company_location_zipcodes_distance).
+ */
+export const parameterNamedIn = (
+  providerMessage: string | undefined,
+  sent: ReadonlyArray<string>,
+): string | undefined => {
+  if (providerMessage === undefined) return undefined
+  let best: { readonly name: string; readonly at: number } | undefined
+  for (const name of sent) {
+    const at = providerMessage.search(new RegExp(`(?<![A-Za-z0-9_])${name}(?![A-Za-z0-9_])`))
+    if (at >= 0 && (best === undefined || at < best.at)) best = { name, at }
+  }
+  return best?.name
+}
+
+/** Error codes of a connection that was never made, as Node's sockets name them. */
+const connectCode = (error: unknown): { code: string; address?: string; port?: number } | undefined => {
+  // fetch wraps the socket's error: RequestError -> TypeError("fetch failed") -> Error { code }.
+  let current: unknown = error
+  for (let depth = 0; depth < 5 && typeof current === "object" && current !== null; depth++) {
+    const { code, address, port, cause } = current as {
+      code?: unknown
+      address?: unknown
+      port?: unknown
+      cause?: unknown
+    }
+    if (typeof code === "string")
+      return {
+        code,
+        ...(typeof address === "string" ? { address } : {}),
+        ...(typeof port === "number" ? { port } : {}),
+      }
+    current = cause
+  }
+  return undefined
+}
+
+/** A request that got no response at all, described by its socket error when there is one. */
+export const transportFailure = (endpoint: Endpoint, url: URL, error: HttpClientError.HttpClientError) => {
+  const socket = connectCode(error)
+  const hostPort = `${url.hostname}:${url.port || (url.protocol === "https:" ? "443" : "80")}`
+  if (socket?.code === "ECONNREFUSED")
+    return new Transport({
+      endpoint,
+      reason: "refused",
+      description: `connection refused by ${hostPort}${socket.address !== undefined && socket.address !== url.hostname ? ` (${socket.address})` : ""}: nothing is listening there. Check base_url (${url.origin}) and that the service is running.`,
+    })
+  const cause =
+    socket === undefined
+      ? ""
+      : socket.code === "ENOTFOUND"
+        ? `: host ${url.hostname} not found (ENOTFOUND). Check base_url (${url.origin})`
+        : ` (${socket.code}, ${hostPort})`
+  return new Transport({ endpoint, reason: "network", description: `${error.message}${cause}` })
+}
+
 const errorForStatus = (
   endpoint: Endpoint,
   response: HttpClientResponse.HttpClientResponse,
   techFilters: ReadonlyArray<string>,
+  sent: ReadonlyArray<string>,
 ): Effect.Effect<never, ApiError> =>
   Effect.gen(function* () {
     const providerMessage = providerMessageOf(yield* Effect.orElseSucceed(response.text, () => ""))
     const status = response.status
     switch (status) {
+      case 400:
+        return yield* new BadRequest({
+          endpoint,
+          parameter: parameterNamedIn(providerMessage, sent),
+          providerMessage,
+        })
       case 401:
         return yield* new Unauthorized({ endpoint, providerMessage })
       case 402:
@@ -219,16 +286,16 @@ export const make = (config: ConnectionConfig) =>
           Accept: "application/json",
         }),
       )
+      const url = new URL(endpointUrl(config, endpointPaths[endpoint]))
+      const sent = parameters.map(([name]) => name)
       // The timeout covers the exchange only, not the wait for the rate limit: a credited request
       // that timed out while still queued here would count as possibly charged, never sent.
       const exchange = http.execute(request).pipe(
-        Effect.mapError(
-          (error) => new Transport({ endpoint, reason: "network", description: error.message }),
-        ),
+        Effect.mapError((error) => transportFailure(endpoint, url, error)),
         Effect.flatMap((response) =>
           response.status >= 200 && response.status < 300
             ? readJson(endpoint, response)
-            : errorForStatus(endpoint, response, techFilters),
+            : errorForStatus(endpoint, response, techFilters, sent),
         ),
         Effect.timeoutFail({
           duration: Duration.millis(timeoutMillis),

@@ -21,6 +21,10 @@ export const CompanyTechnologies = Schema.Struct({
   company_id: LooseInt,
   company_name: optionalNullable(Schema.String),
   company_domains: optionalNullable(Schema.Array(Schema.String)),
+  /** Outside the US (true) or in it (false); echoes the request filter of the same name. */
+  is_international: optionalNullable(Schema.Boolean),
+  /** Human-verified (true) or machine-verified (false) company details. */
+  verified: optionalNullable(Schema.Boolean),
   company: optionalNullable(CompanySummary),
   technologies: optionalNullable(Schema.Array(Technology)),
 })

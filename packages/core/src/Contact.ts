@@ -5,7 +5,7 @@
  * kept beside it (see Page.Item), so keys the provider adds or that are not typed here survive.
  */
 import { Schema } from "effect"
-import { EpochMillis, LooseInt, LooseNumber, optionalNullable } from "./Values.ts"
+import { EpochMillis, LooseInt, LooseNumber, Opaque, optionalNullable } from "./Values.ts"
 
 export const PhoneNumber = Schema.Struct({
   /** work_hq, work_branch, work (a direct line) or mobile; kept as a string in case of new types. */
@@ -60,6 +60,8 @@ export const RecordDates = Schema.Struct({
 
 export const Contact = Schema.Struct({
   match_id: Schema.String.pipe(Schema.minLength(1)),
+  /** Search relevance; opaque in the provider's model. */
+  _score: Schema.optional(Opaque),
   doc_id: optionalNullable(Schema.String),
   display_name: optionalNullable(Schema.String),
   first_name: optionalNullable(Schema.String),
@@ -81,6 +83,16 @@ export const Contact = Schema.Struct({
   company_id: optionalNullable(LooseInt),
   company_name: optionalNullable(Schema.String),
   company_domains: optionalNullable(Schema.Array(Schema.String)),
+  // Flat copies of the nested company block's fields (the block is preferred where both are sent).
+  company_revenue: optionalNullable(LooseNumber),
+  company_actual_revenue: optionalNullable(LooseNumber),
+  company_predicted_revenue: optionalNullable(LooseNumber),
+  company_revenue_range: optionalNullable(Schema.String),
+  company_size: optionalNullable(LooseInt),
+  company_size_range: optionalNullable(Schema.String),
+  company_score: Schema.optional(Opaque),
+  company_status: Schema.optional(Opaque),
+  cds_batch_id: Schema.optional(Opaque),
   dates: optionalNullable(RecordDates),
 })
 export type Contact = typeof Contact.Type

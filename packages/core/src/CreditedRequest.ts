@@ -5,13 +5,14 @@
  * - Delivered: the reservation settles to what was charged.
  * - A definite refusal (402, 4xx, 5xx or 429 after the client's retries): nothing was charged,
  *   the reservation is released.
- * - An unknown outcome (a Transport error: timeout, dropped connection, body cut short; or an
- *   interruption in flight): the provider may have charged it, so the reservation is forfeited
+ * - An unknown outcome (a Transport error: timeout, dropped connection, body cut short, but not a
+ *   refused connection, where nothing was sent; or an interruption in flight): the provider may
+ *   have charged it, so the reservation is forfeited
  *   (counted as spent and uncertain). Trying again needs a new reservation through the budget,
  *   never the old one: that is what kept a timing-out run from paying twice per page.
  */
 import { Cause, Effect, Exit, Option, Ref } from "effect"
-import type { ApiError } from "./ApiError.ts"
+import { type ApiError, isUnknownOutcome } from "./ApiError.ts"
 import type { RetrySettings } from "./Connection.ts"
 import type { CreditBudgetService, Reservation } from "./CreditBudget.ts"
 import * as Retry from "./Retry.ts"
@@ -19,7 +20,7 @@ import * as Retry from "./Retry.ts"
 /** The outcome may have been charged: a transport fault or an interruption while in flight. */
 export const isUncertain = (cause: Cause.Cause<ApiError>): boolean =>
   Cause.isInterrupted(cause) ||
-  Option.match(Cause.failureOption(cause), { onNone: () => false, onSome: (e) => e._tag === "Transport" })
+  Option.match(Cause.failureOption(cause), { onNone: () => false, onSome: isUnknownOutcome })
 
 /** Sends `request` under `reservation`, which is settled, released or forfeited by the outcome. */
 export const underReservation = <A>(
@@ -73,8 +74,5 @@ export const send = <A>(options: Options<A>): Effect.Effect<Option.Option<Delive
         }),
       ),
     )
-    return Effect.retry(
-      attempt,
-      Retry.schedule(options.retry, (error) => error._tag === "Transport"),
-    )
+    return Effect.retry(attempt, Retry.schedule(options.retry, isUnknownOutcome))
   })

@@ -28,6 +28,15 @@ describe("FastDecode", () => {
     expect(agrees(CompanyTechnologies.CompanyTechnologies, FastDecode.companyTechnologies, company(7))).toBe(
       "fast",
     )
+    for (const odd of [
+      { is_international: "no" },
+      { verified: null, is_international: true },
+      { verified: 1 },
+    ])
+      agrees(CompanyTechnologies.CompanyTechnologies, FastDecode.companyTechnologies, {
+        ...company(7),
+        ...odd,
+      })
     expect(agrees(Taxonomy.Category, FastDecode.category, { category: "A", subcategories: ["x"] })).toBe(
       "fast",
     )
@@ -49,6 +58,12 @@ describe("FastDecode", () => {
       { addresses: [{ location_id: "12" }] },
       { social_profiles: "linkedin" },
       { position_location_id: null, company_domains: null, company: null },
+      { _score: { value: 1.5 }, cds_batch_id: "b-1", company_score: 3, company_status: ["x"] },
+      { _score: undefined, company_status: null },
+      { company_size: "12", company_revenue: "41.5", company_size_range: "10-49" },
+      { company_size: "12.5" },
+      { company_revenue: "forty" },
+      { company_revenue_range: 5 },
     ]
     for (const overrides of odd) {
       agrees(Contact.Contact, FastDecode.contact, contact(1, overrides))

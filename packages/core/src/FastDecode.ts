@@ -26,6 +26,9 @@ export const string: Fast<string> = (input) => (typeof input === "string" ? inpu
 export const nonEmptyString: Fast<string> = (input) =>
   typeof input === "string" && input.length > 0 ? input : miss
 
+/** Opaque: any JSON value, as it is. */
+export const opaque: Fast<unknown> = (input) => input
+
 export const boolean: Fast<boolean> = (input) => (typeof input === "boolean" ? input : miss)
 
 /** LooseNumber: a finite number, or a plain decimal string (the same value Number() gives). */
@@ -147,6 +150,7 @@ const recordDates = struct({
 /** Contact.Contact. */
 export const contact: Fast<Contact.Contact> = struct({
   match_id: nonEmptyString,
+  _score: optionalNullable(opaque),
   doc_id: optString,
   display_name: optString,
   first_name: optString,
@@ -166,6 +170,15 @@ export const contact: Fast<Contact.Contact> = struct({
   company_id: optInt,
   company_name: optString,
   company_domains: optStrings,
+  company_revenue: optNumber,
+  company_actual_revenue: optNumber,
+  company_predicted_revenue: optNumber,
+  company_revenue_range: optString,
+  company_size: optInt,
+  company_size_range: optString,
+  company_score: optionalNullable(opaque),
+  company_status: optionalNullable(opaque),
+  cds_batch_id: optionalNullable(opaque),
   dates: optionalNullable(recordDates),
 })
 
@@ -192,6 +205,8 @@ export const companyTechnologies: Fast<CompanyTechnologies.CompanyTechnologies> 
   company_id: looseInt,
   company_name: optString,
   company_domains: optStrings,
+  is_international: optionalNullable(boolean),
+  verified: optionalNullable(boolean),
   company: optionalNullable(companySummary),
   technologies: optionalNullable(array(technology)),
 })

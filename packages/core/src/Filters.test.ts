@@ -101,6 +101,37 @@ describe("Filters.encode", () => {
     expect(Either.isLeft(encodePeople({ company_min_revenue: 9, company_max_revenue: 1 }))).toBe(true)
   })
 
+  it("refuses a ZIP radius without ZIP codes, naming the radius", () => {
+    for (const filters of [
+      { company_location_zipcodes_distance: 25 },
+      { company_location_zipcodes_distance: 25, company_location_zipcodes: [] },
+    ]) {
+      const result = encodePeople(filters)
+      expect(Either.isLeft(result) && result.left.path).toBe("company_location_zipcodes_distance")
+      expect(Either.isLeft(result) && result.left.description).toContain("give company_location_zipcodes too")
+    }
+    expect(
+      Either.isRight(
+        encodePeople({ company_location_zipcodes_distance: 25, company_location_zipcodes: ["02110"] }),
+      ),
+    ).toBe(true)
+    expect(Either.isRight(encodePeople({ company_location_zipcodes: ["02110"] }))).toBe(true)
+  })
+
+  it("refuses a LinkedIn identifier where the spec wants the full profile URL", () => {
+    for (const token of ["dana-reyes", "in/dana-reyes", "  "]) {
+      const result = encodePeople({ linkedin_url: token })
+      expect(Either.isLeft(result) && result.left.path).toBe("linkedin_url")
+      expect(Either.isLeft(result) && result.left.description).toContain("full profile URL")
+    }
+    for (const url of [
+      "linkedin.com/in/dana-reyes",
+      "https://www.linkedin.com/in/dana-reyes/",
+      "http://uk.linkedin.com/in/dana",
+    ])
+      expect(Either.isRight(encodePeople({ linkedin_url: url }))).toBe(true)
+  })
+
   it("refuses unknown parameters rather than dropping them", () => {
     const result = encodePeople({ job_level: ["vp"] })
     expect(Either.isLeft(result) && result.left.path).toBe("job_level")

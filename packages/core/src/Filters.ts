@@ -122,6 +122,38 @@ const rangeCheck =
       : undefined
   }
 
+/** A refusal pointing at `key`, so the config's error names the filter. */
+const pointer = (key: string, filters: Readonly<Record<string, unknown>>, message: string) =>
+  new ParseResult.Pointer(key, filters, new ParseResult.Type(Schema.Unknown.ast, filters[key], message))
+
+/** The spec's radius is "around the given ZIP codes": without any, the provider refuses it. */
+const zipRadiusCheck = (filters: Readonly<Record<string, unknown>>): ParseResult.ParseIssue | undefined => {
+  const zipcodes = filters.company_location_zipcodes
+  return filters.company_location_zipcodes_distance !== undefined &&
+    !(Array.isArray(zipcodes) && zipcodes.length > 0)
+    ? pointer(
+        "company_location_zipcodes_distance",
+        filters,
+        'company_location_zipcodes_distance is a radius around ZIP codes: give company_location_zipcodes too (e.g. ["02110"]), or leave the radius out',
+      )
+    : undefined
+}
+
+/**
+ * The spec wants the "full profile URL, not the token or identifier part of it": a bare token
+ * such as "dana-reyes" matches nothing or is refused, so it is refused here, before any request.
+ */
+const linkedinCheck = (filters: Readonly<Record<string, unknown>>): ParseResult.ParseIssue | undefined => {
+  const url = filters.linkedin_url
+  return typeof url === "string" && !/^(https?:\/\/)?([a-z0-9-]+\.)?linkedin\.com\/\S+/i.test(url.trim())
+    ? pointer(
+        "linkedin_url",
+        filters,
+        `linkedin_url must be a full profile URL such as https://www.linkedin.com/in/dana-reyes, not the identifier part; got "${url}"`,
+      )
+    : undefined
+}
+
 /** Filters of 4.1 (search, credited) and 4.2 (preview, free); both take the same parameters. */
 export const PeopleFilters = Schema.Struct({
   // Company filters
@@ -162,6 +194,8 @@ export const PeopleFilters = Schema.Struct({
   Schema.filter((filters) => [
     rangeCheck("company_min_size", "company_max_size")(filters),
     rangeCheck("company_min_revenue", "company_max_revenue")(filters),
+    zipRadiusCheck(filters),
+    linkedinCheck(filters),
   ]),
 )
 export type PeopleFilters = typeof PeopleFilters.Type

@@ -37,3 +37,13 @@ export const EpochMillis = Schema.transformOrFail(Schema.Union(Schema.Number, Sc
   },
   encode: (millis) => ParseResult.succeed(millis),
 }).annotations({ identifier: "EpochMillis" })
+
+/**
+ * A field the provider's model documents only as an opaque `{}` (`_score`, `cds_batch_id`,
+ * `company_score`, `company_status`): any JSON value, kept as sent. Its JSON Schema names every
+ * JSON type, so a catalog declares the field (typed) without guessing its shape.
+ */
+export const Opaque = Schema.Unknown.annotations({
+  identifier: "Opaque",
+  jsonSchema: { type: ["null", "boolean", "number", "string", "array", "object"] },
+})

@@ -32,7 +32,7 @@ export const runsTable: TableShape = {
   primaryKey: ["id"],
   columns: [
     { name: "id", type: "bigint", notNull: true, identity: true, doc: "run id" },
-    { name: "started_at", type: "timestamptz", notNull: true, default: "now()", doc: "" },
+    { name: "started_at", type: "timestamptz", notNull: true, default: "now()", doc: "when the run started" },
     { name: "finished_at", type: "timestamptz", doc: "null while running (or if the process died)" },
     {
       name: "status",
@@ -60,8 +60,8 @@ export const schemaVersionTable: TableShape = {
   doc: "the schema versions applied (Ddl.ts migrations)",
   primaryKey: ["version"],
   columns: [
-    { name: "version", type: "integer", notNull: true, doc: "" },
-    { name: "applied_at", type: "timestamptz", notNull: true, default: "now()", doc: "" },
-    { name: "description", type: "text", doc: "" },
+    { name: "version", type: "integer", notNull: true, doc: "the schema version a migration brought" },
+    { name: "applied_at", type: "timestamptz", notNull: true, default: "now()", doc: "when it was applied" },
+    { name: "description", type: "text", doc: "what the migration changed" },
   ],
 }

@@ -6,12 +6,14 @@
  * `_schema_version`; a database migrated by a newer version than this one is refused.
  */
 import { Data, Effect } from "effect"
+import * as Backfill from "./Backfill.ts"
 import { runsTable, schemaVersionTable, stateTable } from "./Bookkeeping.ts"
 import { Database, type DatabaseError, transaction } from "./Database.ts"
 import { historyOf } from "./History.ts"
-import { ident, qualified } from "./Sql.ts"
+import * as Labels from "./Labels.ts"
+import { ident, literal, qualified } from "./Sql.ts"
 import { type ColumnShape, syncedAt, type TableShape } from "./Table.ts"
-import { allMappings } from "./Tables.ts"
+import { allMappings, mappings } from "./Tables.ts"
 import { views } from "./Views.ts"
 
 export class SchemaTooNew extends Data.TaggedError("SchemaTooNew")<{
@@ -27,12 +29,31 @@ export class SchemaTooNew extends Data.TaggedError("SchemaTooNew")<{
 interface Migration {
   readonly version: number
   readonly description: string
-  /** Statements beyond the generated, additive DDL (none so far). */
+  /** Statements beyond the generated, additive DDL. */
   readonly sql: (schema: string) => string
+  /** Work beyond SQL text, after `sql` (re-deriving new columns from `_raw`). */
+  readonly run?: (schema: string) => Effect.Effect<void, DatabaseError, Database>
 }
 
 export const migrations: ReadonlyArray<Migration> = [
   { version: 1, description: "stream tables, _state, _sync_runs and views", sql: () => "" },
+  // The generated DDL adds the columns and tables; this fills them for the contacts and companies
+  // already loaded, from their `_raw`. Recorded so that an older loader, which would leave the new
+  // columns and tables unfilled, refuses the schema.
+  {
+    version: 2,
+    description:
+      "typed company size/revenue and location parts on contacts, contact_social_profiles, company_sites, label tables, comments",
+    sql: () => "",
+    run: (schema) =>
+      Effect.forEach(
+        [mappings.contacts, mappings.companies],
+        (mapping) => Backfill.backfill(schema, mapping),
+        {
+          discard: true,
+        },
+      ),
+  },
 ]
 
 export const currentVersion = Math.max(...migrations.map((migration) => migration.version))
@@ -44,6 +65,7 @@ export const tables: ReadonlyArray<TableShape> = [
     historyOf(mapping.table),
     ...mapping.children.map((child) => ({ ...child.table, columns: [...child.table.columns, syncedAt] })),
   ]),
+  ...Labels.all.map((lookup) => lookup.table),
   stateTable,
   runsTable,
 ]
@@ -85,8 +107,38 @@ const viewsSql = (schema: string): string =>
   views
     .map(
       (view) =>
-        `DROP VIEW IF EXISTS ${qualified(schema, view.name)};\nCREATE VIEW ${qualified(schema, view.name)} AS\n${view.sql(schema)};`,
+        `DROP VIEW IF EXISTS ${qualified(schema, view.name)};\nCREATE VIEW ${qualified(schema, view.name)} AS\n${view.sql(schema)};\nCOMMENT ON VIEW ${qualified(schema, view.name)} IS ${literal(view.doc)};`,
     )
+    .join("\n")
+
+/** The lookup tables' rows as this version knows them: written, and codes it does not know removed. */
+export const labelsSql = (schema: string): string =>
+  Labels.all
+    .map(({ table, rows }) => {
+      const name = qualified(schema, table.name)
+      const columns = table.columns.map((column) => ident(column.name))
+      const values = rows.map(
+        (row) =>
+          `(${row.map((value) => (typeof value === "number" ? String(value) : literal(value))).join(", ")})`,
+      )
+      const updates = columns.slice(1).map((column) => `${column} = EXCLUDED.${column}`)
+      const codes = rows.map((row) => literal(String(row[0]))).join(", ")
+      return `INSERT INTO ${name} (${columns.join(", ")}) VALUES ${values.join(", ")}
+ON CONFLICT (${ident(table.primaryKey[0] ?? "code")}) DO UPDATE SET ${updates.join(", ")};
+DELETE FROM ${name} WHERE ${columns[0]} NOT IN (${codes});`
+    })
+    .join("\n")
+
+/** COMMENT ON every table and column, from the descriptions' docs (what \\d+ and catalogs show). */
+export const commentsSql = (schema: string, described: ReadonlyArray<TableShape>): string =>
+  described
+    .flatMap((table) => [
+      `COMMENT ON TABLE ${qualified(schema, table.name)} IS ${literal(table.doc)};`,
+      ...table.columns.map(
+        (column) =>
+          `COMMENT ON COLUMN ${qualified(schema, table.name)}.${ident(column.name)} IS ${literal(column.doc)};`,
+      ),
+    ])
     .join("\n")
 
 /** Creates or migrates `schema` to this version's tables and views. Safe to run concurrently. */
@@ -108,11 +160,14 @@ export const ensure = (schema: string): Effect.Effect<void, DatabaseError | Sche
       for (const migration of migrations.filter((candidate) => candidate.version > found)) {
         const sql = migration.sql(schema)
         if (sql !== "") yield* db.exec(sql)
+        if (migration.run !== undefined) yield* migration.run(schema)
         yield* db.query(
           `INSERT INTO ${qualified(schema, schemaVersionTable.name)} (version, description) VALUES ($1, $2)`,
           [migration.version, migration.description],
         )
       }
-      yield* db.exec(viewsSql(schema))
+      yield* db.exec(
+        `${labelsSql(schema)}\n${commentsSql(schema, [...tables, schemaVersionTable])}\n${viewsSql(schema)}`,
+      )
     }),
   )

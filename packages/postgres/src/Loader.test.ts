@@ -35,7 +35,7 @@ describe.each(all.map((backend): [string, Backend] => [backend.name, backend]))(
     const reset = async () => {
       await env.run(Ddl.ensure(env.schema))
       await env.query(
-        `TRUNCATE ${["contacts", "contact_phones", "companies", "company_technologies", "taxonomy_categories", "taxonomy_products", "_state"].map(table).join(", ")}`,
+        `TRUNCATE ${["contacts", "contact_phones", "contact_social_profiles", "company_sites", "companies", "company_technologies", "taxonomy_categories", "taxonomy_products", "_state"].map(table).join(", ")}`,
       )
     }
 
@@ -174,6 +174,42 @@ describe.each(all.map((backend): [string, Backend] => [backend.name, backend]))(
         `SELECT overwrite_since FROM ${table("_state")} WHERE stream = 'companies'`,
       )
       expect(bookkeeping?.overwrite_since).toBeNull()
+    })
+
+    it("keeps one row per company site (the latest loaded wins, within a batch too); an overwrite drops the sites no contact listed", async () => {
+      await reset()
+      const site = (locationId: number, street: string) => ({
+        location_id: locationId,
+        is_hq: false,
+        street_1: street,
+      })
+      const sited = (id: number, addresses: ReadonlyArray<Record<string, unknown>>) =>
+        record(
+          "contacts",
+          contact(id, { addresses, position_location_id: addresses[0]?.location_id ?? null }),
+        )
+      await load([
+        sited(1, [site(10, "old street"), site(11, "eleven")]),
+        sited(2, [site(10, "new street"), { street_1: "no id" }]),
+        state("contacts", {}),
+      ])
+      const sites = () =>
+        env.query(`SELECT location_id::int AS id, street_1 FROM ${table("company_sites")} ORDER BY 1`)
+      expect(await sites()).toEqual([
+        { id: 10, street_1: "new street" },
+        { id: 11, street_1: "eleven" },
+      ])
+      // Another batch, another transaction: upserted again, not duplicated.
+      await load([sited(3, [site(11, "eleven, moved")]), state("contacts", {})])
+      expect(await sites()).toEqual([
+        { id: 10, street_1: "new street" },
+        { id: 11, street_1: "eleven, moved" },
+      ])
+      await load([sited(4, [site(12, "twelve")]), state("contacts", {})], {
+        syncModes: { contacts: "overwrite" },
+      })
+      expect(await sites()).toEqual([{ id: 12, street_1: "twelve" }])
+      expect(await count("contact_social_profiles")).toBe(1)
     })
 
     it("append keeps every record received in the history table, in order; the keyed table shows the latest", async () => {

@@ -123,8 +123,15 @@ const finishOverwrite = (schema: string, mapping: StreamMapping) =>
   Effect.gen(function* () {
     const db = yield* Database
     const since = `(SELECT overwrite_since FROM ${qualified(schema, stateTable.name)} WHERE stream = $1)`
-    // Children first (there is no cascading foreign key): those of the parents about to go.
+    // Children first (there is no cascading foreign key): those of the parents about to go. A
+    // table keyed by its own columns loses the rows no record of this overwrite carried.
     for (const child of mapping.children) {
+      if (child.parentKey === undefined) {
+        yield* db.query(`DELETE FROM ${qualified(schema, child.table.name)} WHERE "_synced_at" < ${since}`, [
+          mapping.stream,
+        ])
+        continue
+      }
       const key = ident(child.parentKey)
       yield* db.query(
         `DELETE FROM ${qualified(schema, child.table.name)} WHERE ${key} IN (SELECT ${key} FROM ${qualified(schema, mapping.table.name)} WHERE "_synced_at" < ${since})`,

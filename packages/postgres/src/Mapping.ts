@@ -31,8 +31,12 @@ export interface ChildSource<R, I> {
 
 export interface ChildMapping<R> {
   readonly table: TableShape
-  /** The child column holding its parent's key (`table.parent.key`); the batch key is its value. */
-  readonly parentKey: string
+  /**
+   * The child column holding its parent's key (`table.parent.key`): the parent's rows are
+   * replaced with it. Undefined for a table keyed by its own columns (`ChildTable.key`), whose
+   * rows are upserted by that key instead and never deleted with a parent.
+   */
+  readonly parentKey: string | undefined
   readonly lines: (parent: Source<R>) => ReadonlyArray<string>
 }
 
@@ -47,6 +51,13 @@ export interface ChildTable<R, I> {
   readonly list: string
   readonly items: (record: R) => ReadonlyArray<I> | null | undefined
   readonly columns: ReadonlyArray<Column<ChildSource<R, I>>>
+  /**
+   * For a list of things that exist apart from the record (a contact's company sites, which every
+   * contact of the company lists): the child's own key columns. Its rows are then one per key,
+   * upserted (the latest loaded wins) rather than replaced with their parent, and carry neither
+   * the parent's key nor a position; an item without a key value is skipped.
+   */
+  readonly key?: ReadonlyArray<string>
 }
 
 /** A record mapped to COPY lines: its main row and, per child table, its child rows. */
@@ -74,6 +85,7 @@ const typesOf = (table: TableShape): ReadonlyArray<ColumnType> =>
 export const child =
   <R, I>(spec: ChildTable<R, I>) =>
   (parent: Table<Source<R>>): ChildMapping<R> => {
+    if (spec.key !== undefined) return keyedChild(spec)
     const [keyName, ...more] = parent.primaryKey
     const key = parent.columns.find((candidate) => candidate.name === keyName)
     // Checked as the table descriptions load: a wrong description fails every test that loads them.
@@ -109,6 +121,43 @@ export const child =
       },
     }
   }
+
+/** A child table keyed by its own columns (see `ChildTable.key`). */
+const keyedChild = <R, I>(spec: ChildTable<R, I>): ChildMapping<R> => {
+  const keyNames = spec.key ?? []
+  const table: Table<ChildSource<R, I>> = {
+    name: spec.name,
+    doc: spec.doc,
+    primaryKey: keyNames,
+    columns: spec.columns.map((tableColumn) =>
+      keyNames.includes(tableColumn.name) ? { ...tableColumn, notNull: true } : tableColumn,
+    ),
+  }
+  const keyValues = keyNames.map((name) => {
+    const keyColumn = table.columns.find((candidate) => candidate.name === name)
+    // Checked as the table descriptions load: a wrong description fails every test that loads them.
+    if (keyColumn === undefined) throw new Error(`${spec.name}: its key ${name} is not one of its columns`)
+    return keyColumn.value
+  })
+  const types = typesOf(table)
+  const values = table.columns.map((tableColumn) => tableColumn.value)
+  return {
+    table,
+    parentKey: undefined,
+    lines: (parentSource) => {
+      const items = spec.items(parentSource.record)
+      if (items === null || items === undefined || items.length === 0) return []
+      const lines: Array<string> = []
+      for (const [position, item] of items.entries()) {
+        const childSource = { parent: parentSource, item, position }
+        if (keyValues.some((value) => value(childSource) === null || value(childSource) === undefined))
+          continue
+        lines.push(encodeLine(types, values, childSource))
+      }
+      return lines
+    },
+  }
+}
 
 /** The source's row as one COPY line (without the newline). */
 const encodeLine = <S>(

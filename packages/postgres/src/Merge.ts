@@ -19,9 +19,15 @@ const stageOf = (table: TableShape): string => `pg_temp.${stageName(table)}`
 const columnsOf = (table: TableShape): ReadonlyArray<string> =>
   table.columns.map((column) => ident(column.name))
 
-const stagedTables = (mapping: StreamMapping): ReadonlyArray<TableShape> => [
-  mapping.table,
-  ...mapping.children.map((child) => child.table),
+/**
+ * A staging table's arrival order, for tables keyed by their own columns: several records of a
+ * batch may carry the same key (every contact lists its company's sites), and the latest wins.
+ */
+const stageOrder = ident("_salesintel_stage_order")
+
+const stagedTables = (mapping: StreamMapping): ReadonlyArray<{ table: TableShape; ordered: boolean }> => [
+  { table: mapping.table, ordered: false },
+  ...mapping.children.map((child) => ({ table: child.table, ordered: child.parentKey === undefined })),
 ]
 
 /** Creates (once per session) and empties the stream's staging tables. Outside any transaction is fine. */
@@ -30,29 +36,49 @@ export const prepare = (mapping: StreamMapping): Effect.Effect<void, DatabaseErr
     db.exec(
       stagedTables(mapping)
         .map(
-          (table) =>
-            `CREATE TEMP TABLE IF NOT EXISTS ${stageName(table)} (${table.columns
-              .map((column) => `${ident(column.name)} ${column.type}`)
-              .join(", ")});\nTRUNCATE ${stageOf(table)};`,
+          ({ table, ordered }) =>
+            `CREATE TEMP TABLE IF NOT EXISTS ${stageName(table)} (${[
+              ...table.columns.map((column) => `${ident(column.name)} ${column.type}`),
+              ...(ordered ? [`${stageOrder} bigint GENERATED ALWAYS AS IDENTITY`] : []),
+            ].join(", ")});\nTRUNCATE ${stageOf(table)};`,
         )
         .join("\n"),
     ),
   )
 
-const upsertSql = (schema: string, table: TableShape): string => {
+const upsertSql = (schema: string, table: TableShape, latestPerKey = false): string => {
   const columns = columnsOf(table)
   const keys = new Set(table.primaryKey)
   const updates = table.columns
     .filter((column) => !keys.has(column.name))
     .map((column) => `${ident(column.name)} = EXCLUDED.${ident(column.name)}`)
+  const keyList = table.primaryKey.map(ident).join(", ")
+  // An upsert may not touch a row twice: keep the latest staged row of each key.
+  const select = latestPerKey
+    ? `SELECT DISTINCT ON (${keyList}) ${columns.join(", ")}, now() FROM ${stageOf(table)} ORDER BY ${keyList}, ${stageOrder} DESC`
+    : `SELECT ${columns.join(", ")}, now() FROM ${stageOf(table)}`
   return `INSERT INTO ${qualified(schema, table.name)} (${columns.join(", ")}, "_synced_at")
-SELECT ${columns.join(", ")}, now() FROM ${stageOf(table)}
+${select}
 ON CONFLICT (${table.primaryKey.map(ident).join(", ")}) DO UPDATE SET ${[...updates, `"_synced_at" = EXCLUDED."_synced_at"`].join(", ")}`
 }
 
 // By an array of the staged keys, not a join with the staging table: the planner would sort and
 // scan the whole child table for each batch (quadratic over a sync); `= ANY` probes the primary
 // key index.
+/**
+ * A stream's rows written again from their staged form, keeping each row's `_synced_at` (a
+ * migration re-deriving typed columns from `_raw` changes what a row says, not when it was loaded).
+ */
+const rederiveSql = (schema: string, table: TableShape): string => {
+  const keys = new Set(table.primaryKey)
+  const updates = table.columns
+    .filter((column) => !keys.has(column.name))
+    .map((column) => `${ident(column.name)} = staged.${ident(column.name)}`)
+  const match = table.primaryKey.map((key) => `target.${ident(key)} = staged.${ident(key)}`).join(" AND ")
+  return `UPDATE ${qualified(schema, table.name)} AS target SET ${updates.join(", ")}
+FROM ${stageOf(table)} AS staged WHERE ${match}`
+}
+
 const deleteChildrenSql = (schema: string, parent: TableShape, child: TableShape, key: string): string =>
   `DELETE FROM ${qualified(schema, child.name)} WHERE ${ident(key)} = ANY(ARRAY(SELECT ${ident(key)} FROM ${stageOf(parent)}))`
 
@@ -71,7 +97,7 @@ export const mergeBatch = (
   schema: string,
   mapping: StreamMapping,
   batch: Closed,
-  mode: Catalog.DestinationSyncMode,
+  mode: Catalog.DestinationSyncMode | "rederive",
 ): Effect.Effect<void, DatabaseError, Database> =>
   Effect.gen(function* () {
     if (batch.rowCount === 0) return
@@ -80,14 +106,22 @@ export const mergeBatch = (
     if (mode === "append")
       yield* db.copyIn(qualified(schema, historyOf(mapping.table).name), columnsOf(mapping.table), batch.all)
     yield* db.copyIn(stageOf(mapping.table), columnsOf(mapping.table), batch.rows)
-    const statements = [upsertSql(schema, mapping.table)]
+    // `rederive` (a migration, Backfill.ts) rewrites rows that exist, children included.
+    const statements = [
+      mode === "rederive" ? rederiveSql(schema, mapping.table) : upsertSql(schema, mapping.table),
+    ]
     for (const [index, child] of mapping.children.entries()) {
-      // Replaced, not appended: the parent's list as it is now is the whole truth.
-      statements.push(deleteChildrenSql(schema, mapping.table, child.table, child.parentKey))
+      // Replaced, not appended: the parent's list as it is now is the whole truth. A table keyed
+      // by its own columns is upserted instead: its rows are not the parent's alone.
+      if (child.parentKey !== undefined)
+        statements.push(deleteChildrenSql(schema, mapping.table, child.table, child.parentKey))
       const lines = batch.children[index]
       if (lines === undefined || lines.length === 0) continue
       yield* db.copyIn(stageOf(child.table), columnsOf(child.table), lines)
-      statements.push(insertSql(schema, child.table), `TRUNCATE ${stageOf(child.table)}`)
+      statements.push(
+        child.parentKey === undefined ? upsertSql(schema, child.table, true) : insertSql(schema, child.table),
+        `TRUNCATE ${stageOf(child.table)}`,
+      )
     }
     statements.push(`TRUNCATE ${stageOf(mapping.table)}`)
     yield* db.exec(statements.join(";\n"))

@@ -9,11 +9,11 @@
  * order. (PGlite's own `@electric-sql/pglite/worker` is for browsers: it needs Web Workers and
  * `navigator.locks`, which Node 20 lacks.)
  */
-import { existsSync, mkdirSync } from "node:fs"
-import { join } from "node:path"
+import { mkdirSync } from "node:fs"
 import { Worker } from "node:worker_threads"
 import { Effect, Layer } from "effect"
 import { Database, DatabaseError, type DatabaseService, type Row } from "./Database.ts"
+import * as PGliteDataDir from "./PGliteDataDir.ts"
 import type { Reply, Request, Started, WireError, WorkerData } from "./PGliteProtocol.ts"
 
 /** The directory `salesintel-pg` uses when no database URL is given. */
@@ -149,30 +149,77 @@ const make = (client: Client): DatabaseService => ({
 })
 
 /**
- * A Database on a PGlite instance stored in `directory` (created if missing), or in memory when
- * `directory` is undefined, in a worker thread. Closed, and the thread ended, with the scope.
+ * Creates the database in `directory` if it has none (PGliteDataDir.inspect): a copy of the
+ * prepared data directory when there is one, else PGlite's initdb in a thread of its own that
+ * ends right after (initdb takes ~800 MB, returned at once instead of staying allocated in the
+ * loading thread until a full GC; the process's peak RSS still includes it).
  */
-export const layer = (directory?: string): Layer.Layer<Database, DatabaseError> =>
+const create = (directory: string, from: PGliteDataDir.Prepared | undefined) =>
+  Effect.gen(function* () {
+    const operation = `create a database in ${directory}`
+    const needs = yield* Effect.try({
+      try: () => PGliteDataDir.inspect(directory),
+      catch: (cause) => new DatabaseError({ operation, cause }),
+    })
+    if (needs === "nothing") return
+    yield* Effect.try({
+      try: () => PGliteDataDir.markCreating(directory),
+      catch: (cause) => new DatabaseError({ operation, cause }),
+    })
+    if (from !== undefined)
+      yield* Effect.tryPromise({
+        try: () => PGliteDataDir.copyInto(from, directory),
+        catch: (cause) => new DatabaseError({ operation, cause }),
+      })
+    else
+      yield* Effect.acquireUseRelease(
+        start({ directory, initOnly: true }),
+        () => Effect.void,
+        (worker) => Effect.promise(() => stop(worker)),
+      )
+    yield* Effect.try({
+      try: () => PGliteDataDir.markCreated(directory),
+      catch: (cause) => new DatabaseError({ operation, cause }),
+    })
+  })
+
+/** Where new databases come from. */
+export interface LayerOptions {
+  /**
+   * The initialized data directory a new database is copied from. Default: the build's
+   * (PGliteDataDir.prepared), when it matches the installed PGlite. Undefined: PGlite runs initdb.
+   */
+  readonly prepared?: PGliteDataDir.Prepared | undefined
+}
+
+/**
+ * A Database on a PGlite instance stored in `directory` (created if missing, as a copy of the
+ * prepared data directory when there is one), or in memory when `directory` is undefined (loaded
+ * from the prepared data directory's tar, or by initdb), in a worker thread. Closed, and the thread ended, with the scope.
+ */
+export const layer = (directory?: string, options?: LayerOptions): Layer.Layer<Database, DatabaseError> =>
   Layer.scoped(
     Database,
     Effect.gen(function* () {
+      const from =
+        options !== undefined && "prepared" in options ? options.prepared : PGliteDataDir.prepared()
       if (directory !== undefined) {
         yield* Effect.try({
           try: () => mkdirSync(directory, { recursive: true }),
           catch: (cause) => new DatabaseError({ operation: `create ${directory}`, cause }),
         })
-        // A new database is created (initdb) in a thread of its own that ends right after: initdb
-        // takes ~600 MB (a second PGlite instance, a copy of its 128 MB heap, a tar of the data
-        // directory), which would otherwise stay allocated in the loading thread until a full GC.
-        if (!existsSync(join(directory, "PG_VERSION")))
-          yield* Effect.acquireUseRelease(
-            start({ directory, initOnly: true }),
-            () => Effect.void,
-            (worker) => Effect.promise(() => stop(worker)),
-          )
+        yield* create(directory, from)
       }
       const client = yield* Effect.acquireRelease(
-        Effect.map(start({ directory, initOnly: false }), connect),
+        Effect.map(
+          start({
+            directory,
+            initOnly: false,
+            // In memory there is never a database yet: it is loaded in the session's own thread.
+            loadDataDir: directory === undefined ? from?.tarball : undefined,
+          }),
+          connect,
+        ),
         (client) => client.close,
       )
       return make(client)

@@ -9,6 +9,11 @@ export interface WorkerData {
   readonly directory: string | undefined
   /** Create the database (initdb) if needed, close it, say "ready", and do nothing else. */
   readonly initOnly: boolean
+  /**
+   * For an in-memory database: a gzipped tar of an initialized data directory (PGliteDataDir.ts)
+   * that PGlite's `loadDataDir` unpacks instead of running initdb. Undefined: initdb.
+   */
+  readonly loadDataDir?: string | undefined
 }
 
 /** One request; the worker answers each with a Reply of the same id, strictly in order. */

@@ -11,6 +11,7 @@
  * Plain JavaScript, type-checked through JSDoc (`allowJs`/`checkJs`), so that the same file runs
  * from src/ under vitest and from dist/: Node 20 cannot start a worker from a .ts file.
  */
+import { readFileSync } from "node:fs"
 import { parentPort, workerData } from "node:worker_threads"
 import { PGlite } from "@electric-sql/pglite"
 
@@ -64,13 +65,17 @@ const toWire = (error) => {
 
 const port = parentPort
 if (port === null) throw new Error("PGliteWorker.js runs only as a worker thread")
-const { directory, initOnly } = /** @type {WorkerData} */ (workerData)
+const { directory, initOnly, loadDataDir } = /** @type {WorkerData} */ (workerData)
 
 /** @returns {Promise<PGlite | undefined>} undefined when it failed (and the main thread was told) */
 const open = async () => {
   try {
     return await PGlite.create(directory, {
       startParams: [...PGlite.defaultStartParams, ...settings.flatMap((setting) => ["-c", setting])],
+      // The MIME type tells PGlite to gunzip it.
+      ...(loadDataDir === undefined
+        ? {}
+        : { loadDataDir: new Blob([readFileSync(loadDataDir)], { type: "application/x-gzip" }) }),
     })
   } catch (error) {
     port.postMessage(/** @type {Started} */ ({ started: false, error: toWire(error) }))

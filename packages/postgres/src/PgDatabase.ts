@@ -31,15 +31,19 @@ const hasSqlState = (error: unknown): boolean =>
   typeof error.code === "string" &&
   /^[0-9A-Z]{5}$/.test(error.code)
 
+const lostConnection = (text: string) => new Error(`the connection to the database was lost (${text})`)
+
 /** The error to report: the server's reason when it sent one, else the lost connection itself. */
 const causeOf = (client: pg.Client, error: unknown): unknown => {
   const lost = lostConnections.get(client)
-  if (lost !== undefined) return lost
+  // The connection's "error" event may carry the socket's own failure (a write's EPIPE) rather
+  // than the server's reason: that is a lost connection too, and is said as one.
+  if (lost !== undefined) return hasSqlState(lost) ? lost : lostConnection(lost.message)
   if (hasSqlState(error)) return error
   const text = error instanceof Error ? error.message : String(error)
   // A write that failed on a closed socket can beat the server's reason, which is then never read.
   return /EPIPE|ECONNRESET|Connection terminated|not queryable|ended unexpectedly/i.test(text)
-    ? new Error(`the connection to the database was lost (${text})`)
+    ? lostConnection(text)
     : error
 }
 

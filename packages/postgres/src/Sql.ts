@@ -11,3 +11,9 @@ export const qualified = (schema: string, name: string): string => `${ident(sche
 
 /** The default schema the tables live in. */
 export const defaultSchema = "salesintel"
+
+/**
+ * A string literal for SQL text the DDL writes itself (comments, the label rows): single quotes
+ * doubled. Only for the connector's own constants; values from records travel as COPY data.
+ */
+export const literal = (text: string): string => `'${text.replaceAll("'", "''")}'`

@@ -50,6 +50,55 @@ describe("Tables", () => {
     bothWays(Streams.streams.companies, company(3, ["Marketo Engage", "Salesforce"]))
   })
 
+  it("types the company's size and revenue, the location's parts, the social profiles and the sites", () => {
+    const rowOf = (table: { readonly columns: ReadonlyArray<{ readonly name: string }> }, line: string) =>
+      Object.fromEntries(line.split("\t").map((cell, index) => [table.columns[index]?.name, cell]))
+    const mapped = (data: Message.JsonObject) =>
+      Either.getOrThrow(mappings.contacts.map(Message.record("contacts", data, 1)))
+    const nested = mapped(
+      contact(1, {
+        location: "San Jose, CA, US",
+        social_profiles: [
+          { type: "linkedin", url: "linkedin.com/in/a" },
+          { type: "twitter", url: "twitter.com/a" },
+        ],
+        addresses: [
+          { location_id: 11, is_hq: true, city: "Boston" },
+          { location_id: null, city: "Nowhere" },
+          { location_id: 12, is_hq: false, city: "San Jose" },
+        ],
+      }),
+    )
+    expect(rowOf(mappings.contacts.table, nested.line)).toMatchObject({
+      company_size: "131",
+      company_revenue: "41",
+      company_size_range: "50-199",
+      location_city: "San Jose",
+      location_region: "CA",
+      location_country: "US",
+    })
+    const [phones, profiles, sites] = mappings.contacts.children
+    expect(phones?.table.name).toBe("contact_phones")
+    expect(nested.children[1]?.map((line) => rowOf(profiles!.table, line))).toEqual([
+      expect.objectContaining({ match_id: "m-1", position: "0", type: "linkedin" }),
+      expect.objectContaining({ match_id: "m-1", position: "1", type: "twitter", url: "twitter.com/a" }),
+    ])
+    // Sites: keyed by location_id (an address without one is skipped), with the contact's company.
+    expect(sites?.table.primaryKey).toEqual(["location_id"])
+    expect(nested.children[2]?.map((line) => rowOf(sites!.table, line))).toEqual([
+      expect.objectContaining({ location_id: "11", company_id: "1001", is_hq: "t", city: "Boston" }),
+      expect.objectContaining({ location_id: "12", is_hq: "f", city: "San Jose" }),
+    ])
+    // Without the nested block, the flat copies; an unsplittable location leaves its parts null.
+    const flat = mapped(contact(2, { company: null, company_size: "5000", location: "Somewhere" }))
+    expect(rowOf(mappings.contacts.table, flat.line)).toMatchObject({
+      company_size: "5000",
+      company_size_range: "50-199",
+      location: "Somewhere",
+      location_city: "\\N",
+    })
+  })
+
   it("takes the decoded value only from its own stream's entry, and decodes otherwise", () => {
     const entry = Streams.streams.contacts
     const data = contact(1, { match_id: 42 })

@@ -6,6 +6,7 @@
  */
 import { Streams } from "@salesintel/airbyte"
 import type { CompanyTechnologies, Contact, Taxonomy } from "@salesintel/core"
+import * as Location from "./Location.ts"
 import { child, defineStream, type Source, type StreamMapping } from "./Mapping.ts"
 import { stripNul } from "./Nul.ts"
 import { column, type Table, type TableShape } from "./Table.ts"
@@ -22,7 +23,6 @@ const isoFromRaw = (value: unknown): string | null =>
   typeof value === "string" ? isoFromMillis(Date.parse(value)) : null
 
 const rawString = (value: unknown): string | null => (typeof value === "string" ? value : null)
-const rawBoolean = (value: unknown): boolean | null => (typeof value === "boolean" ? value : null)
 
 // The record's text on the input line when there was one (RecordLine.ts), else the parsed record.
 const raw = <R>() => column<Source<R>>("_raw", "jsonb", "the whole record as received", (s) => s.rawJson)
@@ -38,11 +38,16 @@ interface NamesCompany {
   readonly company?: { readonly name?: string | null; readonly domains?: ReadonlyArray<string> | null } | null
 }
 const companyNaming = <R extends NamesCompany>() => [
-  column<Source<R>>("company_name", "text", "", (s) => s.record.company_name ?? s.record.company?.name),
+  column<Source<R>>(
+    "company_name",
+    "text",
+    "the company's name",
+    (s) => s.record.company_name ?? s.record.company?.name,
+  ),
   column<Source<R>>(
     "company_domains",
     "text[]",
-    "",
+    "the company's web domains",
     (s) => s.record.company_domains ?? s.record.company?.domains,
   ),
 ]
@@ -57,16 +62,59 @@ const contactsTable: Table<ContactSource> = {
     column("match_id", "text", "the provider's contact id", (s) => s.record.match_id, { notNull: true }),
     column("doc_id", "text", "the provider's document id", (s) => s.record.doc_id),
     column("display_name", "text", "full name", (s) => s.record.display_name),
-    column("first_name", "text", "", (s) => s.record.first_name),
-    column("last_name", "text", "", (s) => s.record.last_name),
+    column("first_name", "text", "first name", (s) => s.record.first_name),
+    column("last_name", "text", "last name", (s) => s.record.last_name),
     column("email", "text", "work email", (s) => s.record.email),
-    column("personal_email", "text", "", (s) => s.record.personal_email),
-    column("job_title", "text", "", (s) => s.record.job_title),
-    column("job_level", "text", "level code (c_level, vp, dir, mgr, staff, ...)", (s) => s.record.job_level),
-    column("job_department", "text", "department code (it_is, sales, ...)", (s) => s.record.job_department),
-    column("location", "text", "the contact's location as text", (s) => s.record.location),
-    column("location_type", "text", "hq or branch", (s) => s.record.location_type),
-    column("position_location_id", "bigint", "", (s) => s.record.position_location_id),
+    column("personal_email", "text", "personal email address", (s) => s.record.personal_email),
+    column("job_title", "text", "job title as the provider writes it", (s) => s.record.job_title),
+    column(
+      "job_level",
+      "text",
+      "job level code (brd, chf, vp, dir, mgr, stf): labels in job_levels",
+      (s) => s.record.job_level,
+    ),
+    column(
+      "job_department",
+      "text",
+      "job department code (fnad, hr, it_is, lgl, mrkt, ops, prc, enrd, sale, other): labels in job_departments",
+      (s) => s.record.job_department,
+    ),
+    column(
+      "location",
+      "text",
+      "the contact's own location as the provider sends it (City, Region, Country)",
+      (s) => s.record.location,
+    ),
+    column(
+      "location_city",
+      "text",
+      "the city part of location, when the string has one",
+      (s) => Location.parse(s.record.location).city,
+    ),
+    column(
+      "location_region",
+      "text",
+      "the state or region part of location (e.g. CA), when the string has one",
+      (s) => Location.parse(s.record.location).region,
+    ),
+    column(
+      "location_country",
+      "text",
+      "the country part of location (e.g. US), when the string has one",
+      (s) => Location.parse(s.record.location).country,
+    ),
+    column(
+      "location_type",
+      "text",
+      "where the contact works: hq, branch or remote (hq also when the provider knows no better)",
+      (s) => s.record.location_type,
+    ),
+    column(
+      "position_location_id",
+      "bigint",
+      "the company site the contact works at (company_sites.location_id); null for remote contacts",
+      (s) => s.record.position_location_id,
+    ),
     column(
       "linkedin_url",
       "text",
@@ -80,6 +128,31 @@ const contactsTable: Table<ContactSource> = {
       (s) => s.record.company_id ?? s.record.company?.id,
     ),
     ...companyNaming(),
+    // The nested company block first, its flat copies (company_size, ...) where it is missing.
+    column(
+      "company_size",
+      "bigint",
+      "the company's employee count",
+      (s) => s.record.company?.size ?? s.record.company_size,
+    ),
+    column(
+      "company_size_range",
+      "text",
+      "the company's employee count band as the provider labels it (e.g. 1000-4999)",
+      (s) => s.record.company?.size_range ?? s.record.company_size_range,
+    ),
+    column(
+      "company_revenue",
+      "numeric",
+      "the company's annual revenue, in $M (the unit of the revenue filters)",
+      (s) => s.record.company?.revenue ?? s.record.company_revenue,
+    ),
+    column(
+      "company_revenue_range",
+      "text",
+      "the company's revenue band as the provider labels it (e.g. $100M - $500M)",
+      (s) => s.record.company?.revenue_range ?? s.record.company_revenue_range,
+    ),
     column("created_at", "timestamptz", "the provider's created_date", (s) =>
       isoFromMillis(s.record.dates?.created_date),
     ),
@@ -109,6 +182,45 @@ const contacts = defineStream({
         column("value", "text", "the number as sent", (s) => s.item.value),
       ],
     }),
+    child<Contact.Contact, Contact.SocialProfile>({
+      name: "contact_social_profiles",
+      doc: "one row per entry of a contact's social_profiles (LinkedIn, Facebook, Twitter), replaced whenever the contact is",
+      list: "social_profiles",
+      items: (record) => record.social_profiles,
+      columns: [
+        column("type", "text", "linkedin, facebook or twitter", (s) => s.item.type),
+        column("url", "text", "the profile's URL as sent (often without a scheme)", (s) => s.item.url),
+      ],
+    }),
+    child<Contact.Contact, Contact.Address>({
+      name: "company_sites",
+      doc: "one row per company site (HQ or branch) named in contacts' addresses, keyed by location_id; contacts join through position_location_id",
+      list: "addresses",
+      items: (record) => record.addresses,
+      key: ["location_id"],
+      columns: [
+        column(
+          "location_id",
+          "bigint",
+          "the provider's site id (contacts.position_location_id)",
+          (s) => s.item.location_id,
+        ),
+        column(
+          "company_id",
+          "bigint",
+          "the company the site belongs to (companies.company_id)",
+          (s) => s.parent.record.company_id ?? s.parent.record.company?.id,
+        ),
+        column("is_hq", "boolean", "true for the company's headquarters", (s) => s.item.is_hq),
+        column("type", "text", "the provider's site type (hq, branch)", (s) => s.item.type),
+        column("street_1", "text", "street address, first line", (s) => s.item.street_1),
+        column("street_2", "text", "street address, second line", (s) => s.item.street_2),
+        column("city", "text", "city", (s) => s.item.city),
+        column("state", "text", "state or region code", (s) => s.item.state),
+        column("zip", "text", "ZIP or postal code", (s) => s.item.zip),
+        column("country", "text", "country code", (s) => s.item.country),
+      ],
+    }),
   ],
 })
 
@@ -123,11 +235,26 @@ const companiesTable: Table<CompanySource> = {
       notNull: true,
     }),
     ...companyNaming(),
-    column("is_international", "boolean", "", (s) => rawBoolean(s.raw.is_international)),
-    column("verified", "boolean", "", (s) => rawBoolean(s.raw.verified)),
-    column("linkedin_url", "text", "", (s) => s.record.company?.linkedin_url),
-    column("naics_codes", "text[]", "", (s) => s.record.company?.naics_codes),
-    column("sic_codes", "text[]", "", (s) => s.record.company?.sic_codes),
+    column(
+      "is_international",
+      "boolean",
+      "true for a company outside the US (as the is_international filter means it)",
+      (s) => s.record.is_international,
+    ),
+    column(
+      "verified",
+      "boolean",
+      "true when the company's details are human verified, false when machine verified",
+      (s) => s.record.verified,
+    ),
+    column("linkedin_url", "text", "the company's LinkedIn page", (s) => s.record.company?.linkedin_url),
+    column(
+      "naics_codes",
+      "text[]",
+      "the company's NAICS industry codes",
+      (s) => s.record.company?.naics_codes,
+    ),
+    column("sic_codes", "text[]", "the company's SIC industry codes", (s) => s.record.company?.sic_codes),
     column("revenue", "numeric", "revenue in $M", (s) => s.record.company?.revenue),
     column("actual_revenue", "numeric", "reported revenue in $M", (s) => s.record.company?.actual_revenue),
     column(
@@ -136,9 +263,19 @@ const companiesTable: Table<CompanySource> = {
       "modelled revenue in $M",
       (s) => s.record.company?.predicted_revenue,
     ),
-    column("revenue_range", "text", "", (s) => s.record.company?.revenue_range),
-    column("size", "bigint", "employees", (s) => s.record.company?.size),
-    column("size_range", "text", "", (s) => s.record.company?.size_range),
+    column(
+      "revenue_range",
+      "text",
+      "revenue band as the provider labels it (e.g. $100M - $500M)",
+      (s) => s.record.company?.revenue_range,
+    ),
+    column("size", "bigint", "employee count", (s) => s.record.company?.size),
+    column(
+      "size_range",
+      "text",
+      "employee count band as the provider labels it (e.g. 1000-4999)",
+      (s) => s.record.company?.size_range,
+    ),
     fetchedAt(),
     raw(),
   ],
@@ -155,10 +292,15 @@ const companies = defineStream({
       list: "technologies",
       items: (record) => record.technologies,
       columns: [
-        column("category", "text", "", (s) => s.item.category),
-        column("subcategory", "text", "", (s) => s.item.subcategory),
-        column("product", "text", "", (s) => s.item.product),
-        column("vendor", "text", "", (s) => s.item.vendor),
+        column(
+          "category",
+          "text",
+          "technology category (taxonomy_categories.category)",
+          (s) => s.item.category,
+        ),
+        column("subcategory", "text", "technology subcategory", (s) => s.item.subcategory),
+        column("product", "text", "product (taxonomy_products.product)", (s) => s.item.product),
+        column("vendor", "text", "the product's vendor", (s) => s.item.vendor),
         column(
           "in_use",
           "boolean",
@@ -175,8 +317,21 @@ const taxonomyCategoriesTable: Table<Source<Taxonomy.Category>> = {
   doc: "the technology categories and their subcategories",
   primaryKey: ["category"],
   columns: [
-    column("category", "text", "", (s) => s.record.category, { notNull: true }),
-    column("subcategories", "text[]", "", (s) => s.record.subcategories),
+    column(
+      "category",
+      "text",
+      "technology category, as the tech_category filter takes it",
+      (s) => s.record.category,
+      {
+        notNull: true,
+      },
+    ),
+    column(
+      "subcategories",
+      "text[]",
+      "its subcategories, as tech_subcategory takes them",
+      (s) => s.record.subcategories,
+    ),
     raw(),
   ],
 }
@@ -192,7 +347,9 @@ const taxonomyProductsTable: Table<Source<Taxonomy.Product>> = {
   doc: "the technology products, keyed by product and vendor",
   primaryKey: ["product", "vendor_key"],
   columns: [
-    column("product", "text", "", (s) => s.record.product, { notNull: true }),
+    column("product", "text", "product, as the tech_product filter takes it", (s) => s.record.product, {
+      notNull: true,
+    }),
     column(
       "vendor_key",
       "text",
@@ -200,9 +357,9 @@ const taxonomyProductsTable: Table<Source<Taxonomy.Product>> = {
       (s) => s.record.vendor ?? "",
       { notNull: true },
     ),
-    column("vendor", "text", "", (s) => s.record.vendor),
-    column("category", "text", "", (s) => s.record.category),
-    column("subcategory", "text", "", (s) => s.record.subcategory),
+    column("vendor", "text", "vendor, as the tech_vendor filter takes it", (s) => s.record.vendor),
+    column("category", "text", "the product's technology category", (s) => s.record.category),
+    column("subcategory", "text", "the product's technology subcategory", (s) => s.record.subcategory),
     raw(),
   ],
 }
@@ -234,18 +391,19 @@ export const allTables: ReadonlyArray<TableShape> = allMappings.flatMap((mapping
   ...mapping.children.map((childMapping) => childMapping.table),
 ])
 
-/** A stream's one child table; checked as the module loads, so a change that breaks it fails every test. */
-const onlyChild = (mapping: StreamMapping): TableShape => {
-  const [first, ...others] = mapping.children
-  if (first === undefined || others.length > 0)
-    throw new Error(`stream ${mapping.stream} should have exactly one child table`)
-  return first.table
+/** A stream's child table by name; checked as the module loads, so a change that breaks it fails every test. */
+const childNamed = (mapping: StreamMapping, name: string): TableShape => {
+  const found = mapping.children.find((candidate) => candidate.table.name === name)
+  if (found === undefined) throw new Error(`stream ${mapping.stream} has no child table ${name}`)
+  return found.table
 }
 
 /** The tables other code names (the views, the benchmarks), taken from the descriptions above. */
 export const named = {
   contacts: contacts.table,
-  contactPhones: onlyChild(contacts),
+  contactPhones: childNamed(contacts, "contact_phones"),
+  contactSocialProfiles: childNamed(contacts, "contact_social_profiles"),
+  companySites: childNamed(contacts, "company_sites"),
   companies: companies.table,
-  companyTechnologies: onlyChild(companies),
+  companyTechnologies: childNamed(companies, "company_technologies"),
 }

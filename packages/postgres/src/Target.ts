@@ -3,9 +3,11 @@
  * else DATABASE_URL, else embedded PGlite in a directory (./.salesintel/pglite by default), so a
  * first sync needs no setup at all. Also the command-line options that choose it.
  */
-import { mkdirSync } from "node:fs"
+import { existsSync, mkdirSync } from "node:fs"
+import { join } from "node:path"
 import { Options } from "@effect/cli"
-import { Effect, Layer, Option } from "effect"
+import { CommandLine } from "@salesintel/airbyte"
+import { Data, Effect, Layer, Option } from "effect"
 import * as Database from "./Database.ts"
 import * as PGliteDatabase from "./PGliteDatabase.ts"
 import * as PgDatabase from "./PgDatabase.ts"
@@ -21,22 +23,71 @@ export interface Target {
    * naming the holder, or waits when `lock.wait` says so. A server's lock is per schema, taken by
    * the run itself (RunLock.schema).
    */
-  readonly layer: Layer.Layer<Database.Database, Database.DatabaseError | RunLock.RunLocked>
+  readonly layer: Layer.Layer<Database.Database, Database.DatabaseError | RunLock.RunLocked | NoDatabase>
+}
+
+/** No database where one must exist (`existing`), or a DATABASE_URL that cannot be one. */
+export class NoDatabase extends Data.TaggedError("NoDatabase")<{ readonly description: string }> {
+  override get message(): string {
+    return this.description
+  }
 }
 
 /** Who holds the lock (shown to a second run) and whether a second run waits for it. */
 export interface LockOptions {
   readonly owner: string
   readonly wait?: RunLock.Wait
+  /**
+   * Only open a database that exists (`sql`, `status`): a PGlite directory that is missing or
+   * holds no database is an error, and nothing is created. A sync creates it (the default).
+   */
+  readonly existing?: boolean
 }
+
+/** Why a URL cannot be a database's, or undefined when it can. */
+export const checkDatabaseUrl = (url: string): string | undefined => {
+  let parsed: URL
+  try {
+    parsed = new URL(url)
+  } catch {
+    return "expected a URL like postgres://user:password@host:5432/database"
+  }
+  if (parsed.protocol !== "postgres:" && parsed.protocol !== "postgresql:")
+    return `expected a postgres:// or postgresql:// URL, not ${parsed.protocol}//`
+  return undefined
+}
+
+/** Why a name cannot be the schema's, or undefined when it can. */
+export const checkSchema = (name: string): string | undefined => {
+  if (name.length === 0) return "expected a schema name, not an empty one"
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what is refused
+  if (/[\x00-\x1f]/.test(name)) return "expected a schema name without control characters"
+  if (Buffer.byteLength(name) > 63) return "expected a schema name of at most 63 bytes (Postgres's limit)"
+  return undefined
+}
+
+/** A database that `existing` open found missing. */
+const missing = (what: string) =>
+  new NoDatabase({
+    description: `${what}; nothing was created (run \`salesintel sync\` first, or give the --pglite-dir or --database-url it used)`,
+  })
 
 const lockedPGlite = (directory: string, lock: LockOptions) =>
   Layer.unwrapScoped(
     Effect.gen(function* () {
-      yield* Effect.try({
-        try: () => mkdirSync(directory, { recursive: true }),
-        catch: (cause) => new Database.DatabaseError({ operation: `create ${directory}`, cause }),
-      })
+      if (lock.existing === true) {
+        if (!existsSync(directory))
+          return yield* missing(`no embedded database in ${directory}: the directory does not exist`)
+        // PGlite (initdb) writes PG_VERSION first: without it the directory holds no database.
+        if (!existsSync(join(directory, "PG_VERSION")))
+          return yield* missing(
+            `no embedded database in ${directory}: the directory holds no PGlite database`,
+          )
+      } else
+        yield* Effect.try({
+          try: () => mkdirSync(directory, { recursive: true }),
+          catch: (cause) => new Database.DatabaseError({ operation: `create ${directory}`, cause }),
+        })
       yield* RunLock.directory(directory, lock)
       return PGliteDatabase.layer(directory)
     }),
@@ -60,27 +111,48 @@ export const resolve = (options: {
   readonly lock?: LockOptions
 }): Target => {
   const url = options.databaseUrl ?? options.env?.DATABASE_URL
-  if (url !== undefined && url.length > 0)
-    return { description: `Postgres at ${redactUrl(url)}`, layer: PgDatabase.layer(url) }
+  if (url !== undefined && url.length > 0) {
+    // --database-url is checked when parsed; DATABASE_URL here, before any connection attempt.
+    const problem = checkDatabaseUrl(url)
+    return {
+      description: `Postgres at ${redactUrl(url)}`,
+      layer:
+        problem === undefined
+          ? PgDatabase.layer(url)
+          : Layer.fail(new NoDatabase({ description: `DATABASE_URL ${redactUrl(url)}: ${problem}` })),
+    }
+  }
   return {
     description: `embedded PGlite in ${options.pgliteDir}`,
     layer: lockedPGlite(options.pgliteDir, options.lock ?? { owner: "salesintel" }),
   }
 }
 
-/** The options every command that touches the database takes. */
+/** The options every command that touches the database takes, with their help. */
 export const options = {
-  databaseUrl: Options.text("database-url").pipe(
-    Options.optional,
-    Options.withDescription("postgres://... of a server (default: $DATABASE_URL, else embedded PGlite)"),
+  databaseUrl: CommandLine.flag(
+    CommandLine.checkedText("database-url", checkDatabaseUrl, redactUrl).pipe(Options.optional),
+    {
+      name: "--database-url URL",
+      text: "a Postgres server, postgres://user:password@host:5432/database; its password is never printed",
+      default: "$DATABASE_URL, else embedded PGlite in --pglite-dir",
+    },
   ),
-  pgliteDir: Options.directory("pglite-dir").pipe(
-    Options.withDefault(PGliteDatabase.defaultDirectory),
-    Options.withDescription("where embedded PGlite keeps its files when no database URL is given"),
+  pgliteDir: CommandLine.flag(
+    Options.directory("pglite-dir").pipe(Options.withDefault(PGliteDatabase.defaultDirectory)),
+    {
+      name: "--pglite-dir DIR",
+      text: "where embedded PGlite keeps its files when no database URL is given",
+      default: PGliteDatabase.defaultDirectory,
+    },
   ),
-  schema: Options.text("schema").pipe(
-    Options.withDefault(defaultSchema),
-    Options.withDescription("the schema the tables live in"),
+  schema: CommandLine.flag(
+    CommandLine.checkedText("schema", checkSchema).pipe(Options.withDefault(defaultSchema)),
+    {
+      name: "--schema NAME",
+      text: "the Postgres schema the tables live in",
+      default: defaultSchema,
+    },
   ),
 }
 
@@ -92,8 +164,7 @@ export const fromOptions = (
 ): Target => resolve({ databaseUrl: Option.getOrUndefined(databaseUrl), pgliteDir, env: process.env, lock })
 
 /** `--wait`: a run waits (up to an hour) for the run holding its target, instead of failing at once. */
-export const waitOption = Options.boolean("wait").pipe(
-  Options.withDescription(
-    "wait (up to an hour) for another run on the same target to end, instead of failing",
-  ),
-)
+export const waitOption = CommandLine.flag(Options.boolean("wait"), {
+  name: "--wait",
+  text: "wait (up to an hour) for another run on the same target to end, instead of failing at once",
+})

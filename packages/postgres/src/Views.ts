@@ -2,12 +2,16 @@
  * Views for the common questions, recreated by every Ddl.ensure (so a new version can change
  * them). "Uses" means a company_technologies row whose in_use is not false.
  */
+import { jobDepartments, jobLevels } from "./Labels.ts"
 import { qualified } from "./Sql.ts"
 import { named } from "./Tables.ts"
 
 const companies = named.companies.name
 const technologies = named.companyTechnologies.name
 const contacts = named.contacts.name
+const sites = named.companySites.name
+const levels = jobLevels.table.name
+const departments = jobDepartments.table.name
 
 export interface View {
   readonly name: string
@@ -53,11 +57,26 @@ WHERE t.in_use IS NOT FALSE`,
   },
   {
     name: "contacts_by_department_level",
-    doc: "contacts (and their companies) per job department and job level",
+    doc: "contacts (and their companies) per job department and job level, with the codes' labels",
     sql: (
       schema,
-    ) => `SELECT job_department, job_level, count(*) AS contacts, count(DISTINCT company_id) AS companies
-FROM ${qualified(schema, contacts)}
-GROUP BY job_department, job_level`,
+    ) => `SELECT c.job_department, c.job_level, count(*) AS contacts, count(DISTINCT c.company_id) AS companies,
+  d.label AS job_department_label, l.label AS job_level_label
+FROM ${qualified(schema, contacts)} c
+LEFT JOIN ${qualified(schema, departments)} d ON d.code = c.job_department
+LEFT JOIN ${qualified(schema, levels)} l ON l.code = c.job_level
+GROUP BY c.job_department, c.job_level, d.label, l.label`,
+  },
+  {
+    name: "contacts_labeled",
+    doc: "every contact with its job level and department labels and the street address of the site it works at (none for remote contacts)",
+    sql: (schema) => `SELECT c.*,
+  l.label AS job_level_label, l.seniority AS job_level_seniority, d.label AS job_department_label,
+  s.is_hq AS site_is_hq, s.street_1 AS site_street_1, s.street_2 AS site_street_2, s.city AS site_city,
+  s.state AS site_state, s.zip AS site_zip, s.country AS site_country
+FROM ${qualified(schema, contacts)} c
+LEFT JOIN ${qualified(schema, levels)} l ON l.code = c.job_level
+LEFT JOIN ${qualified(schema, departments)} d ON d.code = c.job_department
+LEFT JOIN ${qualified(schema, sites)} s ON s.location_id = c.position_location_id`,
   },
 ]

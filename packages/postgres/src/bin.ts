@@ -4,7 +4,7 @@
  *   reads Airbyte messages (JSON lines) from stdin and loads them. Without --database-url (or
  *   DATABASE_URL) it uses embedded PGlite in --pglite-dir (default ./.salesintel/pglite).
  *   stdout: each STATE message once it has committed with its data, as one JSON line (what an
- *   Airbyte destination emits), and nothing else. stderr: the input's LOG and TRACE messages, and
+ *   Airbyte destination emits), and nothing else; on a terminal only their count. stderr: the input's LOG and TRACE messages, and
  *   the summary. Each load is recorded in _sync_runs. One load at a time per target: a second fails
  *   at once naming the holder, or waits with --wait. Exits 1 on failure, after a TRACE error, or
  *   when an overwrite stream did not complete; on SIGINT/SIGTERM it stops reading, keeps what
@@ -13,10 +13,11 @@
  *   prints the saved state as a JSON array, the source's --state input.
  */
 import { readFile } from "node:fs/promises"
-import { Command, Options } from "@effect/cli"
-import { NodeContext } from "@effect/platform-node"
-import { Catalog, type Message, Ndjson } from "@salesintel/airbyte"
-import { Effect, Either, Logger, Option } from "effect"
+import { Options } from "@effect/cli"
+// Not the package index: it loads the HTTP server and, with it, ~20 MB of API docs pages.
+import * as NodeContext from "@effect/platform-node/NodeContext"
+import { Catalog, CommandLine, type Message, Ndjson } from "@salesintel/airbyte"
+import { Effect, Either, Option } from "effect"
 import { loadRun } from "./LoadRun.ts"
 import * as RunLifecycle from "./RunLifecycle.ts"
 import * as State from "./State.ts"
@@ -42,27 +43,54 @@ const syncModesFrom = (path: string) =>
 
 const printSourceMessage = (message: Message.LogMessage | Message.TraceErrorMessage) =>
   message.type === "LOG"
-    ? stderr(`[source ${message.log.level}] ${message.log.message}`)
-    : stderr(`[source TRACE ${message.trace.error.failure_type}] ${message.trace.error.message}`)
+    ? CommandLine.logLine(
+        message.log.level,
+        message.log.message,
+        `[source ${message.log.level}] ${message.log.message}`,
+        {
+          from: "source",
+        },
+      )
+    : CommandLine.logLine(
+        "ERROR",
+        message.trace.error.message,
+        `[source TRACE ${message.trace.error.failure_type}] ${message.trace.error.message}`,
+        { from: "source", failure_type: message.trace.error.failure_type },
+      )
 
-const load = Command.make(
-  "load",
+const targetFlags = { databaseUrl, pgliteDir, schema }
+
+const load = CommandLine.command(
   {
-    databaseUrl,
-    pgliteDir,
-    schema,
-    catalog: Options.file("catalog").pipe(
-      Options.optional,
-      Options.withDescription("the configured catalog: each stream's destination_sync_mode"),
-    ),
-    batchSize: Options.integer("batch-size").pipe(
-      Options.withDefault(5_000),
-      Options.withDescription("messages per batch (a batch also closes after one second)"),
-    ),
+    name: "load",
+    summary: "load Airbyte messages (JSON lines on stdin) into the schema's tables",
+    description: [
+      "Reads RECORD, STATE, LOG and TRACE messages from stdin and loads each stream into its typed table, committing each STATE with the data before it. When stdout is not a terminal (a pipe, a file: the protocol's consumers), each committed STATE message is written to it as one JSON line, as an Airbyte destination does; on a terminal only a count is shown. The input's LOG and TRACE messages and the run's summary go to stderr.",
+      "Each load is one run in _sync_runs; one load at a time per target (a second fails naming the holder, or waits with --wait). Exit code 1 on failure, after a TRACE error, or when an overwrite stream did not complete; on SIGINT/SIGTERM it stops reading, keeps what committed and exits 130/143.",
+    ],
+    examples: [
+      "source-salesintel read --config c.json --catalog cat.json | salesintel-pg load --catalog cat.json",
+      "salesintel-pg load --database-url postgres://me@localhost/warehouse --schema sales < messages.jsonl",
+    ],
+  },
+  {
+    ...targetFlags,
+    catalog: CommandLine.flag(Options.file("catalog").pipe(Options.optional), {
+      name: "--catalog FILE",
+      text: "the configured catalog, for each stream's destination_sync_mode (overwrite, append, append_dedup)",
+      default: "append_dedup for every stream",
+    }),
+    batchSize: CommandLine.flag(Options.integer("batch-size").pipe(Options.withDefault(5_000)), {
+      name: "--batch-size N",
+      text: "messages per batch (a batch also closes after one second)",
+      default: "5000",
+    }),
     wait: Target.waitOption,
   },
   ({ databaseUrl, pgliteDir, schema, catalog, batchSize, wait }) => {
     const lock = { owner: "salesintel-pg load", wait: { wait } }
+    // STATE messages are for the protocol's consumers; a person at a terminal gets their count.
+    const echoStates = process.stdout.isTTY !== true
     return Effect.gen(function* () {
       const syncModes = Option.isSome(catalog) ? yield* syncModesFrom(catalog.value) : undefined
       const stop = yield* StopSignal.listen
@@ -73,7 +101,10 @@ const load = Command.make(
         stop,
         lock,
         onSourceMessage: printSourceMessage,
-        onStateCommitted: (message) => Effect.sync(() => process.stdout.write(Ndjson.serialize(message))),
+        onStateCommitted: (message) =>
+          Effect.sync(() => {
+            if (echoStates) process.stdout.write(Ndjson.serialize(message))
+          }),
       }).pipe(
         // A --wait for PGlite's directory lock ends on a signal too.
         Effect.provide(Target.fromOptions(databaseUrl, pgliteDir, RunLifecycle.stoppable(lock, stop)).layer),
@@ -89,30 +120,54 @@ const load = Command.make(
           ...(error === undefined ? {} : { error }),
         }),
       )
+      if (!echoStates)
+        yield* Effect.sync(() =>
+          process.stdout.write(
+            `load ${status} (run ${runId}): ${Object.values(summary.streams).reduce((sum, s) => sum + s.records, 0)} records, ${summary.statesCommitted} STATE messages committed (not echoed: stdout is a terminal)\n`,
+          ),
+        )
       if (signal !== undefined) process.exitCode = StopSignal.exitCode(signal)
       else if (status === "failed") process.exitCode = 1
     }).pipe(Effect.scoped)
   },
-).pipe(Command.withDescription("load Airbyte messages (JSON lines on stdin) into the schema's tables"))
+)
 
-const state = Command.make(
-  "state",
-  { databaseUrl, pgliteDir, schema },
+const state = CommandLine.command(
+  {
+    name: "state",
+    summary: "print the saved state as the source's --state input (a JSON array)",
+    examples: [
+      "salesintel-pg state --database-url postgres://me@localhost/warehouse > state.json",
+      "source-salesintel read --config c.json --catalog cat.json --state state.json | salesintel-pg load",
+    ],
+  },
+  targetFlags,
   ({ databaseUrl, pgliteDir, schema }) =>
     State.read(schema).pipe(
       Effect.flatMap((entries) => Effect.sync(() => process.stdout.write(`${JSON.stringify(entries)}\n`))),
       Effect.provide(Target.fromOptions(databaseUrl, pgliteDir, { owner: "salesintel-pg state" }).layer),
     ),
-).pipe(Command.withDescription("print the saved state as the source's --state input (a JSON array)"))
+)
 
-const command = Command.make("salesintel-pg").pipe(Command.withSubcommands([load, state]))
-
-Command.run(command, { name: "salesintel-pg", version: "0.1.0" })(process.argv).pipe(
+CommandLine.run(
+  {
+    name: "salesintel-pg",
+    version: "0.1.0",
+    summary: "the loader: Airbyte messages in, typed Postgres (or embedded PGlite) tables out",
+    description: [
+      "Without --database-url (or DATABASE_URL) it uses embedded PGlite in --pglite-dir. Logs and the run's summary go to stderr; stdout carries only committed STATE messages (load) or the state (state).",
+    ],
+    commands: [load, state],
+    examples: [
+      "source-salesintel read --config c.json --catalog cat.json | salesintel-pg load --catalog cat.json",
+      "salesintel-pg state > state.json",
+    ],
+  },
+  process.argv,
+).pipe(
   Effect.tapError((error) =>
     stderr(`salesintel-pg: ${error instanceof Error ? error.message : String(error)}`),
   ),
-  // stdout carries only committed STATE messages: Effect's own logs go to stderr.
-  Effect.provide(Logger.replace(Logger.defaultLogger, Logger.prettyLogger({ stderr: true }))),
   Effect.provide(NodeContext.layer),
   // An input pipe still open (a source writing into a load that was refused) must not keep the
   // process alive once the command is done.

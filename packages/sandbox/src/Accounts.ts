@@ -18,6 +18,20 @@ export const defaultAccounts: readonly AccountSpec[] = [
   { key: "sandbox-low-credit", permissions: ["people", "technologies", "tech_addon"], credits: 100 },
 ]
 
+/** The key of the account holding exactly `granted`: "perm-none" or e.g. "perm-people+tech_addon". */
+export const permissionKey = (granted: readonly Permission[]): string =>
+  granted.length === 0 ? "perm-none" : `perm-${permissions.filter((p) => granted.includes(p)).join("+")}`
+
+/**
+ * One account per combination of permissions (all 8), keyed by permissionKey, for tests of what
+ * each combination may do: `startSandbox({ accounts: permissionCombinations() })`.
+ */
+export const permissionCombinations = (credits = 1_000_000): AccountSpec[] =>
+  Array.from({ length: 2 ** permissions.length }, (_, mask) => {
+    const granted = permissions.filter((_, bit) => (mask & (1 << bit)) !== 0)
+    return { key: permissionKey(granted), permissions: granted, credits }
+  })
+
 /** One account's live state. */
 export class Account {
   creditsLeft: number

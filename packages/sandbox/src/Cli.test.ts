@@ -1,6 +1,8 @@
 // The CLI: flags, the accounts file, and what it prints (URL and keys).
 import { spawn } from "node:child_process"
 import { mkdtempSync, writeFileSync } from "node:fs"
+import type { AddressInfo } from "node:net"
+import { createServer } from "node:net"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { fileURLToPath } from "node:url"
@@ -71,6 +73,76 @@ describe("salesintel-sandbox CLI", () => {
       child.kill("SIGTERM")
     }
   })
+
+  /** Runs the bin to its end (bounded), with what it wrote to each stream. */
+  const runToEnd = (args: ReadonlyArray<string>) =>
+    new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
+      const child = spawn(process.execPath, [bin, "--contacts", "100", "--companies", "10", ...args], {
+        stdio: ["ignore", "pipe", "pipe"],
+      })
+      let stdout = ""
+      let stderr = ""
+      child.stdout.on("data", (c: Buffer) => {
+        stdout += c.toString()
+      })
+      child.stderr.on("data", (c: Buffer) => {
+        stderr += c.toString()
+      })
+      // A bin that wrongly starts serving is stopped, and the test then fails on its exit code.
+      const timer = setTimeout(() => child.kill("SIGKILL"), 20_000)
+      child.once("exit", (code) => {
+        clearTimeout(timer)
+        resolve({ code, stdout, stderr })
+      })
+    })
+
+  const oneLine = (stderr: string) => {
+    expect(stderr.trimEnd().split("\n")).toHaveLength(1)
+    expect(stderr).not.toMatch(/\n\s+at |node:internal|Error \[ERR_/)
+  }
+
+  it("an unknown flag, a missing value or a bad number: one line on stderr naming it, exit 2", async () => {
+    const cases = [
+      [["--bogus"], "Unknown option '--bogus'"],
+      [["--port"], "--port"],
+      [["--port", "eighty"], "--port must be a non-negative integer, got 'eighty'"],
+      [["stray"], "Unexpected argument 'stray'"],
+    ] as const
+    for (const [args, said] of cases) {
+      const { code, stdout, stderr } = await runToEnd(args)
+      expect(code, stderr).toBe(2)
+      expect(stdout).toBe("")
+      expect(stderr).toContain(`salesintel-sandbox: `)
+      expect(stderr).toContain(said)
+      expect(stderr).toContain("(see --help)")
+      oneLine(stderr)
+    }
+    // Four process starts: generous for a loaded machine.
+  }, 120_000)
+
+  it("a port in use: one line naming the address, exit 1", async () => {
+    const busy = createServer()
+    await new Promise<void>((resolve) => busy.listen(0, "127.0.0.1", () => resolve()))
+    const { port } = busy.address() as AddressInfo
+    try {
+      const { code, stdout, stderr } = await runToEnd(["--port", String(port)])
+      expect(code, stderr).toBe(1)
+      expect(stdout).toBe("")
+      expect(stderr).toContain(`127.0.0.1:${port} is already in use`)
+      expect(stderr).toContain("--port 0")
+      oneLine(stderr)
+    } finally {
+      busy.close()
+    }
+  }, 60_000)
+
+  it("an unreadable accounts file: one line naming the flag, exit 1", async () => {
+    const missing = join(tmpdir(), "no-such-dir-sandbox", "accounts.json")
+    const { code, stderr } = await runToEnd(["--port", "0", "--accounts", missing])
+    expect(code, stderr).toBe(1)
+    expect(stderr).toContain("--accounts: ENOENT")
+    oneLine(stderr)
+  }, 60_000)
 
   it("rejects malformed accounts", () => {
     expect(() =>

@@ -511,6 +511,7 @@ describe("authentication, permissions and errors", () => {
     ["non-integer size", "/service/people", { company_min_size: "ten" }],
     ["inverted size range", "/service/people", { company_min_size: 500, company_max_size: 10 }],
     ["formatted mobile", "/service/people", { mobile_phone: "(512) 555-0142" }],
+    ["short mobile", "/service/people", { mobile_phone: "12345" }],
     ["linkedin token", "/service/people", { linkedin_url: "dana-reyes" }],
     ["distance without zip", "/service/people", { company_location_zipcodes_distance: 10 }],
   ]

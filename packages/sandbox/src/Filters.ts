@@ -248,7 +248,9 @@ export const parsePeopleQuery = (params: URLSearchParams): PeopleQuery => {
   }
   const mobilePhone = r.string("mobile_phone")
   if (mobilePhone !== undefined && !/^\d{7,15}$/.test(mobilePhone)) {
-    throw new BadRequest("'mobile_phone' must be digits only, without formatting")
+    throw new BadRequest(
+      `'mobile_phone' must be 7 to 15 digits, without formatting or country code, got '${mobilePhone}'`,
+    )
   }
   const countries = r.list("location_country_codes", ",")?.map((c) => c.toUpperCase())
   for (const c of countries ?? []) {

@@ -25,27 +25,41 @@ const usage = `salesintel-sandbox: a local stand-in for the SalesIntel API
   --duplicates               append without is_international returns a company once per country
   --help`
 
-const { values } = parseArgs({
-  options: {
-    port: { type: "string" },
-    host: { type: "string" },
-    seed: { type: "string" },
-    contacts: { type: "string" },
-    companies: { type: "string" },
-    generation: { type: "string" },
-    accounts: { type: "string" },
-    "latency-ms": { type: "string" },
-    "jitter-ms": { type: "string" },
-    "fault-rate": { type: "string" },
-    "rate-limit-rate": { type: "string" },
-    "retry-after": { type: "string" },
-    "drop-rate": { type: "string" },
-    "truncate-rate": { type: "string" },
-    "requests-per-minute": { type: "string" },
-    duplicates: { type: "boolean" },
-    help: { type: "boolean" },
-  },
-})
+const options = {
+  port: { type: "string" },
+  host: { type: "string" },
+  seed: { type: "string" },
+  contacts: { type: "string" },
+  companies: { type: "string" },
+  generation: { type: "string" },
+  accounts: { type: "string" },
+  "latency-ms": { type: "string" },
+  "jitter-ms": { type: "string" },
+  "fault-rate": { type: "string" },
+  "rate-limit-rate": { type: "string" },
+  "retry-after": { type: "string" },
+  "drop-rate": { type: "string" },
+  "truncate-rate": { type: "string" },
+  "requests-per-minute": { type: "string" },
+  duplicates: { type: "boolean" },
+  help: { type: "boolean" },
+} as const
+
+/** Ends the process with one line on stderr: exit 2 for a usage error, 1 for anything else. */
+const fail = (message: string, code: 1 | 2): never => {
+  process.stderr.write(`salesintel-sandbox: ${message}${code === 2 ? " (see --help)" : ""}\n`)
+  return process.exit(code)
+}
+
+const parse = () => {
+  try {
+    return parseArgs({ options })
+  } catch (e) {
+    // parseArgs names the flag; its message is the line to show, without a stack trace.
+    return fail(e instanceof Error ? (e.message.split("\n")[0] ?? "") : String(e), 2)
+  }
+}
+const { values } = parse()
 
 if (values.help) {
   console.log(usage)
@@ -57,8 +71,7 @@ const number = (name: keyof typeof values, integer = true): number | undefined =
   if (raw === undefined || typeof raw !== "string") return undefined
   const n = Number(raw)
   if (!Number.isFinite(n) || n < 0 || (integer && !Number.isInteger(n))) {
-    console.error(`--${name} must be a non-negative ${integer ? "integer" : "number"}, got '${raw}'`)
-    process.exit(2)
+    return fail(`--${name} must be a non-negative ${integer ? "integer" : "number"}, got '${raw}'`, 2)
   }
   return n
 }
@@ -76,11 +89,36 @@ const faults: FaultSettings = Object.fromEntries(
   }).filter(([, v]) => v !== undefined),
 )
 
+/** A failure to listen, said as the user would want it: which address, and what to do. */
+const listenError = (e: unknown, host: string, port: number): string => {
+  const code = (e as { code?: unknown } | null)?.code
+  const address = `${host.includes(":") ? `[${host}]` : host}:${port}`
+  switch (code) {
+    case "EADDRINUSE":
+      return `${address} is already in use (another sandbox?); choose another with --port, or --port 0 for any free port`
+    case "EACCES":
+      return `not allowed to listen on ${address}; ports below 1024 need privileges, choose another with --port`
+    case "EADDRNOTAVAIL":
+      return `cannot listen on ${host}: no such address on this machine; check --host`
+    default:
+      return `cannot listen on ${address}: ${e instanceof Error ? e.message : String(e)}`
+  }
+}
+
 const started = performance.now()
-const extraAccounts = values.accounts === undefined ? [] : loadAccountsFile(values.accounts)
+const extraAccounts = (() => {
+  if (values.accounts === undefined) return []
+  try {
+    return loadAccountsFile(values.accounts)
+  } catch (e) {
+    return fail(`--accounts: ${e instanceof Error ? e.message : String(e)}`, 1)
+  }
+})()
+const port = number("port") ?? 8787
+const host = values.host ?? "127.0.0.1"
 const sandbox = await startSandbox({
-  port: number("port") ?? 8787,
-  host: values.host,
+  port,
+  host,
   seed: number("seed"),
   contacts: number("contacts"),
   companies: number("companies"),
@@ -88,7 +126,7 @@ const sandbox = await startSandbox({
   accounts: extraAccounts,
   faults,
   duplicates: values.duplicates ?? false,
-})
+}).catch((e: unknown) => fail(listenError(e, host, port), 1))
 const d = sandbox.dataset
 console.log(`SalesIntel sandbox serving ${sandbox.url}`)
 console.log(

@@ -7,6 +7,9 @@ export {
   mergeAccounts,
   type Permission,
   parseAccounts,
+  permissionCombinations,
+  permissionKey,
+  permissions,
 } from "./Accounts.ts"
 export type { Company, Site } from "./Companies.ts"
 export { ContactFactory, type ContactTraits, Flag } from "./Contacts.ts"

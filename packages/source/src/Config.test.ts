@@ -54,6 +54,26 @@ describe("Config.decode", () => {
     expect(problems.find((p) => p.path === "page_size")?.message).toContain("less than or equal to 50")
   })
 
+  it("refuses, before any request, filters the provider would refuse: named by their path", () => {
+    const problems = problemsOf({
+      ...issueConfig,
+      contacts: {
+        searches: [
+          { name: "near", filters: { company_location_zipcodes_distance: 50 } },
+          { name: "one", filters: { linkedin_url: "dana-reyes-1234567" } },
+        ],
+      },
+    })
+    expect(problems.map((p) => p.path)).toEqual([
+      "contacts.searches[0].filters.company_location_zipcodes_distance",
+      "contacts.searches[1].filters.linkedin_url",
+    ])
+    expect(problems[0]?.message).toContain("give company_location_zipcodes too")
+    expect(problems[1]?.message).toContain(
+      'full profile URL such as https://www.linkedin.com/in/dana-reyes, not the identifier part; got "dana-reyes-1234567"',
+    )
+  })
+
   it("requires the key and the budget", () => {
     expect(problemsOf({}).map((p) => p.path)).toEqual(["api_key", "credit_budget"])
   })
@@ -66,6 +86,50 @@ describe("Config.decode", () => {
     const search = { name: "same", filters: {} }
     const problems = problemsOf({ ...issueConfig, contacts: { searches: [search, search] } })
     expect(problems[0]?.message).toContain('"same" is used twice')
+  })
+
+  it("accepts exclude_fields naming record fields, nested ones dotted", () => {
+    const config = Either.getOrThrow(
+      Config.decode({
+        ...issueConfig,
+        contacts: {
+          exclude_fields: ["personal_email", "phone_numbers", "company.revenue", "addresses.street_1"],
+        },
+        companies: { domains: ["example.com"], exclude_fields: ["technologies.in_use"] },
+      }),
+    )
+    expect(config.contacts?.exclude_fields).toHaveLength(4)
+    expect(config.companies?.exclude_fields).toEqual(["technologies.in_use"])
+    expect(Either.getOrThrow(Config.decode(issueConfig)).contacts?.exclude_fields).toEqual([])
+  })
+
+  it("refuses an excluded field no record has, naming it, its place and the stream", () => {
+    const problems = problemsOf({
+      ...issueConfig,
+      contacts: { exclude_fields: ["personal_email", "personal_emial", "company.nonsense"] },
+      companies: { exclude_fields: ["phone_numbers"] },
+    })
+    expect(problems.map((p) => p.path)).toEqual([
+      "contacts.exclude_fields[1]",
+      "contacts.exclude_fields[2]",
+      "companies.exclude_fields[0]",
+    ])
+    expect(problems[0]?.message).toContain('"personal_emial" is not a field of contacts records')
+    expect(problems[2]?.message).toContain('"phone_numbers" is not a field of companies records')
+  })
+
+  it("refuses excluding a stream's key or cursor", () => {
+    const problems = problemsOf({
+      ...issueConfig,
+      contacts: { exclude_fields: ["match_id", "_salesintel_fetched_at"] },
+      companies: { exclude_fields: ["company_id"] },
+    })
+    expect(problems.map((p) => p.path)).toEqual([
+      "contacts.exclude_fields[0]",
+      "contacts.exclude_fields[1]",
+      "companies.exclude_fields[0]",
+    ])
+    expect(problems[0]?.message).toContain("cannot be excluded")
   })
 
   it("never echoes the key in an error", () => {

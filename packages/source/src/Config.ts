@@ -3,6 +3,7 @@
  * stream reads. One Schema is the single source of truth: it decodes (and rejects, with the path
  * of the bad field) the user's file, and it renders the spec's connectionSpecification.
  */
+import { FieldPaths, Streams } from "@salesintel/airbyte"
 import { AdaptiveConcurrency, Connection, Filters, ParseIssue } from "@salesintel/core"
 import { Either, ParseResult, Schema } from "effect"
 
@@ -25,6 +26,49 @@ const RefreshAfterDays = PositiveInt.annotations({
   description: "Re-buy a record once it is older than this many days; left out, a record is bought once.",
 })
 
+/** The streams whose config section takes `exclude_fields`. */
+export type ExcludingStream = "contacts" | "companies"
+
+const keyFields = (stream: ExcludingStream): ReadonlySet<string> => {
+  const entry = Streams.streams[stream]
+  return new Set([...entry.primaryKey.map((path) => path.join(".")), ...(entry.cursorField ?? [])])
+}
+
+/**
+ * The fields a stream's `exclude_fields` may name: every field its record Schema declares (dotted
+ * for nested ones), but its primary key and cursor. The spec offers the same list.
+ */
+export const excludableFields = (stream: ExcludingStream): ReadonlyArray<string> => {
+  const keys = keyFields(stream)
+  return [...FieldPaths.declaredPaths(Streams.streams[stream].jsonSchema)].filter((path) => !keys.has(path))
+}
+
+/**
+ * Fields a stream's records leave out (personal data, say), named as the provider sends them and
+ * dotted for nested fields. Checked against the fields the stream's record Schema declares, so a
+ * typo is an error instead of a field silently kept; the key and the cursor cannot be left out.
+ */
+const ExcludeFields = (stream: ExcludingStream) => {
+  const allowed = new Set(excludableFields(stream))
+  const keys = keyFields(stream)
+  const problemOf = (name: string): string | undefined =>
+    keys.has(name)
+      ? `"${name}" keys the ${stream} stream (primary key or cursor) and cannot be excluded`
+      : allowed.has(name)
+        ? undefined
+        : `"${name}" is not a field of ${stream} records (names as the provider sends them, dotted for nested fields, e.g. company.revenue or addresses.street_1)`
+  return Schema.Array(Schema.String).pipe(
+    Schema.filter((names) =>
+      names.flatMap((name, index) => {
+        const problem = problemOf(name)
+        return problem === undefined
+          ? []
+          : [new ParseResult.Pointer(index, names, new ParseResult.Type(Schema.String.ast, name, problem))]
+      }),
+    ),
+  )
+}
+
 export const ContactSearch = Schema.Struct({
   name: SearchName,
   filters: Filters.PeopleFilters,
@@ -39,6 +83,7 @@ export const ContactsConfig = Schema.Struct({
   /** Match emails against past jobs too; the provider's default is true. */
   match_on_job_history: Schema.optionalWith(Schema.Boolean, { default: () => true }),
   refresh_after_days: Schema.optional(RefreshAfterDays),
+  exclude_fields: Schema.optionalWith(ExcludeFields("contacts"), { default: () => [] }),
 }).pipe(
   Schema.filter((contacts) => {
     const names = contacts.searches.map((search) => search.name)
@@ -58,6 +103,7 @@ export const CompaniesConfig = Schema.Struct({
   is_international: Schema.optional(Schema.Boolean),
   verified: Schema.optional(Schema.Boolean),
   refresh_after_days: Schema.optional(RefreshAfterDays),
+  exclude_fields: Schema.optionalWith(ExcludeFields("companies"), { default: () => [] }),
 })
 export type CompaniesConfig = typeof CompaniesConfig.Type
 

@@ -31,6 +31,16 @@ describe("DatedSet", () => {
       expect(set.hasFresh(today, 30)).toBe(!["old", "recent"].every((key) => set.needsBuying(key, today, 30)))
   })
 
+  it("counts the keys not due again, as needsBuying sees them", () => {
+    const set = DatedSet.fromJson({ "100": ["old"], "129": ["recent", "other"] })
+    const keys = ["old", "recent", "other"]
+    for (const refresh of [undefined, 1, 30, 31])
+      expect(set.countFresh(130, refresh)).toBe(
+        keys.filter((key) => !set.needsBuying(key, 130, refresh)).length,
+      )
+    expect(set.countFresh(130, 30)).toBe(2)
+  })
+
   it("counts days in UTC", () => {
     expect(epochDay(Date.parse("1970-01-02T00:00:00Z"))).toBe(1)
     expect(epochDay(Date.parse("1970-01-01T23:59:59Z"))).toBe(0)

@@ -56,6 +56,14 @@ export class DatedSet {
     return false
   }
 
+  /** Keys bought and not yet due again (needsBuying false) on `today`. */
+  countFresh(today: number, refreshAfterDays: number | undefined): number {
+    if (refreshAfterDays === undefined) return this.days.size
+    let fresh = 0
+    for (const day of this.days.values()) if (today - day < refreshAfterDays) fresh++
+    return fresh
+  }
+
   toJson(): DatedSetJson {
     const byDay = new Map<number, Array<string>>()
     for (const [key, day] of this.days) {

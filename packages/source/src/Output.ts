@@ -1,7 +1,8 @@
 /**
  * What a stream's read yields, before the engine (Read.ts) turns it into protocol messages:
- * records, checkpoints of the stream's state (each after the records it covers), log lines, and
- * shortfalls (work the credit budget did not cover, with what it would cost).
+ * records, checkpoints of the stream's state (each after the records it covers), log lines,
+ * shortfalls (work the credit budget did not cover, with what it would cost) and estimates of the
+ * records to come.
  */
 import type { Message, Streams } from "@salesintel/airbyte"
 import type { Page } from "@salesintel/core"
@@ -38,7 +39,17 @@ export interface PageRead {
   readonly _tag: "PageRead"
 }
 
-export type Output<A> = RecordOutput<A> | Checkpoint | Log | Shortfall | PageRead
+/**
+ * More records are expected from work just planned (a search's partitions sized, the ids to buy
+ * diffed): `records` on top of what earlier estimates of the stream said. The engine sums them
+ * into the stream's ESTIMATE trace.
+ */
+export interface Estimate {
+  readonly _tag: "Estimate"
+  readonly records: number
+}
+
+export type Output<A> = RecordOutput<A> | Checkpoint | Log | Shortfall | PageRead | Estimate
 
 /**
  * A record of `stream` as the core decoded it: its raw JSON with the connector's `added` fields
@@ -55,6 +66,7 @@ export const record = <A>(
 })
 export const checkpoint = (state: Message.JsonObject): Checkpoint => ({ _tag: "Checkpoint", state })
 export const pageRead: PageRead = { _tag: "PageRead" }
+export const estimate = (records: number): Estimate => ({ _tag: "Estimate", records })
 export const log = (level: Message.LogLevel, message: string): Log => ({ _tag: "Log", level, message })
 export const shortfall = (
   records: number | undefined,

@@ -6,16 +6,21 @@
  * the read with a TRACE error whose failure_type says who must act: config_error (the key, the
  * account, the config), transient_error (the provider's passing faults) or system_error.
  *
+ * Where a stream knows how much it will read (a search's partitions sized, the ids to buy diffed),
+ * it says so with an ESTIMATE trace (rows, and bytes once a sample of records is sized), so
+ * Airbyte and `salesintel sync` can show progress against it.
+ *
  * Each stream says where it stands with STREAM_STATUS traces: STARTED, RUNNING at its first
  * record, then COMPLETE, or INCOMPLETE after a shortfall, a failure or a stop request. A stop
  * request (`stopWhen`) closes the run's budget, so every stream ends at its next request with what
  * it has and checkpoints it, and the streams not begun are not started.
  */
 import { type Catalog, Message, type StreamState } from "@salesintel/airbyte"
-import { type ApiError, type Client, CreditBudget } from "@salesintel/core"
+import { ApiError, type Client, CreditBudget } from "@salesintel/core"
 import { Cause, Effect, Option, Redacted, Stream } from "effect"
 import type { SourceConfig } from "./Config.ts"
 import { definitionOf } from "./Definitions.ts"
+import { withoutExcluded } from "./Exclusions.ts"
 import type { Output } from "./Output.ts"
 import type { StateError } from "./StateError.ts"
 
@@ -49,6 +54,11 @@ export interface ReadSummary {
 
 export const failureTypeOf = (error: ApiError.ApiError | StateError): Message.FailureType => {
   switch (error._tag) {
+    case "BadRequest":
+      // The filters come from the config; only the paging the connector chose is its own bug.
+      return error.parameter !== undefined && ApiError.pagingParameters.has(error.parameter)
+        ? "system_error"
+        : "config_error"
     case "Unauthorized":
     case "Forbidden":
     case "PaymentRequired":
@@ -62,6 +72,44 @@ export const failureTypeOf = (error: ApiError.ApiError | StateError): Message.Fa
     case "Decode":
     case "UnexpectedStatus":
       return "system_error"
+  }
+}
+
+/**
+ * A stream's ESTIMATE figures: the records its definition expects (the sum of its Estimate
+ * outputs, never below what it has emitted), and bytes from the average size of the first
+ * `sampleSize` records (measured once: serializing every record to count bytes would cost CPU).
+ */
+const utf8 = new TextEncoder()
+
+export class Estimate {
+  private expected = 0
+  private estimated = false
+  private sampled = 0
+  private sampledBytes = 0
+
+  constructor(private readonly sampleSize = 100) {}
+
+  add(records: number): void {
+    this.expected += records
+    this.estimated = true
+  }
+
+  /** Counts one record into the size sample; true when this record completed the sample (and an estimate exists). */
+  sample(data: unknown): boolean {
+    if (this.sampled >= this.sampleSize) return false
+    this.sampled++
+    this.sampledBytes += utf8.encode(JSON.stringify(data)).length
+    return this.sampled === this.sampleSize && this.estimated
+  }
+
+  rows(emitted: number): number {
+    return Math.max(this.expected, emitted)
+  }
+
+  /** Undefined until some record has been sized. */
+  bytes(emitted: number): number | undefined {
+    return this.sampled === 0 ? undefined : (this.sampledBytes / this.sampled) * this.rows(emitted)
   }
 }
 
@@ -146,14 +194,38 @@ export const read = (options: ReadOptions): Read => {
     }
     let sinceCheckpoint = 0
     const name = definition.stream.name
+    const estimate = new Estimate()
     const toMessage = (output: Output<unknown>): ReadonlyArray<Message.Message> => {
       switch (output._tag) {
         case "Record": {
           sinceCheckpoint++
           streamSummary.records++
           const record = Message.record(name, output.data, Date.now(), output.decoded)
-          return streamSummary.records === 1 ? [status(name, "RUNNING"), record] : [record]
+          // Once the sample of record sizes is taken, the estimate is said again with its bytes.
+          const sized = estimate.sample(output.data)
+            ? [
+                Message.estimate(
+                  name,
+                  estimate.rows(streamSummary.records),
+                  estimate.bytes(streamSummary.records),
+                  Date.now(),
+                ),
+              ]
+            : []
+          return streamSummary.records === 1
+            ? [status(name, "RUNNING"), record, ...sized]
+            : [record, ...sized]
         }
+        case "Estimate":
+          estimate.add(output.records)
+          return [
+            Message.estimate(
+              name,
+              estimate.rows(streamSummary.records),
+              estimate.bytes(streamSummary.records),
+              Date.now(),
+            ),
+          ]
         case "Checkpoint": {
           const message = Message.streamState(name, output.state, sinceCheckpoint)
           sinceCheckpoint = 0
@@ -188,6 +260,8 @@ export const read = (options: ReadOptions): Read => {
       Effect.map(spentNow, (spentBefore) =>
         definition.read({ config, syncMode: entry.sync_mode, state: state.get(name), startedAt }).pipe(
           Stream.mapConcat(toMessage),
+          // Excluded fields (config exclude_fields, catalog field selection) leave before the record does.
+          withoutExcluded(config, entry),
           (messages) => Stream.concat(Stream.make(status(name, "STARTED")), messages),
           Stream.ensuring(
             Effect.map(spentNow, (spentAfter) => {

@@ -2,13 +2,15 @@
 /**
  * source-salesintel: spec | check --config F | discover --config F |
  * read --config F --catalog F [--state F]. stdout carries only protocol messages; anything else
- * (usage errors, a crash) goes to stderr. Exits 1 after a TRACE error.
+ * (usage errors, logs, a crash) goes to stderr. Exits 1 after a TRACE error, 2 on a usage error.
  */
 import { readFile } from "node:fs/promises"
-import { Command, Options } from "@effect/cli"
-import { NodeContext, NodeRuntime } from "@effect/platform-node"
-import { Message, Ndjson } from "@salesintel/airbyte"
-import { Deferred, Effect, Exit, Logger, Option, Stream } from "effect"
+import { Options } from "@effect/cli"
+// Not the package index: it loads the HTTP server and, with it, ~20 MB of API docs pages.
+import * as NodeContext from "@effect/platform-node/NodeContext"
+import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
+import { CommandLine, Message, Ndjson } from "@salesintel/airbyte"
+import { Deferred, Effect, Exit, Option, Stream } from "effect"
 import * as Commands from "./Commands.ts"
 
 /** A JSON file's content, or a protocol error naming the file and what is wrong with it. */
@@ -65,23 +67,63 @@ const runRead = (read: (stopWhen: Effect.Effect<void>) => Stream.Stream<Message.
     yield* Effect.raceFirst(run(read(Deferred.await(closed))), Deferred.await(closed))
   })
 
-const config = Options.file("config").pipe(Options.withDescription("the source's JSON config"))
+const config = CommandLine.flag(Options.file("config"), {
+  name: "--config FILE",
+  text: "the source's JSON config: api_key, credit_budget, the searches and lists to read (see `spec`)",
+})
 
-const spec = Command.make("spec", {}, () => run(Commands.spec())).pipe(
-  Command.withDescription("print the config's JSON Schema (SPEC)"),
+const spec = CommandLine.command(
+  {
+    name: "spec",
+    summary: "print the config's JSON Schema as a SPEC message",
+    examples: ["source-salesintel spec"],
+  },
+  {},
+  () => run(Commands.spec()),
 )
-const check = Command.make("check", { config }, ({ config }) =>
-  run(withJson([["config", config]], ([json]) => Commands.check(json))),
-).pipe(Command.withDescription("check the key and the account's permissions (free requests only)"))
-const discover = Command.make("discover", { config }, ({ config }) =>
-  run(withJson([["config", config]], ([json]) => Commands.discover(json))),
-).pipe(Command.withDescription("print the catalog of streams"))
-const read = Command.make(
-  "read",
+const check = CommandLine.command(
+  {
+    name: "check",
+    summary: "check the API key and the account's permissions, with free requests only",
+    description: [
+      "Answers one CONNECTION_STATUS message: SUCCEEDED, or FAILED naming what is missing (exit 0 either way, as the protocol asks). Spends no credit.",
+    ],
+    examples: ["source-salesintel check --config config.json"],
+  },
+  { config },
+  ({ config }) => run(withJson([["config", config]], ([json]) => Commands.check(json))),
+)
+const discover = CommandLine.command(
+  {
+    name: "discover",
+    summary: "print the catalog of streams (contacts, companies, technologies) as a CATALOG message",
+    examples: ["source-salesintel discover --config config.json"],
+  },
+  { config },
+  ({ config }) => run(withJson([["config", config]], ([json]) => Commands.discover(json))),
+)
+const read = CommandLine.command(
+  {
+    name: "read",
+    summary: "read the configured streams: RECORD, STATE and LOG messages on stdout",
+    description: [
+      "Buys what the config asks for, within its credit_budget, and emits each page's records followed by a STATE message. Given the last STATE messages (--state), it reads incrementally: nothing already bought is bought again. A failure ends with a TRACE error and exit code 1; if stdout closes, the read stops at once and buys nothing more.",
+    ],
+    examples: [
+      "source-salesintel read --config config.json --catalog catalog.json > messages.jsonl",
+      "source-salesintel read --config config.json --catalog catalog.json --state state.json | salesintel-pg load",
+    ],
+  },
   {
     config,
-    catalog: Options.file("catalog").pipe(Options.withDescription("the configured catalog")),
-    state: Options.file("state").pipe(Options.optional, Options.withDescription("the last run's state")),
+    catalog: CommandLine.flag(Options.file("catalog"), {
+      name: "--catalog FILE",
+      text: "the configured catalog: the streams to read and each one's sync mode",
+    }),
+    state: CommandLine.flag(Options.file("state").pipe(Options.optional), {
+      name: "--state FILE",
+      text: "the last run's state (a JSON array of STATE messages, e.g. from `salesintel-pg state`); without it every stream starts from the beginning",
+    }),
   },
   ({ config, catalog, state }) =>
     runRead((stopWhen) =>
@@ -95,15 +137,21 @@ const read = Command.make(
           Commands.read({ config: configJson, catalog: catalogJson, state: stateJson, stopWhen }),
       ),
     ),
-).pipe(Command.withDescription("read the configured streams, emitting RECORD, STATE and LOG messages"))
-
-const command = Command.make("source-salesintel").pipe(Command.withSubcommands([spec, check, discover, read]))
-
-const cli = Command.run(command, { name: "source-salesintel", version: "0.1.0" })
-
-cli(process.argv).pipe(
-  // Effect's own log lines must never reach stdout, which belongs to the protocol.
-  Effect.provide(Logger.replace(Logger.defaultLogger, Logger.prettyLogger({ stderr: true }))),
-  Effect.provide(NodeContext.layer),
-  NodeRuntime.runMain({ disableErrorReporting: false }),
 )
+
+CommandLine.run(
+  {
+    name: "source-salesintel",
+    version: "0.1.0",
+    summary: "the SalesIntel Airbyte source",
+    description: [
+      "stdout carries only Airbyte protocol messages, one JSON object per line; usage errors and logs go to stderr.",
+    ],
+    commands: [spec, check, discover, read],
+    examples: [
+      "source-salesintel check --config config.json",
+      "source-salesintel read --config config.json --catalog catalog.json --state state.json",
+    ],
+  },
+  process.argv,
+).pipe(Effect.provide(NodeContext.layer), NodeRuntime.runMain({ disableErrorReporting: false }))

@@ -40,16 +40,15 @@ export interface Options<A> {
   readonly landInFlightOnFailure?: boolean | undefined
 }
 
-/** The search's partitions, sized with the free preview. */
+/** The search's partitions, sized with the free preview (`partition`, below, of the options). */
 export const plan = (
   options: Pick<Options<unknown>, "client" | "filters" | "concurrency">,
 ): Effect.Effect<Partitioner.Plan, ApiError.ApiError> =>
-  Partitioner.plan(options.filters, {
-    count: Partitioner.previewCount(options.client),
-    concurrency: options.concurrency,
-  })
+  partition(options.client, options.filters, options.concurrency)
 
 export type Event<A> =
+  /** The search's partition plan, sized with the free preview: first, before any page. */
+  | { readonly _tag: "Planned"; readonly plan: Partitioner.Plan }
   | { readonly _tag: "Warning"; readonly message: string }
   /**
    * A page of records. `afterGap`: it landed after an earlier page was refused (it was in flight,
@@ -88,6 +87,8 @@ export const run = <A>(
           message: `contacts search "${options.name}": ${part.count} records cannot be reached (${part.reason}); filters ${canonicalJson(part.filters)}. Narrow the search to read them.`,
         }),
       )
+      // The plan first (what a caller estimates from), then the warnings, then the pages.
+      const opening: ReadonlyArray<Event<A>> = [{ _tag: "Planned", plan: parts }, ...warnings]
       const completed = new Set(options.position?.completed ?? [])
       // Once a part is refused, no later part is read (its pages in flight still land).
       const refused = yield* Ref.make(false)
@@ -171,7 +172,7 @@ export const run = <A>(
         )
 
       const [firstPart, ...laterParts] = toRead
-      if (firstPart === undefined) return Stream.fromIterable(warnings)
+      if (firstPart === undefined) return Stream.fromIterable(opening)
       const firstReserved = yield* Deferred.make<boolean>()
       const firstEnded = yield* Deferred.make<void>()
       const first = eventsOf(firstPart, firstReserved).pipe(
@@ -197,9 +198,20 @@ export const run = <A>(
           Chunk.fromIterable(queues.map((queue) => Stream.flattenTake(Stream.fromQueue(queue)))),
         ),
       )
-      return Stream.concat(Stream.fromIterable(warnings), partStreams)
+      return Stream.concat(Stream.fromIterable(opening), partStreams)
     }),
   )
+
+/**
+ * The search's partitions, sized with the free preview's counts: what `run` reads, and what a
+ * plan (Plan.ts) counts without reading.
+ */
+export const partition = (
+  client: Pick<Client.SalesIntelClientService, "previewPeople">,
+  filters: Filters.PeopleFilters,
+  concurrency: number,
+): Effect.Effect<Partitioner.Plan, ApiError.ApiError> =>
+  Partitioner.plan(filters, { count: Partitioner.previewCount(client), concurrency })
 
 /** A part's key in the state: the search's name and the part's filters, canonically. */
 export const partKey = (name: string, filters: Filters.PeopleFilters): string =>

@@ -8,7 +8,7 @@
  * (keys that matched no company cost nothing and are not asked for again).
  */
 import { Streams } from "@salesintel/airbyte"
-import { Client, type CompanyTechnologies } from "@salesintel/core"
+import { Client, type CompanyTechnologies, CreditBudget } from "@salesintel/core"
 import { Effect, Ref, Schema, Stream } from "effect"
 import type { CompaniesConfig, SourceConfig } from "../Config.ts"
 import * as KeyedPurchase from "../components/KeyedPurchase.ts"
@@ -33,6 +33,20 @@ const techFilters = (settings: CompaniesConfig) => ({
   ...(settings.verified === undefined ? {} : { verified: settings.verified }),
 })
 
+/**
+ * The keys a read asks for: each once (case-folded), and only those not bought or older than
+ * `refreshAfterDays` (0: every key, as a full refresh reads them).
+ */
+export const dueKeys = (
+  keys: ReadonlyArray<string>,
+  done: DatedSet,
+  today: number,
+  refreshAfterDays: number | undefined,
+): ReadonlyArray<string> =>
+  [...new Set(keys.map((key) => key.toLowerCase()))].filter((key) =>
+    done.needsBuying(key, today, refreshAfterDays),
+  )
+
 const isConfigured = (config: SourceConfig) =>
   config.companies !== undefined && config.companies.domains.length + config.companies.names.length > 0
 
@@ -45,6 +59,7 @@ export const companies: StreamDefinition<CompanyTechnologies.CompanyTechnologies
         const settings = input.config.companies
         if (settings === undefined || !isConfigured(input.config)) return Stream.empty
         const client = yield* Client.SalesIntelClient
+        const budget = yield* CreditBudget.CreditBudget
         const state = yield* decodeState("companies", CompaniesState, input.state)
         const done: Record<KeyKind, DatedSet> = {
           domains: DatedSet.fromJson(state.domains),
@@ -54,9 +69,7 @@ export const companies: StreamDefinition<CompanyTechnologies.CompanyTechnologies
         const fetchedAt = new Date(input.startedAt).toISOString()
         const incremental = input.syncMode === "incremental"
         const pending = (kind: KeyKind, keys: ReadonlyArray<string>) =>
-          [...new Set(keys.map((key) => key.toLowerCase()))].filter(
-            (key) => !incremental || done[kind].needsBuying(key, today, settings.refresh_after_days),
-          )
+          dueKeys(keys, done[kind], today, incremental ? settings.refresh_after_days : 0)
         const checkpoint = () =>
           Output.checkpoint({ domains: done.domains.toJson(), names: done.names.toJson() })
         const unbought = yield* Ref.make(0)
@@ -123,7 +136,15 @@ export const companies: StreamDefinition<CompanyTechnologies.CompanyTechnologies
             ]),
           ),
         )
-        return Stream.concat(Stream.concat(purchase("domains"), purchase("names")), summary)
+        // One record per key as a rule (a key may match no company, or several): within the budget.
+        const { available } = yield* budget.snapshot
+        const keys = pending("domains", settings.domains).length + pending("names", settings.names).length
+        return Stream.concat(
+          Stream.make<Array<Output.Output<CompanyTechnologies.CompanyTechnologies>>>(
+            Output.estimate(Math.min(available, keys)),
+          ),
+          Stream.concat(Stream.concat(purchase("domains"), purchase("names")), summary),
+        )
       }),
     ),
 }

@@ -32,7 +32,7 @@ import {
   type Partitioner,
 } from "@salesintel/core"
 import { Chunk, Effect, Ref, Schema, Stream } from "effect"
-import type { ContactSearch, SourceConfig } from "../Config.ts"
+import type { ContactSearch, ContactsConfig, SourceConfig } from "../Config.ts"
 import * as Checkpoints from "../components/Checkpoints.ts"
 import * as KeyedPurchase from "../components/KeyedPurchase.ts"
 import * as PagedQuery from "../components/PagedQuery.ts"
@@ -81,6 +81,21 @@ const contactRecord = (context: Context, item: Page.Item<Contact.Contact>, searc
 // ---------------------------------------------------------------------------------------------
 // full_refresh: the credited search, page by page, resumable
 
+/** Records a full refresh of the search still has to read from `position` (its estimate). */
+const unreadRecords = (
+  name: string,
+  plan: Partitioner.Plan,
+  position: PagedQuery.Position,
+  context: Context,
+): number =>
+  plan.parts.reduce((sum, part) => {
+    const key = PagedQuery.partKey(name, part.filters)
+    if (position.completed.includes(key)) return sum
+    const read =
+      position.current?.part === key ? (position.current.next_page - 1) * context.config.page_size : 0
+    return sum + Math.max(0, part.count - read)
+  }, 0)
+
 const fullRefreshSearch = (
   context: Context,
   search: ContactSearch,
@@ -105,6 +120,8 @@ const fullRefreshSearch = (
       }).pipe(
         Stream.mapEffect((event): Effect.Effect<ReadonlyArray<ContactOutput>> => {
           switch (event._tag) {
+            case "Planned":
+              return Effect.succeed([Output.estimate(unreadRecords(search.name, event.plan, start, context))])
             case "Warning":
               return Effect.succeed([Output.log("WARN", event.message)])
             case "Page":
@@ -240,24 +257,54 @@ const buyNew = (
     }),
   )
 
+/** The free listing of a search's match ids, as an incremental read walks it (and a plan too). */
+export const previewQuery = (
+  client: Client.SalesIntelClientService,
+  config: SourceConfig,
+  search: ContactSearch,
+): PagedQuery.Options<Contact.PreviewContact> => ({
+  client,
+  name: search.name,
+  filters: search.filters,
+  fetch: client.previewPeople,
+  credited: false,
+  pageSize: Limits.maxPageSize,
+  concurrency: config.concurrency,
+  retry: config.retry,
+})
+
+/**
+ * What an incremental read of a search will buy, at least: its reachable matches less every
+ * contact already bought and fresh (exact on a first run, when nothing is bought).
+ */
+const incrementalEstimate = (context: Context, plan: Partitioner.Plan): number =>
+  Math.max(
+    0,
+    plan.parts.reduce((sum, part) => sum + part.count, 0) -
+      context.known.countFresh(context.today, context.refreshAfterDays),
+  )
+
 const previewSearch = (context: Context, search: ContactSearch, plan: Partitioner.Plan | undefined) =>
   Stream.unwrap(
     Effect.gen(function* () {
       const previewRefused = yield* Ref.make(false)
       const warnings = yield* Ref.make<ReadonlyArray<string>>([])
-      const ids = PagedQuery.run({
-        client: context.client,
-        name: search.name,
-        filters: search.filters,
-        fetch: context.client.previewPeople,
-        credited: false,
-        pageSize: Limits.maxPageSize,
-        concurrency: context.config.concurrency,
-        retry: context.config.retry,
-        plan,
-      }).pipe(
+      const estimates = yield* Ref.make<ReadonlyArray<number>>([])
+      const ids = PagedQuery.run({ ...previewQuery(context.client, context.config, search), plan }).pipe(
         Stream.mapEffect((event) => {
           switch (event._tag) {
+            case "Planned":
+              return Effect.as(
+                Effect.flatMap(CreditBudget.CreditBudget, (budget) =>
+                  Effect.flatMap(budget.snapshot, ({ available }) =>
+                    Ref.update(estimates, (all) => [
+                      ...all,
+                      Math.min(available, incrementalEstimate(context, event.plan)),
+                    ]),
+                  ),
+                ),
+                [],
+              )
             case "Page":
               return Effect.succeed(event.page.items.map((item) => item.record.match_id))
             case "Refused":
@@ -280,10 +327,78 @@ const previewSearch = (context: Context, search: ContactSearch, plan: Partitione
           Stream.fromIterable(all.map((message): ContactOutput => Output.log("WARN", message))),
         ),
       )
+      // The purchases pull the ids, so the plan is known once the first batch has formed: the
+      // estimate goes out with the first records.
+      const estimated = Stream.unwrap(
+        Effect.map(Ref.getAndSet(estimates, []), (all) =>
+          Stream.fromIterable(all.map((records): ContactOutput => Output.estimate(records))),
+        ),
+      )
+      const bought = buyNew(context, ids, search.name, `contacts search "${search.name}"`, previewRefused)
       return Stream.concat(
-        buyNew(context, ids, search.name, `contacts search "${search.name}"`, previewRefused),
+        Stream.concat(
+          // Looked at once per chunk of outputs, not per record.
+          bought.pipe(
+            Stream.mapChunksEffect((chunk) =>
+              Effect.map(Ref.getAndSet(estimates, []), (all) =>
+                all.length === 0
+                  ? chunk
+                  : Chunk.prependAll(
+                      chunk,
+                      Chunk.fromIterable(all.map((records): ContactOutput => Output.estimate(records))),
+                    ),
+              ),
+            ),
+          ),
+          estimated,
+        ),
         logged,
       )
+    }),
+  )
+
+/** The emails an enrichment looks up: each once, and in incremental only those due. */
+export const pendingEmails = (
+  settings: ContactsConfig,
+  emailsDone: DatedSet,
+  today: number,
+  incremental: boolean,
+): ReadonlyArray<string> =>
+  [...new Set(settings.emails.map((email) => email.toLowerCase()))].filter(
+    (email) => !incremental || emailsDone.needsBuying(email, today, settings.refresh_after_days),
+  )
+
+export interface EmailLookup {
+  readonly email: string
+  /** The match ids of the contacts the email matches. */
+  readonly ids: ReadonlyArray<string>
+  /** The listing was stopped (a stop request closed the budget) before it ended. */
+  readonly refused: boolean
+  /** Pages of the free preview it took. */
+  readonly pages: number
+}
+
+/** The contacts one email matches, from the free preview (every page). */
+export const lookupEmail = (
+  client: Client.SalesIntelClientService,
+  email: string,
+  matchOnJobHistory: boolean,
+): Effect.Effect<EmailLookup, ApiError.ApiError, CreditBudget.CreditBudget> =>
+  Pager.stream({
+    fetch: (paging) => client.previewPeople({ email: [email], matchOnJobHistory }, paging),
+    credited: false,
+    pageSize: Limits.maxPageSize,
+  }).pipe(
+    Stream.runCollect,
+    Effect.map((events) => {
+      const all = Chunk.toReadonlyArray(events)
+      const pages = all.flatMap((event) => (event._tag === "PageFetched" ? [event.page] : []))
+      return {
+        email,
+        ids: pages.flatMap((page) => page.items.map((item) => item.record.match_id)),
+        refused: all.some((event) => event._tag === "BudgetExhausted"),
+        pages: pages.length,
+      }
     }),
   )
 
@@ -315,6 +430,9 @@ const directSearch = (context: Context, search: ContactSearch, plan: Partitioner
       }).pipe(
         Stream.mapEffect((event): Effect.Effect<ReadonlyArray<ContactOutput>> => {
           switch (event._tag) {
+            case "Planned":
+              // Nothing of it is fresh: every contact it reaches is bought.
+              return Effect.succeed([Output.estimate(incrementalEstimate(context, event.plan))])
             case "Warning":
               return Effect.succeed([Output.log("WARN", event.message)])
             case "Page": {
@@ -402,9 +520,7 @@ const enrichEmails = (context: Context, emailsDone: DatedSet, incremental: boole
     Effect.gen(function* () {
       const settings = context.config.contacts
       if (settings === undefined || settings.emails.length === 0) return Stream.empty
-      const pending = [...new Set(settings.emails.map((email) => email.toLowerCase()))].filter(
-        (email) => !incremental || emailsDone.needsBuying(email, context.today, settings.refresh_after_days),
-      )
+      const pending = pendingEmails(settings, emailsDone, context.today, incremental)
       if (pending.length === 0)
         return Stream.make<Array<ContactOutput>>(
           Output.log("INFO", "email enrichment: every email is up to date"),
@@ -414,20 +530,8 @@ const enrichEmails = (context: Context, emailsDone: DatedSet, incremental: boole
       const lookups = yield* Effect.forEach(
         pending,
         (email) =>
-          Pager.stream({
-            fetch: (paging) => context.client.previewPeople({ email: [email], matchOnJobHistory }, paging),
-            credited: false,
-            pageSize: Limits.maxPageSize,
-          }).pipe(
-            Stream.runCollect,
-            Effect.flatMap((events) => {
-              const all = Chunk.toReadonlyArray(events)
-              const ids = all.flatMap((event) =>
-                event._tag === "PageFetched" ? event.page.items.map((item) => item.record.match_id) : [],
-              )
-              const refused = all.some((event) => event._tag === "BudgetExhausted")
-              return Effect.as(refused ? Ref.set(previewRefused, true) : Effect.void, { email, ids, refused })
-            }),
+          Effect.tap(lookupEmail(context.client, email, matchOnJobHistory), (lookup) =>
+            lookup.refused ? Ref.set(previewRefused, true) : Effect.void,
           ),
         { concurrency: context.config.concurrency },
       )
@@ -437,6 +541,13 @@ const enrichEmails = (context: Context, emailsDone: DatedSet, incremental: boole
         "INFO",
         `email enrichment: ${looked.length} emails looked up, ${unmatched} matched nothing, ${looked.length - unmatched} matched`,
       )
+      const toBuy = new Set(
+        looked
+          .flatMap((lookup) => lookup.ids)
+          .filter((id) => context.known.needsBuying(id, context.today, context.refreshAfterDays)),
+      )
+      const budget = yield* CreditBudget.CreditBudget
+      const { available } = yield* budget.snapshot
       const bought = buyNew(
         context,
         Stream.fromIterable(looked.flatMap((lookup) => lookup.ids)),
@@ -457,7 +568,10 @@ const enrichEmails = (context: Context, emailsDone: DatedSet, incremental: boole
           return Stream.make<Array<ContactOutput>>(yield* context.checkpoint)
         }),
       )
-      return Stream.concat(Stream.make<Array<ContactOutput>>(summary), Stream.concat(bought, markDone))
+      return Stream.concat(
+        Stream.make<Array<ContactOutput>>(summary, Output.estimate(Math.min(available, toBuy.size))),
+        Stream.concat(bought, markDone),
+      )
     }),
   )
 

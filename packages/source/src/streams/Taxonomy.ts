@@ -6,7 +6,7 @@
  * product and as vendor terms respectively.
  */
 import { Streams } from "@salesintel/airbyte"
-import { Client, Pager, type Taxonomy } from "@salesintel/core"
+import { Client, type Filters, Pager, type Taxonomy } from "@salesintel/core"
 import { Effect, Stream } from "effect"
 import type { SourceConfig } from "../Config.ts"
 import * as Output from "../Output.ts"
@@ -32,7 +32,8 @@ export const taxonomyCategories: StreamDefinition<Taxonomy.Category> = {
     ),
 }
 
-const productQueries = (config: SourceConfig) => {
+/** The product taxonomy queries a read asks: every crawl term, or the configured terms. */
+export const productQueries = (config: SourceConfig): ReadonlyArray<Filters.ProductFilters> => {
   const settings = config.taxonomy
   if (settings === undefined) return []
   if (settings.full_crawl) return crawlTerms.map((term) => ({ product: [term] }))

@@ -1,0 +1,152 @@
+/**
+ * Benchmark (npm run bench -- sync-memory): the peak RSS of `salesintel sync`, as a user runs it
+ * (the command's file with the node flags of its shebang), under `/usr/bin/time -v`, for one
+ * contacts search of about 20,000 and about 100,000 contacts, into a fresh schema of the local
+ * Postgres and into a fresh PGlite directory (so the PGlite figure includes creating the
+ * database). Aim: under 200 MB each, whatever the result size.
+ *
+ * The search is job_departments=sale (a fifth of the sandbox's contacts): the sandbox runs in
+ * its own process with five times the wanted contacts, without latency or rate limit (the config
+ * lifts the client's too), so the run is as fast as this machine allows and holds as much in
+ * flight as it ever will.
+ *
+ * `BENCH_SIZES` (default `20000,100000`): the wanted search sizes. `BENCH_TARGETS` (default
+ * `postgres,pglite`). `BENCH_BASELINE_BIN=/path/to/other/checkout/packages/cli/bin/salesintel.js`
+ * also runs that command (with its own shebang's flags) right after this checkout's, each case,
+ * to compare with the code before a change in the same session.
+ */
+import { spawnSync } from "node:child_process"
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import { fileURLToPath } from "node:url"
+import pg from "pg"
+import { post, startSandbox } from "./sandbox.ts"
+
+// Compiled to bench/dist/: the packages are two folders up.
+const thisBin = fileURLToPath(new URL("../../packages/cli/bin/salesintel.js", import.meta.url))
+const baselineBin = process.env.BENCH_BASELINE_BIN
+const sizes = (process.env.BENCH_SIZES ?? "20000,100000").split(",").map(Number)
+const targets = (process.env.BENCH_TARGETS ?? "postgres,pglite").split(",")
+const url = process.env.DATABASE_URL || "postgres://postgres@127.0.0.1:5432/test"
+// One schema per size: two invocations with different BENCH_SIZES can run side by side.
+const schemaFor = (size: number) => `salesintel_bench_memory_${size}`
+const time = "/usr/bin/time"
+const aimMb = 200
+
+const dropSchema = async (schema: string) => {
+  const client = new pg.Client({ connectionString: url })
+  await client.connect()
+  try {
+    await client.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`)
+  } finally {
+    await client.end()
+  }
+}
+
+/** The node flags a command's shebang gives it (`#!/usr/bin/env -S node --flag ...`). */
+const shebangFlags = (bin: string): ReadonlyArray<string> => {
+  const first = readFileSync(bin, "utf8").split("\n")[0] ?? ""
+  return first.startsWith("#!") ? first.split(/\s+/).filter((word) => word.startsWith("--")) : []
+}
+
+interface Run {
+  readonly seconds: number
+  readonly peakRssMb: number
+  readonly contacts: number
+}
+
+/** One sync into a fresh target (a dropped schema, or a new PGlite directory), sandbox reset first. */
+const syncOnce = async (
+  bin: string,
+  sandboxUrl: string,
+  configPath: string,
+  target: string,
+  schema: string,
+): Promise<Run> => {
+  await post(`${sandboxUrl}/_sandbox/reset`)
+  const pgliteDir = mkdtempSync(join(tmpdir(), "salesintel-bench-memory-pglite-"))
+  try {
+    if (target === "postgres") await dropSchema(schema)
+    const command = [
+      process.execPath,
+      ...shebangFlags(bin),
+      bin,
+      "sync",
+      "--config",
+      configPath,
+      ...(target === "postgres"
+        ? ["--database-url", url, "--schema", schema]
+        : ["--pglite-dir", join(pgliteDir, "db")]),
+    ]
+    const started = performance.now()
+    const result = spawnSync(time, ["-v", ...command], {
+      encoding: "utf8",
+      maxBuffer: 64 * 1024 * 1024,
+      // DATABASE_URL would send the PGlite runs to the server.
+      env: { ...process.env, DATABASE_URL: "" },
+    })
+    const seconds = (performance.now() - started) / 1000
+    if (result.status !== 0)
+      throw new Error(`sync failed (${result.status}):\n${result.stdout}\n${result.stderr.slice(-4000)}`)
+    const rss = /Maximum resident set size \(kbytes\): (\d+)/.exec(result.stderr)
+    const contacts = /contacts\s+(\d+) records/.exec(result.stdout)
+    return {
+      seconds,
+      peakRssMb: rss?.[1] === undefined ? Number.NaN : Number(rss[1]) / 1024,
+      contacts: Number(contacts?.[1] ?? 0),
+    }
+  } finally {
+    rmSync(pgliteDir, { recursive: true, force: true })
+    if (target === "postgres") await dropSchema(schema)
+  }
+}
+
+const row = (size: number, target: string, label: string, run: Run) =>
+  console.log(
+    `${String(size).padStart(7)}  ${target.padEnd(9)} ${label.padEnd(9)} ${String(run.contacts).padStart(8)} ${run.seconds.toFixed(1).padStart(8)} ${run.peakRssMb.toFixed(0).padStart(8)} MB  ${run.peakRssMb < aimMb ? "under" : "OVER"} ${aimMb} MB`,
+  )
+
+const main = async () => {
+  if (!existsSync(time)) throw new Error(`${time} is needed for the peak RSS (GNU time)`)
+  if (baselineBin !== undefined && !existsSync(baselineBin)) throw new Error(`no ${baselineBin}`)
+  console.log(
+    "peak RSS of `salesintel sync` (the command's node flags; one job_departments=sale search; sandbox without latency or rate limit; fresh schema / fresh PGlite directory each run)",
+  )
+  console.log("   size  target    command   contacts  seconds  peak RSS")
+  for (const size of sizes) {
+    const { url: sandboxUrl, child } = await startSandbox([
+      "--requests-per-minute",
+      "0",
+      "--contacts",
+      String(size * 5),
+      "--companies",
+      String(Math.max(10_000, size / 2)),
+    ])
+    const directory = mkdtempSync(join(tmpdir(), "salesintel-bench-memory-"))
+    try {
+      const configPath = join(directory, "config.json")
+      writeFileSync(
+        configPath,
+        JSON.stringify({
+          api_key: "sandbox-full",
+          base_url: sandboxUrl,
+          credit_budget: 10_000_000,
+          requests_per_minute: 1_000_000,
+          contacts: { searches: [{ name: "sales", filters: { job_departments: ["sale"] } }] },
+        }),
+      )
+      for (const target of targets) {
+        const schema = schemaFor(size)
+        row(size, target, "this", await syncOnce(thisBin, sandboxUrl, configPath, target, schema))
+        if (baselineBin !== undefined)
+          row(size, target, "baseline", await syncOnce(baselineBin, sandboxUrl, configPath, target, schema))
+      }
+    } finally {
+      child.kill()
+      rmSync(directory, { recursive: true, force: true })
+    }
+  }
+}
+
+await main()

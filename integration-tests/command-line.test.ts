@@ -1,0 +1,388 @@
+/**
+ * The three bins as users run them (`dist/bin.js` of cli, source and postgres, built by `npm
+ * test`): help for people, usage errors as one line on stderr with exit code 2 (and nothing on
+ * source-salesintel's stdout), --version, options where users put them, clear messages for a bad
+ * database URL or schema; `sql` and `status` that create nothing where there is no database, a
+ * `sync` whose invalid config creates nothing; and, on a database synced from the sandbox, `sql`
+ * in its three formats, `status` per stream and as JSON, `sync --full-refresh` (it buys again, on
+ * purpose), and `salesintel-pg load` on a terminal (a count, no STATE echo).
+ */
+import { spawn, spawnSync } from "node:child_process"
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { dirname, join } from "node:path"
+import { fileURLToPath } from "node:url"
+import { type Sandbox, startSandbox } from "@salesintel/sandbox"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { contactMessages } from "../packages/postgres/src/testing/Records.ts"
+
+const root = join(dirname(fileURLToPath(import.meta.url)), "..")
+const bins = {
+  salesintel: join(root, "packages/cli/dist/bin.js"),
+  "source-salesintel": join(root, "packages/source/dist/bin.js"),
+  "salesintel-pg": join(root, "packages/postgres/dist/bin.js"),
+} as const
+type Bin = keyof typeof bins
+
+interface Ended {
+  readonly code: number | null
+  readonly stdout: string
+  readonly stderr: string
+}
+
+const run = (bin: Bin, args: ReadonlyArray<string>, options: { cwd?: string; input?: string } = {}) =>
+  new Promise<Ended>((resolve, reject) => {
+    const child = spawn(process.execPath, [bins[bin], ...args], {
+      cwd: options.cwd ?? root,
+      stdio: ["pipe", "pipe", "pipe"],
+      env: { ...process.env, DATABASE_URL: "" },
+    })
+    let stdout = ""
+    let stderr = ""
+    child.stdout.on("data", (chunk) => {
+      stdout += chunk
+    })
+    child.stderr.on("data", (chunk) => {
+      stderr += chunk
+    })
+    child.on("error", reject)
+    child.on("close", (code) => resolve({ code, stdout, stderr }))
+    child.stdin.end(options.input ?? "")
+  })
+
+const commandsOf: Record<Bin, ReadonlyArray<string>> = {
+  salesintel: ["sync", "sql", "status"],
+  "source-salesintel": ["spec", "check", "discover", "read"],
+  "salesintel-pg": ["load", "state"],
+}
+
+/** The start of every ANSI ansiEscape sequence (colour, bold). */
+const ansiEscape = String.fromCharCode(27)
+
+/** A usage error: exit 2, one line on stderr naming the bin, nothing on stdout, no dump. */
+const expectUsageError = (ended: Ended, bin: Bin, says: RegExp) => {
+  expect(ended.code).toBe(2)
+  expect(ended.stdout).toBe("")
+  expect(ended.stderr.split("\n")).toHaveLength(2) // one line and its newline
+  expect(ended.stderr.startsWith(bin)).toBe(true)
+  expect(ended.stderr).toMatch(says)
+  expect(ended.stderr).not.toMatch(/_tag|Error:|ERROR/)
+  expect(ended.stderr).not.toContain(ansiEscape)
+}
+
+// Each invocation starts a whole node process: they run side by side, with room for a busy machine.
+const slow = { timeout: 240_000 }
+
+describe.each(Object.keys(bins) as Array<Bin>)("%s on the command line", (bin) => {
+  it("has help written for people, on every command, in plain text when piped", slow, async () => {
+    const first = commandsOf[bin][0] ?? ""
+    const [top, version, versionAfter, helpOf, dashH, ...each] = await Promise.all([
+      run(bin, ["--help"]),
+      run(bin, ["--version"]),
+      run(bin, [first, "--version"]),
+      run(bin, ["help", first]),
+      run(bin, ["-h", first]),
+      ...commandsOf[bin].map((name) => run(bin, [name, "--help"])),
+    ])
+    expect(top?.code).toBe(0)
+    for (const name of commandsOf[bin]) expect(top?.stdout).toMatch(new RegExp(`\\n  ${name} +\\S`))
+    expect(top?.stdout).toContain("Examples:")
+    expect(version?.stdout).toBe("0.1.0\n")
+    expect(versionAfter?.stdout).toBe("0.1.0\n")
+    expect(helpOf?.stdout).toBe(each[0]?.stdout)
+    expect(dashH?.stdout).toBe(each[0]?.stdout)
+    commandsOf[bin].forEach((name, index) => {
+      const help = each[index]
+      expect(help?.code).toBe(0)
+      expect(help?.stderr).toBe("")
+      expect(help?.stdout).toContain(`Usage:\n  ${bin} ${name}`)
+      expect(help?.stdout).toContain("Examples:")
+      expect(help?.stdout).toContain("--log-format FORMAT")
+    })
+    for (const help of [top, ...each]) {
+      expect(help?.stdout).not.toContain(ansiEscape)
+      expect(help?.stdout).not.toMatch(
+        /A user-defined piece of text|This setting is optional|--wizard|--completions/,
+      )
+    }
+  })
+
+  it("reports usage errors in one line on stderr with exit code 2", slow, async () => {
+    const command = commandsOf[bin][1] ?? ""
+    const cases: ReadonlyArray<readonly [ReadonlyArray<string>, RegExp]> = [
+      [[], /missing command/],
+      [["nosuch"], /no command 'nosuch'/],
+      [["help", "nosuch"], /no command 'nosuch'/],
+      [["--wizard"], /unknown option --wizard/],
+      [[command, "--bogus"], new RegExp(`^${bin} ${command}: .*--`)],
+      [[command, "--log-level", "loud"], /--log-level 'loud'/],
+    ]
+    const ended = await Promise.all(cases.map(([args]) => run(bin, args)))
+    cases.forEach(([, says], index) => {
+      const one = ended[index]
+      if (one !== undefined) expectUsageError(one, bin, says)
+    })
+  })
+})
+
+describe("usage errors of source-salesintel leave its stdout (the protocol's) empty", () => {
+  it("for a missing option, an unknown one, an extra argument", slow, async () => {
+    const ended = await Promise.all(
+      [["read"], ["read", "--config", "c.json"], ["check", "--bogus"], ["spec", "extra"]].map((args) =>
+        run("source-salesintel", args),
+      ),
+    )
+    for (const one of ended) expectUsageError(one, "source-salesintel", /^source-salesintel \w+: /)
+    expect(ended[0]?.stderr).toContain("missing option --config; missing option --catalog")
+  })
+})
+
+describe("database options", () => {
+  it(
+    "checks --database-url and --schema when parsing, naming the option (the password never shown)",
+    slow,
+    async () => {
+      await Promise.all(
+        (
+          [
+            ["salesintel", "status"],
+            ["salesintel-pg", "state"],
+          ] as const
+        ).map(async ([bin, command]) => {
+          const [notUrl, mysql, schema] = await Promise.all([
+            run(bin, [command, "--database-url", "not a url"]),
+            run(bin, [command, "--database-url", "mysql://me:s3cret@host/db"]),
+            run(bin, [command, "--schema", ""]),
+          ])
+          if (notUrl === undefined || mysql === undefined || schema === undefined) throw new Error("not run")
+          expectUsageError(notUrl, bin, /--database-url .*expected a URL like postgres:\/\//)
+          expectUsageError(mysql, bin, /expected a postgres:\/\/ or postgresql:\/\/ URL/)
+          expect(mysql.stderr).not.toContain("s3cret")
+          expectUsageError(schema, bin, /--schema '': expected a schema name/)
+        }),
+      )
+    },
+  )
+
+  it("sql and status create nothing where there is no database", slow, async () => {
+    const cwd = mkdtempSync(join(tmpdir(), "salesintel-cli-nodb-"))
+    const empty = join(cwd, "empty")
+    mkdirSync(empty)
+    const all = await Promise.all(
+      [
+        ["sql", "select 1"],
+        ["status"],
+        ["sql", "--pglite-dir", "typo", "select 1"],
+        ["status", "--pglite-dir", "empty", "--log-level", "debug"],
+      ].map((args) => run("salesintel", args, { cwd })),
+    )
+    for (const ended of all) {
+      expect(ended.code).toBe(1)
+      expect(ended.stdout).toBe("")
+      expect(ended.stderr).toMatch(/^salesintel: no embedded database in \S+: .*nothing was created/)
+    }
+    expect(readdirSync(cwd)).toEqual(["empty"])
+    expect(readdirSync(empty)).toEqual([])
+  })
+
+  it("sync creates no database when its config does not validate", slow, async () => {
+    const cwd = mkdtempSync(join(tmpdir(), "salesintel-cli-badconfig-"))
+    writeFileSync(join(cwd, "config.json"), JSON.stringify({ api_key: "k", credit_budget: -1 }))
+    const ended = await run("salesintel", ["sync", "--config", "config.json"], { cwd })
+    expect(ended.code).toBe(1)
+    expect(ended.stderr).toMatch(/^salesintel: .*credit_budget/)
+    expect(readdirSync(cwd)).toEqual(["config.json"])
+    const unknown = await run("salesintel", ["sync", "--config", "config.json", "--full-refresh", "nosuch"], {
+      cwd,
+    })
+    expect(unknown.stderr).toMatch(/unknown stream nosuch in --full-refresh/)
+    expect(existsSync(join(cwd, ".salesintel"))).toBe(false)
+  })
+})
+
+describe("on a database synced from the sandbox", () => {
+  let sandbox: Sandbox
+  let cwd: string
+  let target: ReadonlyArray<string>
+  beforeAll(async () => {
+    sandbox = await startSandbox({ seed: 7, contacts: 3_000, companies: 300 })
+    cwd = mkdtempSync(join(tmpdir(), "salesintel-cli-synced-"))
+    target = ["--pglite-dir", join(cwd, "db")]
+    writeFileSync(
+      join(cwd, "config.json"),
+      JSON.stringify({
+        api_key: "sandbox-full",
+        base_url: sandbox.url,
+        credit_budget: 5_000,
+        contacts: { searches: [{ name: "vps", filters: { job_levels: ["vp"] } }] },
+        companies: { domains: sandbox.dataset.companies.slice(0, 5).map((company) => company.domain) },
+      }),
+    )
+  })
+  afterAll(async () => {
+    await sandbox?.close()
+  })
+
+  const charged = () => sandbox.accounts()["sandbox-full"]?.credits_charged ?? 0
+  const sql = (...args: ReadonlyArray<string>) => run("salesintel", ["sql", ...target, ...args], { cwd })
+  const status = async () => {
+    const ended = await run("salesintel", ["status", "--json", ...target], { cwd })
+    expect(ended.code).toBe(0)
+    return JSON.parse(ended.stdout) as ReadonlyArray<{
+      readonly run: number
+      readonly status: string
+      readonly records: number
+      readonly credits: number
+      readonly streams: Readonly<Record<string, { readonly records: number; readonly credits: number }>>
+    }>
+  }
+  const contactsIn = async () => {
+    const ended = await sql("--format", "json", "select count(*)::int as n from contacts")
+    return (JSON.parse(ended.stdout) as ReadonlyArray<{ n: number }>)[0]?.n
+  }
+
+  it("sync, then status per stream and as JSON", slow, async () => {
+    const synced = await run(
+      "salesintel",
+      ["sync", "--config", "config.json", ...target, "--log-format", "json"],
+      {
+        cwd,
+      },
+    )
+    expect(synced.code).toBe(0)
+    expect(synced.stdout).toContain("sync succeeded")
+    // With --log-format json every line on stderr is a JSON object (log lines and progress).
+    const logLines = synced.stderr.split("\n").filter((line) => line.length > 0)
+    expect(logLines.length).toBeGreaterThan(0)
+    for (const line of logLines) expect(JSON.parse(line)).toMatchObject({ logLevel: expect.any(String) })
+
+    const runs = await status()
+    expect(runs).toHaveLength(1)
+    const [first] = runs
+    expect(first?.status).toBe("succeeded")
+    expect(first?.streams.contacts?.records).toBe(await contactsIn())
+    expect(first?.streams.companies?.records).toBe(5)
+    expect(first?.credits).toBe(charged())
+    expect(first?.streams.contacts?.credits).toBeGreaterThan(0)
+
+    const table = await run("salesintel", ["status", ...target], { cwd })
+    expect(table.stdout).toMatch(
+      /^run \| started +\| finished +\| status +\| stream +\| records \| credits \| error/,
+    )
+    expect(table.stdout).toMatch(/\| succeeded \| contacts +\| +\d+ \| +\d+ \|/)
+    expect(table.stdout).toMatch(/\| succeeded \| companies +\| +5 \| +5 \|/)
+  })
+
+  it("sql: every statement, as a table, CSV or JSON, nothing cut unless asked", slow, async () => {
+    const statements = `select 1 as a, null as b, '' as c; select 'x,"y"' as d, repeat('z', 200) as long`
+    const table = await sql(statements)
+    expect(table.code).toBe(0)
+    expect(table.stdout).toBe(
+      [
+        "a | b    | c",
+        "--+------+--",
+        "1 | NULL |",
+        "(1 row)",
+        "",
+        "d     | long",
+        `------+-${"-".repeat(200)}`,
+        `x,"y" | ${"z".repeat(200)}`,
+        "(1 row)",
+        "",
+      ].join("\n"),
+    )
+    expect((await sql("--max-width", "10", "select repeat('z', 200) as long")).stdout).toContain(
+      `${"z".repeat(9)}…\n`,
+    )
+    expect((await sql("--format", "csv", statements)).stdout).toBe(
+      `a,b,c\r\n1,,""\r\n\nd,long\r\n"x,""y""",${"z".repeat(200)}\r\n`,
+    )
+    expect((await sql("--format", "json", statements)).stdout).toBe(
+      `[{"a":1,"b":null,"c":""}]\n[{"d":"x,\\"y\\"","long":"${"z".repeat(200)}"}]\n`,
+    )
+    const missing = await sql("--schema", "elsewhere", "select 1")
+    expect(missing.code).toBe(1)
+    expect(missing.stderr).toMatch(/^salesintel: there is no schema "elsewhere"/)
+  })
+
+  it("a plain sync buys nothing again; --full-refresh re-buys the streams it names", {
+    timeout: 480_000,
+  }, async () => {
+    const before = charged()
+    const plain = await run("salesintel", ["sync", "--config", "config.json", ...target], { cwd })
+    expect(plain.code).toBe(0)
+    expect(charged()).toBe(before)
+
+    const refused = await run(
+      "salesintel",
+      ["sync", "--config", "config.json", ...target, "--streams", "companies", "--full-refresh", "contacts"],
+      { cwd },
+    )
+    expect(refused.code).toBe(1)
+    expect(refused.stderr).toContain("--full-refresh contacts: not among the streams synced")
+    expect(charged()).toBe(before)
+
+    const contacts = await contactsIn()
+    const full = await run(
+      "salesintel",
+      ["sync", "--config", "config.json", ...target, "--full-refresh", "contacts"],
+      {
+        cwd,
+      },
+    )
+    expect(full.code).toBe(0)
+    // Every contact bought again (a credit each); companies stayed incremental (nothing bought).
+    const [latest] = await status()
+    expect(latest?.streams.contacts?.records).toBe(contacts)
+    expect(latest?.streams.contacts?.credits).toBe(contacts)
+    expect(latest?.streams.companies?.credits ?? 0).toBe(0)
+    expect(charged() - before).toBe(contacts)
+    expect(await contactsIn()).toBe(contacts)
+
+    // And the next plain sync is incremental again: nothing bought.
+    const after = charged()
+    expect((await run("salesintel", ["sync", "--config", "config.json", ...target], { cwd })).code).toBe(0)
+    expect(charged()).toBe(after)
+  })
+
+  it("salesintel-pg state prints what the syncs saved", slow, async () => {
+    const state = await run("salesintel-pg", ["state", ...target], { cwd })
+    expect(state.code).toBe(0)
+    const names = (
+      JSON.parse(state.stdout) as ReadonlyArray<{ stream: { stream_descriptor: { name: string } } }>
+    ).map((entry) => entry.stream.stream_descriptor.name)
+    expect(names).toEqual(expect.arrayContaining(["contacts", "companies"]))
+  })
+})
+
+// util-linux's `script` runs a command with a terminal as its stdout (as a person would).
+const hasScript = spawnSync("script", ["--version"]).status === 0
+
+describe("salesintel-pg load's stdout", () => {
+  it("carries the committed STATE messages in a pipe, and only their count on a terminal", slow, async () => {
+    const dir = mkdtempSync(join(tmpdir(), "salesintel-pg-tty-"))
+    const input = join(dir, "messages.jsonl")
+    writeFileSync(
+      input,
+      contactMessages(6, 2)
+        .map((message) => `${JSON.stringify(message)}\n`)
+        .join(""),
+    )
+    const piped = await run("salesintel-pg", ["load", "--pglite-dir", join(dir, "piped")], {
+      input: readFileSync(input, "utf8"),
+    })
+    expect(piped.code).toBe(0)
+    expect(
+      piped.stdout
+        .trim()
+        .split("\n")
+        .map((line) => JSON.parse(line).type),
+    ).toEqual(["STATE", "STATE", "STATE"])
+    if (!hasScript) return
+    const command = `${process.execPath} ${bins["salesintel-pg"]} load --pglite-dir ${join(dir, "tty")} < ${input}`
+    const tty = spawnSync("script", ["-qec", command, "/dev/null"], { encoding: "utf8", timeout: 200_000 })
+    expect(tty.status).toBe(0)
+    expect(tty.stdout).toContain("load succeeded (run 1): 6 records, 3 STATE messages committed (not echoed")
+    expect(tty.stdout).not.toContain('"type":"STATE"')
+  })
+})

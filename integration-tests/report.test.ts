@@ -1,0 +1,342 @@
+/**
+ * `salesintel report` end to end: the sandbox provider -> a sync -> the report's numbers, checked
+ * against SQL and arithmetic of the test's own over the synced tables (on a real Postgres and on
+ * PGlite); the HTML file self-contained and escaped; the command refusing a database that no sync
+ * wrote; and the file drawn by headless Chromium without an error.
+ */
+import { execFile } from "node:child_process"
+import { existsSync, mkdtempSync, readFileSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import { fileURLToPath, pathToFileURL } from "node:url"
+import { Report, ReportData, Sync } from "@salesintel/cli"
+import { Ddl, Sql } from "@salesintel/postgres"
+import { type Sandbox, startSandbox } from "@salesintel/sandbox"
+import { Effect } from "effect"
+import puppeteer from "puppeteer-core"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { backends, open } from "../packages/postgres/src/testing/Backends.ts"
+
+const cli = fileURLToPath(new URL("../packages/cli/dist/bin.js", import.meta.url))
+const chromium = "/usr/bin/chromium"
+
+let sandbox: Sandbox
+beforeAll(async () => {
+  sandbox = await startSandbox({ seed: 7, contacts: 10_000, companies: 1_000 })
+})
+afterAll(async () => {
+  await sandbox?.close()
+})
+
+const silent = { isTTY: false, write: () => true }
+
+/** Strings that would run or break out of their element if the report did not escape them. */
+const hostile = {
+  category: "<script>alert('category')</script>",
+  product: '<img src="x" onerror="alert(1)">',
+  department: '"><svg onload="alert(2)">',
+}
+
+const runCli = (args: ReadonlyArray<string>) =>
+  new Promise<{ code: number; stdout: string; stderr: string }>((resolve) => {
+    execFile(process.execPath, [cli, ...args], { timeout: 120_000 }, (error, stdout, stderr) => {
+      resolve({ code: error === null ? 0 : Number(error.code ?? 1), stdout, stderr })
+    })
+  })
+
+// The test's own size bands, written out independently of the report's SizeBands.ts.
+const band = (size: number | null): string => {
+  if (size === null) return "unknown"
+  if (size < 50) return "1-49"
+  if (size < 200) return "50-199"
+  if (size < 1000) return "200-999"
+  if (size < 5000) return "1,000-4,999"
+  return "5,000+"
+}
+
+describe.each(await backends())("salesintel report on $name", (backend) => {
+  let database: Awaited<ReturnType<typeof open>>
+  beforeAll(async () => {
+    database = await open(backend, "e2e report")
+    sandbox.reset()
+    const config = {
+      api_key: "sandbox-full",
+      base_url: sandbox.url,
+      credit_budget: 5_000,
+      contacts: {
+        searches: [
+          {
+            name: "leaders",
+            filters: { job_departments: ["it_is", "sale", "fnad"], job_levels: ["vp", "dir"] },
+          },
+        ],
+      },
+      companies: { domains: sandbox.dataset.companies.slice(0, 60).map((company) => company.domain) },
+      taxonomy: { full_crawl: true },
+    }
+    const first = await database.run(Sync.sync({ config, schema: database.schema, progress: silent }))
+    expect(first.status).toBe("succeeded")
+    expect(first.creditsSpent).toBeGreaterThan(0)
+    // A second run buys nothing: the credits chart has a run of zero too.
+    const second = await database.run(Sync.sync({ config, schema: database.schema, progress: silent }))
+    expect(second.status).toBe("succeeded")
+    const [company] = await database.query(`SELECT company_id FROM ${table("companies")} LIMIT 1`)
+    await database.query(
+      `INSERT INTO ${table("company_technologies")} (company_id, position, category, subcategory, product, vendor, in_use, _synced_at)
+       VALUES ($1, 9999, $2, NULL, $3, NULL, true, now())`,
+      [company?.company_id, hostile.category, hostile.product],
+    )
+    await database.query(
+      `UPDATE ${table("contacts")} SET job_department = $1 WHERE match_id = (SELECT min(match_id) FROM ${table("contacts")})`,
+      [hostile.department],
+    )
+  }, 180_000)
+  afterAll(async () => {
+    await database?.close()
+  })
+
+  const table = (name: string) => Sql.qualified(database.schema, name)
+  const read = () => database.run(ReportData.read(database.schema, backend.name))
+
+  it("each chart's numbers are what SQL over the synced tables says", async () => {
+    const data = await read()
+    const [companyCount] = await database.query(`SELECT count(*)::int AS n FROM ${table("companies")}`)
+    const companies = Number(companyCount?.n)
+    expect(companies).toBe(60)
+    expect(data.companies).toBe(companies)
+
+    // By category: every category, straight from company_technologies (not through the view).
+    const byCategory = await database.query(
+      `SELECT category, count(DISTINCT company_id)::int AS n FROM ${table("company_technologies")}
+       WHERE in_use IS NOT FALSE GROUP BY category`,
+    )
+    expect(data.categories.length).toBe(byCategory.length)
+    expect(data.categories.length).toBeGreaterThan(3)
+    for (const row of byCategory) {
+      const shown = data.categories.find((c) => c.category === row.category)
+      expect(shown?.companies, String(row.category)).toBe(row.n)
+      expect(shown?.share).toBeCloseTo(Number(row.n) / companies, 4)
+    }
+    expect(data.categories.map((c) => c.category)).toContain(hostile.category)
+
+    // By product: the top N, counted here from the rows themselves.
+    const uses = await database.query(
+      `SELECT company_id::text AS company, product, vendor, in_use FROM ${table("company_technologies")}`,
+    )
+    const users = new Map<string, Set<string>>()
+    for (const use of uses) {
+      if (use.in_use === false) continue
+      const key = JSON.stringify([use.product, use.vendor])
+      users.set(key, (users.get(key) ?? new Set()).add(String(use.company)))
+    }
+    expect(data.products.length).toBe(Math.min(ReportData.defaultLimits.products, users.size))
+    for (const product of data.products) {
+      const count = users.get(JSON.stringify([product.product, product.vendor]))?.size
+      expect(product.companies, String(product.product)).toBe(count)
+      expect(product.share).toBeCloseTo(product.companies / companies, 4)
+    }
+    const shownKeys = new Set(data.products.map((p) => JSON.stringify([p.product, p.vendor])))
+    const leastShown = Math.min(...data.products.map((p) => p.companies))
+    for (const [key, set] of users) if (!shownKeys.has(key)) expect(set.size).toBeLessThanOrEqual(leastShown)
+    expect(data.products.map((p) => p.companies)).toEqual(
+      [...data.products.map((p) => p.companies)].sort((a, b) => b - a),
+    )
+
+    // By size band: each band's companies and, per top category, how many of them use it.
+    const sizes = await database.query(
+      `SELECT company_id::text AS company, size::int AS size FROM ${table("companies")}`,
+    )
+    const bandOf = new Map(
+      sizes.map((row) => [String(row.company), band(row.size === null ? null : Number(row.size))]),
+    )
+    const topCategories = data.categories
+      .flatMap((c) => (c.category === null ? [] : [c.category]))
+      .slice(0, 6)
+    expect(data.sizeBands.categories).toEqual(topCategories)
+    const bandCounts = new Map<string, number>()
+    for (const name of bandOf.values()) bandCounts.set(name, (bandCounts.get(name) ?? 0) + 1)
+    expect(data.sizeBands.bands.map((b) => b.band).sort()).toEqual([...bandCounts.keys()].sort())
+    expect(data.sizeBands.bands.length).toBeGreaterThan(1)
+    const categoryUses = await database.query(
+      `SELECT DISTINCT company_id::text AS company, category FROM ${table("company_technologies")} WHERE in_use IS NOT FALSE`,
+    )
+    for (const shown of data.sizeBands.bands) {
+      expect(shown.bandCompanies, shown.band).toBe(bandCounts.get(shown.band))
+      for (const category of topCategories) {
+        const expected = categoryUses.filter(
+          (use) => use.category === category && bandOf.get(String(use.company)) === shown.band,
+        ).length
+        expect(shown.using[category], `${shown.band} ${category}`).toBe(expected)
+      }
+    }
+
+    // Contacts by department and level: every pair, keyed by the codes.
+    const pairs = await database.query(
+      `SELECT job_department, job_level, count(*)::int AS n FROM ${table("contacts")} GROUP BY 1, 2`,
+    )
+    expect(data.departmentLevels.length).toBe(pairs.length)
+    expect(pairs.length).toBeGreaterThanOrEqual(6)
+    for (const pair of pairs) {
+      const shown = data.departmentLevels.find(
+        (row) => row.department === pair.job_department && row.level === pair.job_level,
+      )
+      expect(shown?.contacts, `${pair.job_department} ${pair.job_level}`).toBe(pair.n)
+    }
+    // Shown with the lookup tables' labels, and as the code itself where they have none.
+    const labelsOf = async (name: string) =>
+      new Map(
+        (await database.query(`SELECT code, label FROM ${table(name)}`)).map((row) => [row.code, row.label]),
+      )
+    const departmentLabels = await labelsOf("job_departments")
+    const levelLabels = await labelsOf("job_levels")
+    for (const row of data.departmentLevels) {
+      expect(row.departmentLabel).toBe(
+        row.department === null ? null : (departmentLabels.get(row.department) ?? row.department),
+      )
+      expect(row.levelLabel).toBe(row.level === null ? null : (levelLabels.get(row.level) ?? row.level))
+    }
+    expect(data.departmentLevels.map((row) => row.departmentLabel)).toContain("IT")
+    expect(data.departmentLevels.map((row) => row.departmentLabel)).toContain(hostile.department)
+    const [contactCount] = await database.query(`SELECT count(*)::int AS n FROM ${table("contacts")}`)
+    expect(data.contacts).toBe(contactCount?.n)
+
+    // Credits per run: the streams' credits of each run row, and the provider's own count.
+    const runs = await database.query(
+      `SELECT id::int AS id, coalesce((SELECT sum((value->>'credits')::int) FROM jsonb_each(streams)), 0)::int AS credits
+       FROM ${table("_sync_runs")} ORDER BY id`,
+    )
+    expect(data.runs.map((run) => [run.id, run.credits])).toEqual(runs.map((run) => [run.id, run.credits]))
+    expect(data.runs.map((run) => run.credits)[1]).toBe(0)
+    expect(data.runs[0]?.credits).toBeGreaterThan(0)
+  })
+
+  it("the HTML is one self-contained file: five inline SVG charts, no script, nothing by URL, every string escaped", async () => {
+    const html = await database.run(Report.generate({ schema: database.schema, target: backend.name }))
+    expect(html.match(/<svg[\s>]/g)?.length).toBe(5)
+    expect(html).not.toMatch(/<script/i)
+    expect(html).not.toMatch(/<link|<iframe|<img|@import/i)
+    expect(html).not.toMatch(/(?:src|href)\s*=\s*["']?\s*(?:https?:)?\/\//i)
+    expect(html).not.toMatch(/url\(\s*["']?(?:https?:)?\/\//i)
+    // Every hostile string shows as text: escaped wherever it lands.
+    expect(html).not.toContain(hostile.category)
+    expect(html).not.toContain(hostile.product)
+    expect(html).not.toContain(hostile.department)
+    // No element carries an event handler: the hostile attributes stayed text.
+    expect(html).not.toMatch(/<[a-z][^>]*\son[a-z]+\s*=/i)
+    expect(html).toContain("&lt;script&gt;alert(&#39;category&#39;)&lt;/script&gt;")
+    expect(html).toContain("&quot;&gt;&lt;svg onload=&quot;alert(2)&quot;&gt;")
+    // The numbers behind each chart are in a table under it.
+    expect(html.match(/<table>/g)?.length).toBe(5)
+  })
+
+  it("a schema with the tables but no data: every section says no data", async () => {
+    const empty = `${database.schema} empty`
+    try {
+      await database.run(Ddl.ensure(empty))
+      const html = await database.run(Report.generate({ schema: empty, target: backend.name }))
+      expect(html.match(/class="nodata">no data</g)?.length).toBe(5)
+      expect(html).not.toMatch(/<svg[\s>]/)
+    } finally {
+      await database.query(`DROP SCHEMA IF EXISTS ${Sql.ident(empty)} CASCADE`)
+    }
+  })
+
+  it("a schema no sync wrote is refused, naming it and what is missing, and nothing is created", async () => {
+    const missing = `${database.schema} missing`
+    const error = await database.run(Effect.flip(Report.generate({ schema: missing, target: backend.name })))
+    expect(error._tag).toBe("NotSynced")
+    expect(error.message).toContain(`no synced data in schema "${missing}"`)
+    expect(error.message).toContain("_sync_runs")
+    const [schema] = await database.query(
+      "SELECT count(*)::int AS n FROM information_schema.schemata WHERE schema_name = $1",
+      [missing],
+    )
+    expect(schema?.n).toBe(0)
+  })
+
+  it.runIf(backend.name === "pglite")(
+    "the command writes the file from a PGlite directory, refuses one that holds no database, and Chromium draws it without an error",
+    { timeout: 180_000 },
+    async () => {
+      const out = join(mkdtempSync(join(tmpdir(), "salesintel-report-")), "report.html")
+      const nowhere = join(tmpdir(), `salesintel-no-db-${Math.random().toString(36).slice(2)}`)
+      const refused = await runCli(["report", "--pglite-dir", nowhere, "--out", out])
+      expect(refused.code).toBe(1)
+      expect(refused.stderr).toContain(`no database in ${nowhere}`)
+      expect(existsSync(nowhere)).toBe(false)
+      expect(existsSync(out)).toBe(false)
+
+      // PGlite's files are one process's at a time: the test lets go of them while the command runs.
+      await database.suspend()
+      try {
+        const written = await runCli([
+          "report",
+          "--pglite-dir",
+          String(database.pgliteDir),
+          "--schema",
+          database.schema,
+          "--out",
+          out,
+        ])
+        expect(written.stderr).toBe("")
+        expect(written.code).toBe(0)
+        expect(written.stdout).toContain(`wrote ${out}`)
+      } finally {
+        await database.resume()
+      }
+      const html = readFileSync(out, "utf8")
+      expect(html.match(/<svg[\s>]/g)?.length).toBe(5)
+
+      // Chromium comes from the system (Debian's package, which .ci/run installs): CI must have it.
+      if (!existsSync(chromium)) {
+        if (process.env.CI === "true")
+          throw new Error(`CI=true needs Chromium at ${chromium} (.ci/run installs it)`)
+        console.warn(`no Chromium at ${chromium}: the report's drawing in a browser is not checked`)
+        return
+      }
+      const browser = await puppeteer.launch({
+        executablePath: chromium,
+        headless: true,
+        args: ["--no-sandbox", "--disable-gpu", "--disable-background-networking"],
+        timeout: 60_000,
+      })
+      try {
+        const page = await browser.newPage()
+        const problems: Array<string> = []
+        const requests: Array<string> = []
+        page.on("pageerror", (error) => problems.push(`page error: ${String(error)}`))
+        page.on("console", (message) => {
+          if (message.type() === "error" || message.type() === "warn")
+            problems.push(`console ${message.type()}: ${message.text()}`)
+        })
+        page.on("dialog", (dialog) => {
+          problems.push(`dialog: ${dialog.message()}`)
+          void dialog.dismiss()
+        })
+        page.on("request", (request) => requests.push(request.url()))
+        page.on("requestfailed", (request) => problems.push(`request failed: ${request.url()}`))
+        const url = pathToFileURL(out).href
+        await page.goto(url, { waitUntil: "load", timeout: 60_000 })
+        const charts = await page.$$eval("section .chart svg", (svgs) =>
+          svgs.map((svg) => {
+            const box = svg.getBoundingClientRect()
+            return { width: box.width, height: box.height, shapes: svg.querySelectorAll("path, rect").length }
+          }),
+        )
+        const noData = await page.$$eval(".nodata", (nodes) => nodes.length)
+        expect(problems).toEqual([])
+        // The file is the only thing loaded: nothing from the network.
+        expect(requests).toEqual([url])
+        expect(noData).toBe(0)
+        expect(charts.length).toBe(5)
+        for (const chart of charts) {
+          expect(chart.width).toBeGreaterThan(300)
+          expect(chart.height).toBeGreaterThan(100)
+          expect(chart.shapes).toBeGreaterThan(5)
+        }
+      } finally {
+        await browser.close()
+      }
+    },
+  )
+})

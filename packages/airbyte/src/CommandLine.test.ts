@@ -1,0 +1,133 @@
+import { Args, Command, HelpDoc, Options, ValidationError } from "@effect/cli"
+import { Effect, LogLevel } from "effect"
+import { describe, expect, it } from "vitest"
+import * as CommandLine from "./CommandLine.ts"
+
+const commands = ["sync", "sql", "status"]
+
+describe("CommandLine.request", () => {
+  it("finds help wherever it is asked for", () => {
+    expect(CommandLine.request(["--help"], commands)).toEqual({ _tag: "Help", command: undefined })
+    expect(CommandLine.request(["sql", "-h"], commands)).toEqual({ _tag: "Help", command: "sql" })
+    expect(CommandLine.request(["--help", "status"], commands)).toEqual({ _tag: "Help", command: "status" })
+    expect(CommandLine.request(["help"], commands)).toEqual({ _tag: "Help", command: undefined })
+    expect(CommandLine.request(["help", "sync"], commands)).toEqual({ _tag: "Help", command: "sync" })
+    expect(CommandLine.request(["sync", "--version"], commands)).toEqual({ _tag: "Version" })
+  })
+
+  it("takes --log-level and --log-format from anywhere, and puts the command first", () => {
+    const asked = CommandLine.request(
+      ["--log-format=json", "--schema", "s", "status", "--log-level", "debug", "--limit", "3"],
+      commands,
+    )
+    expect(asked).toEqual({
+      _tag: "Run",
+      args: ["status", "--schema", "s", "--limit", "3"],
+      logLevel: LogLevel.Debug,
+      logFormat: "json",
+    })
+  })
+
+  it("leaves what follows -- alone", () => {
+    const asked = CommandLine.request(["sql", "--", "--help"], commands)
+    expect(asked).toMatchObject({ _tag: "Run", args: ["sql", "--", "--help"], logFormat: "text" })
+  })
+
+  it("says what is wrong in one line", () => {
+    const message = (args: ReadonlyArray<string>) => {
+      const asked = CommandLine.request(args, commands)
+      return asked._tag === "Usage" ? asked.message : asked._tag
+    }
+    expect(message([])).toBe("missing command (sync, sql, status)")
+    expect(message(["nosuch"])).toBe("no command 'nosuch' (commands: sync, sql, status)")
+    expect(message(["help", "nosuch"])).toBe("no command 'nosuch' (commands: sync, sql, status)")
+    expect(message(["status", "--log-level", "loud"])).toMatch(/^--log-level 'loud': expected one of all, /)
+    expect(message(["status", "--log-format", "xml"])).toBe("--log-format 'xml': expected text or json")
+    expect(message(["status", "--log-format"])).toBe("--log-format needs a value")
+    expect(message(["status", "--wizard"])).toBe("unknown option --wizard")
+    expect(message(["--completions", "bash"])).toBe("unknown option --completions")
+  })
+})
+
+describe("CommandLine help", () => {
+  const limit = CommandLine.flag(Options.integer("limit").pipe(Options.withDefault(10)), {
+    name: "--limit N",
+    text: "how many runs to show",
+    default: "10",
+  })
+  const status = CommandLine.command(
+    { name: "status", summary: "show the runs", examples: ["tool status --limit 3"] },
+    { limit, what: CommandLine.flag(Args.text({ name: "what" }), { name: "WHAT", text: "what to show" }) },
+    () => Effect.void,
+  )
+  const program = {
+    name: "tool",
+    version: "1.2.3",
+    summary: "does things",
+    commands: [status],
+    examples: ["tool status"],
+  }
+  const plain = CommandLine.styleFor(false, {})
+
+  it("documents every option with its default, the arguments and examples, in plain text", () => {
+    const help = CommandLine.commandHelp(program, status, plain)
+    expect(help).toContain("Usage:\n  tool status [OPTIONS] WHAT")
+    expect(help).toMatch(/--limit N +how many runs to show \(default: 10\)/)
+    expect(help).toMatch(/WHAT +what to show/)
+    expect(help).toContain("--log-format FORMAT")
+    expect(help).toContain("  tool status --limit 3")
+    // biome-ignore lint/suspicious/noControlCharactersInRegex: no ANSI escape may appear
+    expect(help).not.toMatch(/\x1b/)
+    expect(help).not.toContain("A user-defined piece of text")
+    for (const line of help.split("\n")) expect(line.length).toBeLessThanOrEqual(100)
+  })
+
+  it("lists the commands, and styles headings only on a terminal without NO_COLOR", () => {
+    const help = CommandLine.programHelp(program, plain)
+    expect(help).toMatch(/^tool 1\.2\.3: does things/)
+    expect(help).toMatch(/status +show the runs/)
+    expect(CommandLine.programHelp(program, CommandLine.styleFor(true, {}))).toContain("\x1b[1mCommands:")
+    expect(CommandLine.programHelp(program, CommandLine.styleFor(true, { NO_COLOR: "1" }))).not.toContain(
+      "\x1b",
+    )
+  })
+
+  it("documents a command made with @effect/cli directly", () => {
+    const made = Command.make("plan", { limit: Options.integer("limit") }, () => Effect.void)
+    const plan = CommandLine.fromCommand(
+      made,
+      { name: "plan", summary: "estimate", examples: ["tool plan"] },
+      [{ name: "--limit N", text: "at most N" }],
+    )
+    const help = CommandLine.commandHelp(program, plan, plain)
+    expect(help).toContain("tool plan: estimate")
+    expect(help).toMatch(/--limit N +at most N/)
+  })
+
+  it("turns @effect/cli's validation errors into one line", () => {
+    const missing = ValidationError.missingValue(
+      // Two missing options, as @effect/cli reports them: one paragraph each.
+      HelpDoc.sequence(
+        HelpDoc.p("Expected to find option: '--config'"),
+        HelpDoc.p("Expected to find option: '--catalog'"),
+      ),
+    )
+    expect(CommandLine.errorLine(missing)).toBe("missing option --config; missing option --catalog")
+  })
+})
+
+describe("CommandLine.jsonLines", () => {
+  it("passes JSON lines through and wraps the others, whole lines only, without terminal redraws", () => {
+    const written: Array<string> = []
+    const sink = CommandLine.jsonLines({ write: (text: string) => written.push(text) }, "progress")
+    sink.write('{"logLevel":"WARN"}\n12 records')
+    expect(written).toEqual(['{"logLevel":"WARN"}\n'])
+    sink.write(" so far\n\r\x1b[K\n")
+    expect(written).toHaveLength(2)
+    expect(JSON.parse(written[1] ?? "")).toMatchObject({
+      logLevel: "INFO",
+      message: "12 records so far",
+      annotations: { from: "progress" },
+    })
+  })
+})

@@ -1,0 +1,31 @@
+import { describe, expect, it } from "vitest"
+import { format } from "./Csv.ts"
+
+describe("Csv.format (RFC 4180)", () => {
+  it("quotes what needs quoting, ends lines with CRLF, and keeps NULL apart from ''", () => {
+    const text = format(
+      ["id", "name", "note"],
+      [
+        { id: 1, name: 'a "quoted", name', note: null },
+        { id: 2, name: "two\nlines", note: "" },
+        { id: 3n, name: "plain", note: { tags: ["x"] } },
+      ],
+    )
+    expect(text).toBe(
+      [
+        "id,name,note",
+        '1,"a ""quoted"", name",',
+        '2,"two\nlines",""',
+        '3,plain,"{""tags"":[""x""]}"',
+        "",
+      ].join("\r\n"),
+    )
+  })
+
+  it("writes dates in ISO 8601 and nothing for a statement without columns", () => {
+    expect(format(["at"], [{ at: new Date("2026-01-02T03:04:05.000Z") }])).toBe(
+      "at\r\n2026-01-02T03:04:05.000Z\r\n",
+    )
+    expect(format([], [])).toBe("")
+  })
+})

@@ -1,0 +1,253 @@
+/**
+ * `salesintel plan`: what the next `salesintel sync` of a config would buy and spend, and how long
+ * it would take, before it spends a credit. The figures come from the source's Plan module (free
+ * requests only: the preview and the taxonomy); what is already bought comes from the target's
+ * saved state, read and never written. A target with no database yet has bought nothing: its
+ * PGlite directory is not created (and a server's schema is not either).
+ */
+import { existsSync } from "node:fs"
+import { readFile } from "node:fs/promises"
+import { join } from "node:path"
+import { Options } from "@effect/cli"
+import { CommandLine, type StreamState } from "@salesintel/airbyte"
+import { type ApiError, Client } from "@salesintel/core"
+import { type Database, type RunLock, State, Target } from "@salesintel/postgres"
+import { Config, Plan } from "@salesintel/source"
+import { Data, Effect, Either, Option } from "effect"
+
+export class PlanError extends Data.TaggedError("PlanError")<{ readonly description: string }> {
+  override get message(): string {
+    return this.description
+  }
+}
+
+export interface TargetOptions {
+  readonly databaseUrl: Option.Option<string>
+  readonly pgliteDir: string
+  readonly schema: string
+  /** Where DATABASE_URL is looked up when no URL is given (process.env in the CLI). */
+  readonly env?: Readonly<Record<string, string | undefined>>
+}
+
+/** A directory PGlite has initialized holds PG_VERSION: anything else holds no database yet. */
+export const hasPGliteDatabase = (directory: string): boolean => existsSync(join(directory, "PG_VERSION"))
+
+/**
+ * The target's saved states, read only. On embedded PGlite with no database in the directory
+ * (or no directory), nothing is opened or created: nothing is bought yet.
+ */
+export const savedState = (
+  target: TargetOptions,
+): Effect.Effect<
+  ReadonlyArray<StreamState.SavedStreamState>,
+  Database.DatabaseError | State.InvalidSavedState | RunLock.RunLocked | Target.NoDatabase
+> => {
+  const url = Option.getOrUndefined(target.databaseUrl) ?? target.env?.DATABASE_URL
+  const onServer = url !== undefined && url.length > 0
+  if (!onServer && !hasPGliteDatabase(target.pgliteDir)) return Effect.succeed([])
+  const resolved = Target.resolve({
+    databaseUrl: url,
+    pgliteDir: target.pgliteDir,
+    lock: { owner: "salesintel plan" },
+  })
+  return Effect.provide(State.read(target.schema), resolved.layer)
+}
+
+/** The plan of `config` (parsed JSON, validated here) from saved `state`; free requests only. */
+export const makePlan = (options: {
+  readonly config: unknown
+  readonly state: ReadonlyArray<StreamState.SavedStreamState>
+  readonly mode: Plan.Mode
+  readonly now?: number
+}): Effect.Effect<Plan.Plan, PlanError | ApiError.ApiError | Plan.StateError> =>
+  Either.match(Config.decode(options.config), {
+    onLeft: (error) => Effect.fail(new PlanError({ description: error.message })),
+    onRight: (config) =>
+      Plan.plan({ config, state: options.state, mode: options.mode, now: options.now ?? Date.now() }).pipe(
+        Effect.provide(Client.layerFetch(Config.connectionOf(config))),
+      ),
+  })
+
+const count = (value: number | undefined): string =>
+  value === undefined ? "-" : Math.round(value).toLocaleString("en-US")
+
+const duration = (seconds: number): string => {
+  if (seconds < 60) return `${Math.ceil(seconds)} s`
+  const minutes = Math.floor(seconds / 60)
+  if (minutes < 60) return `${minutes} min ${Math.ceil(seconds % 60)} s`
+  return `${Math.floor(minutes / 60)} h ${minutes % 60} min`
+}
+
+/** Aligned columns: the first (names) to the left, the figures to the right. */
+const table = (
+  columns: ReadonlyArray<string>,
+  rows: ReadonlyArray<Readonly<Record<string, unknown>>>,
+): ReadonlyArray<string> => {
+  const cells = [columns, ...rows.map((row) => columns.map((column) => String(row[column] ?? "")))]
+  const widths = columns.map((_, index) => Math.max(...cells.map((line) => line[index]?.length ?? 0)))
+  const line = (texts: ReadonlyArray<string>) =>
+    texts
+      .map((text, index) =>
+        index === 0 ? text.padEnd(widths[index] ?? 0) : text.padStart(widths[index] ?? 0),
+      )
+      .join("  ")
+  return cells.map(line)
+}
+
+/** The plan as a person reads it: a table of the contact work, then companies, then the totals. */
+export const render = (plan: Plan.Plan, target: string): string => {
+  const lines = [
+    `plan (${plan.mode}) of the next sync into ${target}`,
+    ...(plan.mode === "quick"
+      ? ["  quick: from counts alone; a search's credits are its matches, an upper bound"]
+      : []),
+    "",
+  ]
+  const rows: Array<Record<string, unknown>> = []
+  for (const search of plan.contacts?.searches ?? [])
+    rows.push({
+      contacts: `search ${search.name}`,
+      matches: count(search.matches),
+      partitions: count(search.partitions),
+      bought: count(search.bought),
+      new: count(search.new),
+      stale: count(search.stale),
+      credits: count(search.credits),
+      requests: count(search.requests.free + search.requests.credited),
+    })
+  const emails = plan.contacts?.emails
+  if (emails !== undefined)
+    rows.push({
+      contacts: `emails (${emails.lookedUp} of ${emails.configured} due)`,
+      matches: count(emails.matches),
+      partitions: "-",
+      bought: count(emails.bought),
+      new: count(emails.new),
+      stale: count(emails.stale),
+      credits: count(emails.credits),
+      requests: count(emails.requests.free + emails.requests.credited),
+    })
+  if (rows.length > 0) {
+    lines.push(
+      ...table(["contacts", "matches", "partitions", "bought", "new", "stale", "credits", "requests"], rows),
+    )
+    for (const search of plan.contacts?.searches ?? [])
+      if (search.unreachable > 0)
+        lines.push(`  search ${search.name}: ${count(search.unreachable)} matches no partition can reach`)
+    if (plan.contacts !== undefined)
+      lines.push(
+        `  contacts in the saved state: ${count(plan.contacts.inState)} (${count(plan.contacts.staleInState)} due again)`,
+      )
+    lines.push("")
+  }
+  const companies = plan.companies
+  if (companies !== undefined) {
+    const keys = (kind: string, k: Plan.KeysPlan) =>
+      `${count(k.configured)} ${kind} (${count(k.new)} new, ${count(k.stale)} due again)`
+    lines.push(
+      `companies: ${keys("domains", companies.domains)}, ${keys("names", companies.names)}: ${count(companies.credits)} credits at one per key, ${count(companies.requests.credited)} requests`,
+      "",
+    )
+  }
+  if (plan.taxonomy !== undefined)
+    lines.push(
+      `taxonomy: free, ${count(plan.taxonomy.requests.free)} requests (${plan.taxonomy.productQueries} product queries)`,
+      "",
+    )
+  const short = plan.creditsNeeded - plan.credits
+  lines.push(
+    `credits: ${count(plan.credits)} of the ${count(plan.creditBudget)} credit budget${short > 0 ? `; ${count(plan.creditsNeeded)} needed for everything due, ${count(short)} more than the budget (the rest waits for the next run)` : ""}`,
+    `requests: ${count(plan.requests.free)} free + ${count(plan.requests.credited)} credited = ${count(plan.requests.total)}, at least ${duration(plan.seconds)} at ${count(plan.requestsPerMinute)} requests/min`,
+  )
+  return `${lines.join("\n")}\n`
+}
+
+const snakeCase = (key: string) => key.replace(/[A-Z]/g, (letter) => `_${letter.toLowerCase()}`)
+
+/** The plan as one JSON object (snake_case keys; a figure quick mode does not know is null). */
+export const toJson = (plan: Plan.Plan): string =>
+  JSON.stringify(plan, function (this: unknown, _key, value: unknown) {
+    if (value === undefined) return null
+    if (value === null || typeof value !== "object" || Array.isArray(value)) return value
+    return Object.fromEntries(
+      Object.entries(value as Record<string, unknown>).map(([key, inner]) => [
+        snakeCase(key),
+        inner === undefined ? null : inner,
+      ]),
+    )
+  })
+
+const readConfig = (path: string) =>
+  Effect.tryPromise({
+    try: async (): Promise<unknown> => JSON.parse(await readFile(path, "utf8")),
+    catch: (error) =>
+      new PlanError({
+        description: `cannot read the config file ${path}: ${error instanceof Error ? error.message : String(error)}`,
+      }),
+  })
+
+// The target's options, with what they mean for a plan (which only reads the saved state).
+const targetFlags = {
+  databaseUrl: CommandLine.flag(Target.options.databaseUrl.parser, {
+    ...Target.options.databaseUrl.doc,
+    text: `${Target.options.databaseUrl.doc.text}; the plan reads the saved state there, and a missing schema means nothing bought yet`,
+  }),
+  pgliteDir: CommandLine.flag(Target.options.pgliteDir.parser, {
+    ...Target.options.pgliteDir.doc,
+    text: "the embedded PGlite directory whose saved state the plan reads; a directory with no database means nothing bought yet, and the plan does not create it",
+  }),
+  schema: CommandLine.flag(Target.options.schema.parser, {
+    ...Target.options.schema.doc,
+    text: "the schema whose _state the plan reads",
+  }),
+}
+
+export const command = CommandLine.command(
+  {
+    name: "plan",
+    summary: "show what the next sync would buy, spend and take, from free requests only (never a credit)",
+    description: [
+      "Walks the free preview as the sync will (or, with --quick, answers from counts alone) and prints, per search, the matches, partitions, contacts already bought, new and stale, and the credits the next sync spends; for companies the keys new and due; the total against credit_budget; and the requests and time at the rate limit. It reads the target's saved state and never writes it; a target with no database yet has bought nothing, and nothing is created.",
+    ],
+    examples: [
+      "salesintel plan --config my-config.json",
+      "salesintel plan --config my-config.json --quick --json",
+    ],
+  },
+  {
+    config: CommandLine.flag(Options.file("config"), {
+      name: "--config FILE",
+      text: "the source's JSON config, the same file `salesintel sync --config` takes",
+    }),
+    ...targetFlags,
+    json: CommandLine.flag(Options.boolean("json"), {
+      name: "--json",
+      text: "print one JSON object instead of the table; its top-level `credits` is what the next sync spends",
+      default: "off",
+    }),
+    quick: CommandLine.flag(Options.boolean("quick"), {
+      name: "--quick",
+      text: "answer from counts alone, in seconds: an upper bound on the credits",
+      default: "off: exact, walking the free preview as the sync will",
+    }),
+  },
+  ({ config, databaseUrl, schema, pgliteDir, json, quick }) =>
+    Effect.gen(function* () {
+      const parsed = yield* readConfig(config)
+      const state = yield* savedState({ databaseUrl, pgliteDir, schema, env: process.env })
+      const plan = yield* makePlan({ config: parsed, state, mode: quick ? "quick" : "exact" })
+      const target = Target.fromOptions(databaseUrl, pgliteDir).description
+      yield* Effect.sync(() =>
+        process.stdout.write(
+          `${json ? toJson(plan) : render(plan, `${target}, schema ${schema}`).trimEnd()}\n`,
+        ),
+      )
+    }).pipe(
+      Effect.catchAll((error) =>
+        Effect.sync(() => {
+          process.stderr.write(`salesintel: ${error.message}\n`)
+          process.exitCode = 1
+        }),
+      ),
+    ),
+)

@@ -1,0 +1,112 @@
+/**
+ * `salesintel report`: one self-contained HTML file of charts drawn from a synced database
+ * (technology adoption by category, product and company size; contacts by department and level;
+ * credits per run), each with the numbers behind it. It opens an existing database only: a PGlite
+ * directory that holds none, or a schema no sync wrote, is an error, and nothing is created.
+ */
+import { existsSync } from "node:fs"
+import { writeFile } from "node:fs/promises"
+import { join } from "node:path"
+import { Options } from "@effect/cli"
+import { CommandLine } from "@salesintel/airbyte"
+import { type Database, Target } from "@salesintel/postgres"
+import { Effect, Data as EffectData, Option } from "effect"
+import * as Data from "./report/Data.ts"
+import * as Page from "./report/Page.ts"
+import * as Sections from "./report/Sections.ts"
+
+export class ReportError extends EffectData.TaggedError("ReportError")<{ readonly description: string }> {
+  override get message(): string {
+    return this.description
+  }
+}
+
+const number = new Intl.NumberFormat("en-US")
+
+/** The report's HTML from the database in context (`target` only names it on the page and in errors). */
+export const generate = (options: {
+  readonly schema: string
+  readonly target: string
+  readonly now?: Date
+  readonly limits?: Data.Limits
+}): Effect.Effect<string, Data.NotSynced | Database.DatabaseError, Database.Database> =>
+  Effect.map(Data.read(options.schema, options.target, options.limits), (data) =>
+    Page.render({
+      title: "SalesIntel technographics report",
+      subtitle: [
+        `From schema "${options.schema}" of ${options.target}`,
+        `Generated ${(options.now ?? new Date()).toISOString().replace("T", " ").slice(0, 19)} UTC`,
+      ],
+      figures: [
+        ["companies", number.format(data.companies)],
+        ["contacts", number.format(data.contacts)],
+        ["technology categories in use", number.format(data.categories.length)],
+        ["credits spent (runs shown)", number.format(data.runs.reduce((sum, run) => sum + run.credits, 0))],
+      ],
+      sections: Sections.all(data),
+    }),
+  )
+
+/**
+ * PGlite creates a database wherever it is pointed: a report must not, so a directory without
+ * PGlite's files (PG_VERSION) is refused before anything opens it.
+ */
+const requireExistingPGlite = (directory: string) =>
+  existsSync(join(directory, "PG_VERSION"))
+    ? Effect.void
+    : Effect.fail(
+        new ReportError({
+          description: `no database in ${directory}: --pglite-dir must be a directory a sync wrote (run \`salesintel sync\` first, or pass --database-url)`,
+        }),
+      )
+
+const writeReport = (path: string, html: string) =>
+  Effect.tryPromise({
+    try: () => writeFile(path, html, "utf8"),
+    catch: (error) =>
+      new ReportError({
+        description: `cannot write the report to --out ${path}: ${error instanceof Error ? error.message : String(error)}`,
+      }),
+  })
+
+export const command = CommandLine.command(
+  {
+    name: "report",
+    summary: "write an HTML report of a synced database (technology adoption, contacts, credits per run)",
+    description: [
+      "One self-contained HTML file (charts as inline SVG, no script, nothing fetched when it is opened): technology adoption by category, by product and by company size band, contacts by department and level, and the credits each run spent, each chart with its numbers in a table. It only reads: a PGlite directory or schema without a synced database is an error, and nothing is created.",
+    ],
+    examples: [
+      "salesintel report --pglite-dir ./.salesintel/demo --out report.html",
+      "salesintel report --database-url postgres://user@host/db --schema salesintel --out /tmp/market.html",
+    ],
+  },
+  {
+    ...Target.options,
+    out: CommandLine.flag(Options.file("out").pipe(Options.withDefault("report.html")), {
+      name: "--out FILE",
+      text: "the HTML file to write; it is self-contained: charts inline, nothing loaded from the network",
+      default: "report.html",
+    }),
+  },
+  ({ databaseUrl, schema, pgliteDir, out }) => {
+    const url = Option.getOrUndefined(databaseUrl) ?? process.env.DATABASE_URL
+    const onPGlite = url === undefined || url.length === 0
+    const target = Target.fromOptions(databaseUrl, pgliteDir, { owner: "salesintel report", existing: true })
+    return Effect.gen(function* () {
+      if (onPGlite) yield* requireExistingPGlite(pgliteDir)
+      const html = yield* generate({ schema, target: target.description }).pipe(Effect.provide(target.layer))
+      yield* writeReport(out, html)
+      yield* Effect.sync(() =>
+        process.stdout.write(`wrote ${out} (${number.format(Buffer.byteLength(html))} bytes)\n`),
+      )
+    }).pipe(
+      Effect.catchAll((error) =>
+        Effect.sync(() => {
+          process.stderr.write(`salesintel: ${error.message}\n`)
+          process.exitCode = 1
+        }),
+      ),
+    )
+  },
+)

@@ -1,0 +1,173 @@
+/**
+ * The report's charts, drawn by Apache ECharts' server-side SVG renderer (no DOM, no canvas, no
+ * browser): each function turns the report's numbers into an ECharts option, and `render` into
+ * an SVG string. ECharts escapes every text it draws, so database strings are safe in the SVG.
+ */
+
+import type { EChartsOption } from "echarts"
+import * as echarts from "echarts"
+import type * as Data from "./Data.ts"
+import { missing } from "./Labels.ts"
+
+export interface Chart {
+  readonly width: number
+  readonly height: number
+  readonly option: EChartsOption
+}
+
+/** The chart as an SVG string (no animation: the file is a still picture). */
+export const render = (chart: Chart): string => {
+  const instance = echarts.init(null, null, {
+    renderer: "svg",
+    ssr: true,
+    width: chart.width,
+    height: chart.height,
+  })
+  try {
+    instance.setOption({ animation: false, ...chart.option })
+    return instance.renderToSVGString()
+  } finally {
+    instance.dispose()
+  }
+}
+
+const width = 1000
+// ECharts lays text out (bar labels, legend gaps) by Arial-like widths when it has no canvas to
+// measure with, so the charts ask for Arial or a font of the same metrics.
+const textStyle = { fontFamily: "Arial, Helvetica, 'Liberation Sans', sans-serif" }
+const percent = (share: number): string => `${(share * 100).toFixed(1)}%`
+const named = (value: string | null): string => value ?? missing
+
+/** Horizontal bars, largest on top, each labelled with its count and share of all companies. */
+const rankedBars = (
+  labels: ReadonlyArray<string>,
+  rows: ReadonlyArray<{ readonly companies: number; readonly share: number }>,
+): Chart => ({
+  width,
+  height: 60 + 26 * rows.length,
+  option: {
+    textStyle,
+    grid: { left: 10, right: 90, top: 10, bottom: 30, containLabel: true },
+    xAxis: { type: "value", name: "companies", nameLocation: "middle", nameGap: 24, minInterval: 1 },
+    yAxis: {
+      type: "category",
+      inverse: true,
+      data: [...labels],
+      axisLabel: { width: 280, overflow: "truncate" },
+    },
+    series: [
+      {
+        type: "bar",
+        data: rows.map((row) => ({
+          value: row.companies,
+          label: { show: true, position: "right", formatter: `${row.companies} (${percent(row.share)})` },
+        })),
+        barMaxWidth: 20,
+      },
+    ],
+  },
+})
+
+export const categories = (rows: ReadonlyArray<Data.CategoryAdoption>): Chart =>
+  rankedBars(
+    rows.map((row) => named(row.category)),
+    rows,
+  )
+
+export const products = (rows: ReadonlyArray<Data.ProductAdoption>): Chart =>
+  rankedBars(
+    rows.map((row) => (row.vendor === null ? named(row.product) : `${named(row.product)} (${row.vendor})`)),
+    rows,
+  )
+
+/** For each size band, the share of its companies using each top category (grouped bars). */
+export const sizeBands = (data: Data.SizeBandAdoption): Chart => ({
+  width,
+  height: 420,
+  option: {
+    textStyle,
+    legend: { top: 0, itemGap: 18 },
+    grid: { left: 10, right: 20, top: 60, bottom: 40, containLabel: true },
+    xAxis: {
+      type: "category",
+      data: data.bands.map((band) => `${band.band} (${band.bandCompanies})`),
+      name: "employees (companies in the band)",
+      nameLocation: "middle",
+      nameGap: 28,
+    },
+    yAxis: { type: "value", max: 100, axisLabel: { formatter: "{value}%" } },
+    series: data.categories.map((category) => ({
+      type: "bar",
+      name: category,
+      data: data.bands.map((band) =>
+        band.bandCompanies === 0
+          ? 0
+          : Number((((band.using[category] ?? 0) / band.bandCompanies) * 100).toFixed(1)),
+      ),
+    })),
+  },
+})
+
+/** Departments down, levels across, each cell's colour and number its contacts. */
+export const departmentLevels = (rows: ReadonlyArray<Data.DepartmentLevel>): Chart => {
+  const departments = [...new Set(rows.map((row) => named(row.departmentLabel)))].sort()
+  const levels = [...new Set(rows.map((row) => named(row.levelLabel)))].sort()
+  const max = Math.max(1, ...rows.map((row) => row.contacts))
+  return {
+    width,
+    height: 120 + 30 * departments.length,
+    option: {
+      textStyle,
+      grid: { left: 10, right: 20, top: 10, bottom: 70, containLabel: true },
+      xAxis: { type: "category", data: levels, name: "job level", nameLocation: "middle", nameGap: 28 },
+      yAxis: { type: "category", data: departments },
+      visualMap: {
+        min: 0,
+        max,
+        calculable: false,
+        text: [String(max), "0"],
+        orient: "horizontal",
+        left: "center",
+        bottom: 0,
+        inRange: { color: ["#eff6ff", "#1d4ed8"] },
+      },
+      series: [
+        {
+          type: "heatmap",
+          label: { show: true },
+          data: rows.map((row) => [
+            levels.indexOf(named(row.levelLabel)),
+            departments.indexOf(named(row.departmentLabel)),
+            row.contacts,
+          ]),
+        },
+      ],
+    },
+  }
+}
+
+const runLabel = (run: Data.RunCredits): string =>
+  `#${run.id}\n${run.startedAt.toISOString().slice(0, 16).replace("T", " ")}`
+
+/** Credits per run, oldest first, stacked by stream. */
+export const runs = (rows: ReadonlyArray<Data.RunCredits>): Chart => {
+  const streams = [...new Set(rows.flatMap((run) => Object.keys(run.streams)))].sort()
+  return {
+    width,
+    height: 380,
+    option: {
+      textStyle,
+      legend: { top: 0, itemGap: 18 },
+      grid: { left: 10, right: 20, top: 40, bottom: 10, containLabel: true },
+      xAxis: { type: "category", data: rows.map(runLabel), axisLabel: { hideOverlap: true } },
+      yAxis: { type: "value", name: "credits", minInterval: 1 },
+      series: streams.map((stream) => ({
+        type: "bar",
+        name: stream,
+        stack: "credits",
+        barMaxWidth: 60,
+        data: rows.map((run) => run.streams[stream] ?? 0),
+      })),
+    },
+  }
+}

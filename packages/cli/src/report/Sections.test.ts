@@ -1,0 +1,79 @@
+import { describe, expect, it } from "vitest"
+import type { ReportData } from "./Data.ts"
+import * as Page from "./Page.ts"
+import * as Sections from "./Sections.ts"
+
+const empty: ReportData = {
+  companies: 0,
+  contacts: 0,
+  categories: [],
+  products: [],
+  sizeBands: { categories: [], bands: [] },
+  departmentLevels: [],
+  runs: [],
+}
+
+const some: ReportData = {
+  companies: 3,
+  contacts: 4,
+  categories: [
+    { category: "CRM <b>", companies: 2, share: 2 / 3 },
+    { category: null, companies: 1, share: 1 / 3 },
+  ],
+  products: [{ product: "Widget & Co", vendor: null, category: "CRM <b>", companies: 2, share: 2 / 3 }],
+  sizeBands: {
+    categories: ["CRM <b>"],
+    bands: [
+      { band: "1-49", bandCompanies: 2, using: { "CRM <b>": 1 } },
+      { band: "unknown", bandCompanies: 1, using: { "CRM <b>": 1 } },
+    ],
+  },
+  departmentLevels: [
+    { department: "it_is", level: "vp", departmentLabel: "it_is", levelLabel: "vp", contacts: 3 },
+    { department: null, level: null, departmentLabel: null, levelLabel: null, contacts: 1 },
+  ],
+  runs: [
+    {
+      id: 7,
+      startedAt: new Date("2026-01-02T03:04:05Z"),
+      status: "succeeded",
+      streams: { contacts: 5 },
+      credits: 5,
+    },
+  ],
+}
+
+const page = (data: ReportData) =>
+  Page.render({ title: "t", subtitle: [], figures: [], sections: Sections.all(data) })
+
+describe("Sections", () => {
+  it("with no data, every section says so and draws no chart", () => {
+    const sections = Sections.all(empty)
+    expect(sections.map((section) => section.svg)).toEqual([
+      undefined,
+      undefined,
+      undefined,
+      undefined,
+      undefined,
+    ])
+    const html = page(empty)
+    expect(html.match(/class="nodata">no data</g)?.length).toBe(5)
+    expect(html).not.toContain("<svg")
+  })
+
+  it("with data, every section has an SVG chart and its numbers, database strings escaped", () => {
+    const sections = Sections.all(some)
+    for (const section of sections) expect(section.svg, section.id).toMatch(/^<svg[\s>]/)
+    expect(sections.map((section) => section.data.rows.length)).toEqual([2, 1, 2, 2, 1])
+    expect(sections[2]?.data.rows).toEqual([
+      ["1-49", 2, "1 (50.0%)"],
+      ["unknown", 1, "1 (100.0%)"],
+    ])
+    expect(sections[4]?.data.rows).toEqual([["#7", "2026-01-02 03:04:05", "succeeded", 5, "contacts: 5"]])
+    const html = page(some)
+    expect(html).not.toContain("CRM <b>")
+    expect(html).toContain("CRM &lt;b&gt;")
+    expect(html).not.toContain("Widget & Co")
+    expect(html).toContain("(none)")
+  })
+})
