@@ -6,7 +6,14 @@ import { spawnSync } from "node:child_process"
 import { existsSync } from "node:fs"
 import { fileURLToPath } from "node:url"
 
-const order = ["page-latency", "read-throughput", "load-throughput", "sync-throughput", "sync-memory"]
+const order = [
+  "page-latency",
+  "read-throughput",
+  "first-incremental",
+  "load-throughput",
+  "sync-throughput",
+  "sync-memory",
+]
 const filters = process.argv.slice(2)
 const chosen = order.filter((name) => filters.length === 0 || filters.some((filter) => name.includes(filter)))
 if (chosen.length === 0) {

@@ -34,14 +34,35 @@ export const startSandbox = (args: ReadonlyArray<string>): Promise<RunningSandbo
  * POSTs to one of the sandbox's admin endpoints (`/_sandbox/reset`) on a connection of its own:
  * a kept-alive socket from before a long run may be closed by the server just as it is reused.
  */
-export const post = (url: string): Promise<void> =>
+export const post = (url: string, body?: unknown): Promise<void> =>
   new Promise((resolve, reject) => {
-    const outgoing = request(url, { method: "POST", agent: false }, (response) => {
+    const headers = body === undefined ? {} : { "Content-Type": "application/json" }
+    const outgoing = request(url, { method: "POST", agent: false, headers }, (response) => {
       response.resume()
       response.on("end", () =>
         response.statusCode === 200 ? resolve() : reject(new Error(`POST ${url}: ${response.statusCode}`)),
       )
     })
     outgoing.on("error", reject)
-    outgoing.end()
+    outgoing.end(body === undefined ? undefined : JSON.stringify(body))
   })
+
+/** The sandbox's own count of one key's requests (every endpoint), of its 429s, and its charge. */
+export const accountCounts = async (
+  url: string,
+  key = "sandbox-full",
+): Promise<{ readonly requests: number; readonly rateLimited: number; readonly credits: number }> => {
+  const answer = (await (await fetch(`${url}/_sandbox/accounts`)).json()) as {
+    accounts: Record<string, { credits_charged: number; requests: Record<string, Record<string, number>> }>
+  }
+  const account = answer.accounts[key]
+  const byEndpoint = Object.values(account?.requests ?? {})
+  return {
+    requests: byEndpoint.reduce(
+      (sum, byStatus) => sum + Object.values(byStatus).reduce((a, b) => a + b, 0),
+      0,
+    ),
+    rateLimited: byEndpoint.reduce((sum, byStatus) => sum + (byStatus["429"] ?? 0), 0),
+    credits: account?.credits_charged ?? 0,
+  }
+}

@@ -255,3 +255,53 @@ describe("ESTIMATE traces of a read", () => {
     120_000,
   )
 })
+
+describe.each((await backends()).slice(0, 1))(
+  "the plan's requests against the sync's, on $name",
+  (backend) => {
+    let database: Awaited<ReturnType<typeof open>>
+    beforeAll(async () => {
+      database = await open(backend, "e2e plan requests")
+    })
+    afterAll(async () => {
+      await database?.close()
+    })
+    // Every request the sandbox answered, by endpoint and status.
+    const requestsSeen = () =>
+      Object.values(account()?.requests ?? {})
+        .flatMap((byStatus) => Object.values(byStatus))
+        .reduce((sum, n) => sum + n, 0)
+    const contactsOnly = (searches: ReadonlyArray<unknown>) => ({
+      api_key: "sandbox-full",
+      base_url: sandbox.url,
+      credit_budget: 100_000,
+      requests_per_minute: 60_000,
+      contacts: { searches, refresh_after_days: 30 },
+    })
+    const planThenSync = async (json: unknown) => {
+      const state = await database.run(State.read(database.schema))
+      sandbox.reset()
+      const plan = await Effect.runPromise(Plan.makePlan({ config: json, state, mode: "exact" }))
+      sandbox.reset()
+      const outcome = await database.run(
+        Sync.sync({ config: json, schema: database.schema, progress: silent }),
+      )
+      expect(outcome.error).toBeUndefined()
+      return { plan, outcome, requests: requestsSeen() }
+    }
+
+    it("a first run read directly, then a run through the free listing: requests as planned", async () => {
+      // Nothing bought: the partitioned search is read straight through the credited search.
+      const first = await planThenSync(contactsOnly([it_]))
+      expect(first.outcome.creditsSpent).toBe(first.plan.credits)
+      expect(first.plan.requests.credited).toBeGreaterThan(0)
+      expect(first.requests).toBe(first.plan.requests.total)
+      // Now bought and fresh: both searches walk the free listing and buy nothing.
+      const second = await planThenSync(contactsOnly([it_, itVps]))
+      expect(second.plan.credits).toBe(0)
+      expect(second.outcome.creditsSpent).toBe(0)
+      expect(second.plan.requests.credited).toBe(0)
+      expect(second.requests).toBe(second.plan.requests.total)
+    }, 300_000)
+  },
+)

@@ -181,11 +181,16 @@ export const openSandbox = (latencyMs = 15): Promise<Sandbox> =>
   startSandbox({ seed: 42, contacts: 100_000, companies: 10_000, faults: { latency_ms: latencyMs } })
 
 /**
- * What a run killed without warning (SIGKILL) may buy again on its rerun: the credited pages in
- * flight (concurrency 4 of 50 records) and the records since its last committed state (at most
- * two pages more: the one being mapped and the one waiting for its checkpoint).
+ * What a run killed without warning (SIGKILL) may buy again on its rerun: what was paid for and
+ * not yet committed. The pages the pager holds (in flight, or landed and waiting for their turn in
+ * page order: at most `concurrency`, 3 in the suite's config, of 50 records; the pages in flight
+ * follow the latency, and the cap is what bounds them whatever it is), the page being mapped, the
+ * one waiting for its checkpoint and the one in the loader's open transaction. The first run now
+ * buys throughout (a search with nothing bought is read directly), so that pipeline is full
+ * whenever the kill comes: concurrency + 3 pages, the same 300 credits as before.
  */
-export const sigkillBound = (4 + 2) * 50
+export const suiteConcurrency = 3
+export const sigkillBound = (suiteConcurrency + 3) * 50
 
 export const charged = (sandbox: Sandbox, key = "sandbox-full"): number =>
   sandbox.accounts()[key]?.credits_charged ?? 0
@@ -198,6 +203,7 @@ export const chaosConfig = (sandbox: Sandbox, overrides: Record<string, unknown>
   contacts: { searches: [{ name: "it-vps", filters: { job_departments: ["it_is"], job_levels: ["vp"] } }] },
   companies: { domains: sandbox.dataset.companies.slice(0, 25).map((company) => company.domain) },
   taxonomy: { products: ["cloud", "data"] },
+  concurrency: suiteConcurrency,
   ...overrides,
 })
 

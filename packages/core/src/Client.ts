@@ -17,6 +17,7 @@ import type * as HttpClientError from "@effect/platform/HttpClientError"
 import * as HttpClientRequest from "@effect/platform/HttpClientRequest"
 import type * as HttpClientResponse from "@effect/platform/HttpClientResponse"
 import { Clock, Context, Duration, Effect, Either, Layer, Redacted, Schema } from "effect"
+import * as AdaptiveConcurrency from "./AdaptiveConcurrency.ts"
 import {
   type ApiError,
   BadRequest,
@@ -265,6 +266,7 @@ export const make = (config: ConnectionConfig) =>
   Effect.gen(function* () {
     const http = yield* HttpClient.HttpClient
     const rateLimit = yield* RateLimit.RequestRateLimit
+    const inFlight = yield* AdaptiveConcurrency.InFlight
     /** Credited endpoints: a transport failure there may have been charged (see Retry.ts). */
     const isCredited = (endpoint: Endpoint) =>
       endpoint === "people.search" || endpoint === "technologies.append"
@@ -286,7 +288,9 @@ export const make = (config: ConnectionConfig) =>
       )
       const url = new URL(endpointUrl(config, endpointPaths[endpoint]))
       const sent = parameters.map(([name]) => name)
-      const attempt = rateLimit.limit(http.execute(request)).pipe(
+      // The timeout covers the exchange only, not the wait for the rate limit: a credited request
+      // that timed out while still queued here would count as possibly charged, never sent.
+      const exchange = http.execute(request).pipe(
         Effect.mapError((error) => transportFailure(endpoint, url, error)),
         Effect.flatMap((response) =>
           response.status >= 200 && response.status < 300
@@ -301,6 +305,24 @@ export const make = (config: ConnectionConfig) =>
               reason: "timeout",
               description: `no complete answer within ${timeoutMillis} ms`,
             }),
+        }),
+      )
+      const attempt = rateLimit.limit(
+        Effect.gen(function* () {
+          const sentAt = yield* Clock.currentTimeMillis
+          const answer = yield* Effect.either(exchange)
+          // Any answer measures the latency; a fault that never answered (Transport) does not.
+          if (Either.isRight(answer) || answer.left._tag !== "Transport")
+            yield* inFlight.observe((yield* Clock.currentTimeMillis) - sentAt)
+          if (Either.isLeft(answer) && answer.left._tag === "RateLimited") {
+            // Everyone waits (the limit is the user's), and fewer requests go out after. A wait
+            // longer than max_retry_after_ms is not waited out (the request fails): no pause then,
+            // or the requests in flight would sit out a cooldown the run will not wait for.
+            const wait = answer.left.retryAfterMillis ?? config.retry.initial_delay_ms
+            if (wait <= config.retry.max_retry_after_ms) yield* rateLimit.pause(wait)
+            yield* inFlight.congested
+          }
+          return yield* answer
         }),
       )
       const retryable = credited ? Retry.isRetryableWhenCredited : isRetryable
@@ -374,15 +396,31 @@ export const make = (config: ConnectionConfig) =>
     })
   })
 
-/** The client over whatever HttpClient and rate limit the caller provides. */
+/** The client over whatever HttpClient, rate limit and in-flight gate the caller provides. */
 export const layer = (
   config: ConnectionConfig,
-): Layer.Layer<SalesIntelClient, never, HttpClient.HttpClient | RateLimit.RequestRateLimit> =>
-  Layer.effect(SalesIntelClient, make(config))
+): Layer.Layer<
+  SalesIntelClient,
+  never,
+  HttpClient.HttpClient | RateLimit.RequestRateLimit | AdaptiveConcurrency.InFlight
+> => Layer.effect(SalesIntelClient, make(config))
 
-/** The client over fetch (Node, Deno, Bun) with its own rate limit at the configured pace. */
-export const layerFetch = (config: ConnectionConfig): Layer.Layer<SalesIntelClient> =>
-  layer(config).pipe(
+/**
+ * The client over fetch (Node, Deno, Bun) with its own rate limit at the configured pace, and the
+ * gate that keeps as many requests in flight as the measured latency needs for that pace, at most
+ * `maxInFlight`. The gate is an output too: the Pager takes its permits before reserving credits.
+ */
+export const layerFetch = (
+  config: ConnectionConfig,
+  options: { readonly maxInFlight?: number | undefined } = {},
+): Layer.Layer<SalesIntelClient | AdaptiveConcurrency.InFlight> => {
+  const inFlight = AdaptiveConcurrency.layer({
+    requestsPerMinute: config.requests_per_minute,
+    maxInFlight: options.maxInFlight ?? AdaptiveConcurrency.defaultMaxInFlight,
+  })
+  return layer(config).pipe(
     Layer.provide(FetchHttpClient.layer),
     Layer.provide(RateLimit.layer(config.requests_per_minute)),
+    Layer.provideMerge(inFlight),
   )
+}

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "@effect/vitest"
-import { Chunk, Effect, Layer, Random, Stream } from "effect"
+import { Chunk, Deferred, Effect, Layer, Random, Stream } from "effect"
 import fc from "fast-check"
+import * as AdaptiveConcurrency from "./AdaptiveConcurrency.ts"
 import { ServerError } from "./ApiError.ts"
 import type { Paging } from "./Client.ts"
 import { CreditBudget, type CreditBudgetService, make as makeBudget } from "./CreditBudget.ts"
@@ -226,6 +227,95 @@ describe("Pager", () => {
       // At most `concurrency` pages are in flight when the failure reaches the stream (the failed
       // page's slot may already have gone to the next one).
       expect(snapshot.spent).toBeLessThanOrEqual(query.charged() + 4 * 50)
+    }),
+  )
+
+  it.effect("landInFlightOnFailure: the pages in flight land and are emitted before the failure", () =>
+    Effect.gen(function* () {
+      const query = fakeQuery(1000, { failOnPage: 5 })
+      const budget = yield* makeBudget(10_000)
+      const emitted: Array<number> = []
+      const result = yield* Stream.runForEach(
+        Pager.stream({
+          fetch: query.fetch,
+          credited: true,
+          concurrency: 4,
+          expectedRecords: 1000,
+          landInFlightOnFailure: true,
+        }),
+        (event) =>
+          Effect.sync(() => {
+            if (event._tag === "PageFetched") for (const item of event.page.items) emitted.push(item.record)
+          }),
+      ).pipe(Effect.provide(Layer.succeed(CreditBudget, budget)), Effect.either)
+      expect(result._tag === "Left" && result.left._tag).toBe("ServerError")
+      const snapshot = yield* budget.snapshot
+      // Nothing paid for is lost: every record charged was emitted, nothing forfeited.
+      expect(snapshot).toMatchObject({ reserved: 0, uncertain: 0, spent: query.charged() })
+      expect(emitted).toHaveLength(query.charged())
+      expect(new Set(emitted).size).toBe(emitted.length)
+      // Pages 1 to 4 came before the failed page; no page was asked for after the failure was known.
+      expect(emitted.slice(0, 200)).toEqual(range(200))
+      expect(Math.max(...query.requested)).toBeLessThanOrEqual(5 + 4)
+    }),
+  )
+
+  it.effect(
+    "plannedReserved: says when every planned page has its reservation, and whether all got one",
+    () =>
+      Effect.gen(function* () {
+        for (const [budgetLimit, expected] of [
+          [10_000, true],
+          [120, false],
+        ] as const) {
+          const query = fakeQuery(300)
+          const plannedReserved = yield* Deferred.make<boolean>()
+          const budget = yield* makeBudget(budgetLimit)
+          yield* Stream.runDrain(
+            Pager.stream({
+              fetch: query.fetch,
+              credited: true,
+              concurrency: 3,
+              expectedRecords: 300,
+              plannedReserved,
+            }),
+          ).pipe(Effect.provide(Layer.succeed(CreditBudget, budget)))
+          expect(yield* Deferred.await(plannedReserved)).toBe(expected)
+        }
+      }),
+  )
+
+  it.effect("takes a permit of the InFlight gate per page, and never has more pages out than it allows", () =>
+    Effect.gen(function* () {
+      let out = 0
+      let most = 0
+      const query = fakeQuery(1000)
+      const fetch = (paging: Paging) =>
+        Effect.acquireUseRelease(
+          Effect.sync(() => {
+            out++
+            most = Math.max(most, out)
+          }),
+          () => query.fetch(paging),
+          () =>
+            Effect.sync(() => {
+              out--
+            }),
+        )
+      const budget = yield* makeBudget(10_000)
+      const events = yield* Stream.runCollect(
+        Pager.stream({ fetch, credited: true, concurrency: 16, expectedRecords: 1000 }),
+      ).pipe(
+        Effect.provide(
+          Layer.merge(
+            Layer.succeed(CreditBudget, budget),
+            AdaptiveConcurrency.layer({ requestsPerMinute: 1_800, maxInFlight: 3 }),
+          ),
+        ),
+      )
+      expect(Chunk.size(events)).toBe(20)
+      expect(most).toBeLessThanOrEqual(3)
+      expect((yield* budget.snapshot).spent).toBe(1000)
     }),
   )
 

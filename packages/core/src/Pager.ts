@@ -12,11 +12,16 @@
  *   BudgetExhausted event saying what was left: no later page is requested, so no record is
  *   skipped and the caller can resume from `nextPage`. Pages already in flight then still land
  *   and follow it (paid for, so never dropped).
- * - Up to `concurrency` pages are in flight at once; events still come in page order.
+ * - Up to `concurrency` pages are in flight at once; events still come in page order. When the
+ *   program provides an InFlight gate (AdaptiveConcurrency.ts; Client.layerFetch does), each page
+ *   also takes one of its permits, in page order, before it reserves: the gate keeps as many pages
+ *   in flight as the measured latency needs for the rate limit, shared by every query of the run,
+ *   so `concurrency` is then only the upper bound.
  * - No page deeper than 10,000 records is requested. A result set larger than that ends with a
  *   DepthLimitReached event: the query must be partitioned (Partitioner.ts) to be read whole.
  */
 import { Data, Deferred, Effect, FiberId, Option, Ref, Stream } from "effect"
+import { InFlight } from "./AdaptiveConcurrency.ts"
 import type { ApiError } from "./ApiError.ts"
 import type { Paging } from "./Client.ts"
 import { RetrySettings } from "./Connection.ts"
@@ -33,7 +38,7 @@ export interface Options<A> {
   readonly credited: boolean
   /** A known ceiling on the query's records, e.g. the number of match_ids it names. */
   readonly maxRecords?: number | undefined
-  /** Pages in flight at once after the first. Default 1. */
+  /** Pages in flight at once after the first, at most (see the InFlight gate above). Default 1. */
   readonly concurrency?: number | undefined
   /** The page to start from, to resume a query read part-way before. Default 1. */
   readonly startPage?: number | undefined
@@ -49,6 +54,19 @@ export interface Options<A> {
    * time under a new reservation (CreditedRequest.ts). Default: the client's defaults.
    */
   readonly retry?: RetrySettings | undefined
+  /**
+   * On a page's failure, let the pages already in flight land and be emitted (they are paid for),
+   * request no later page, and fail the stream after them. Default false: the failure ends the
+   * stream at once and the pages in flight are cut off (counted as possibly charged).
+   */
+  readonly landInFlightOnFailure?: boolean | undefined
+  /**
+   * With expectedRecords: completed once the last planned page has had its turn at the budget,
+   * true if every planned page got its reservation. From then on this query reserves nothing more
+   * (unless it grew), so the caller may start the next query while these pages are in flight,
+   * without breaking the order in which credits are reserved.
+   */
+  readonly plannedReserved?: Deferred.Deferred<boolean> | undefined
 }
 
 const defaultRetry = RetrySettings.make({})
@@ -97,6 +115,10 @@ export const stream = <A>(options: Options<A>): Stream.Stream<Event<A>, ApiError
   Stream.unwrap(
     Effect.gen(function* () {
       const budget = yield* CreditBudget
+      // Optional: without a gate (unit tests, callers that pace elsewhere) `concurrency` is fixed.
+      const gate = yield* Effect.serviceOption(InFlight)
+      const withPermit = <X, E>(effect: Effect.Effect<X, E>): Effect.Effect<X, E> =>
+        Option.isSome(gate) ? gate.value.withPermit(effect) : effect
       const pageSize = Math.max(1, Math.min(maxPageSize, Math.floor(options.pageSize ?? maxPageSize)))
       const deepestPage = lastReachablePage(pageSize)
       const { credited, maxRecords } = options
@@ -122,12 +144,18 @@ export const stream = <A>(options: Options<A>): Stream.Stream<Event<A>, ApiError
         return turn
       }
       const refusal = yield* Ref.make(Option.none<BudgetExhausted>())
+      // With landInFlightOnFailure: the first failure, raised once the pages in flight have landed.
+      const failed = yield* Ref.make(Option.none<ApiError>())
+      const raiseFailure = Stream.unwrap(
+        Effect.map(Ref.get(failed), Option.match({ onNone: () => Stream.empty, onSome: Stream.fail })),
+      )
       let knownTotal: number | undefined
 
       // Refusing a page also refuses every later one: the shortfall is counted, not scattered.
       const reserveFor = (page: number): Effect.Effect<Option.Option<Reservation>> =>
         Effect.gen(function* () {
-          if (Option.isSome(yield* Ref.get(refusal))) return Option.none()
+          if (Option.isSome(yield* Ref.get(refusal)) || Option.isSome(yield* Ref.get(failed)))
+            return Option.none()
           const needed = worstCase(page)
           const reservation = yield* budget.reserve(needed)
           if (Option.isNone(reservation)) {
@@ -148,30 +176,57 @@ export const stream = <A>(options: Options<A>): Stream.Stream<Event<A>, ApiError
           return reservation
         })
       const decide = (page: number): Effect.Effect<Option.Option<Reservation>> =>
-        reserveFor(page).pipe(Effect.ensuring(Deferred.succeed(turnOf(page + 1), undefined)))
+        reserveFor(page).pipe(
+          Effect.tap((reservation) =>
+            page === plannedLastPage && options.plannedReserved !== undefined
+              ? Deferred.succeed(options.plannedReserved, Option.isSome(reservation))
+              : Effect.void,
+          ),
+          Effect.ensuring(Deferred.succeed(turnOf(page + 1), undefined)),
+        )
 
-      const fetchPage = (page: number): Effect.Effect<Event<A>, ApiError> =>
+      const fetchPage = (page: number): Effect.Effect<Option.Option<Event<A>>, ApiError> =>
         Deferred.await(turnOf(page)).pipe(
           Effect.zipRight(
-            CreditedRequest.send({
-              budget,
-              firstReservation: decide(page),
-              reserve: reserveFor(page),
-              request: () => options.fetch({ page, pageSize }),
-              charged: (fetched) => (credited ? fetched.items.length : 0),
-              // A free page's transport faults are retried by the client; a credited page's here.
-              retry: credited ? (options.retry ?? defaultRetry) : noRetry,
-            }),
+            // The permit before the reservation: credits are held only for pages about to be sent.
+            withPermit(
+              CreditedRequest.send({
+                budget,
+                firstReservation: decide(page),
+                reserve: reserveFor(page),
+                request: () => options.fetch({ page, pageSize }),
+                charged: (fetched) => (credited ? fetched.items.length : 0),
+                // A free page's transport faults are retried by the client; a credited page's here.
+                retry: credited ? (options.retry ?? defaultRetry) : noRetry,
+              }),
+            ).pipe(
+              Effect.catchAll(
+                (error): Effect.Effect<Option.Option<CreditedRequest.Delivered<Page<A>>>, ApiError> =>
+                  options.landInFlightOnFailure === true
+                    ? Effect.as(
+                        Ref.update(failed, (first) => (Option.isSome(first) ? first : Option.some(error))),
+                        Option.none(),
+                      )
+                    : Effect.fail(error),
+              ),
+            ),
           ),
           Effect.flatMap(
             Option.match({
-              onNone: () => Effect.map(Ref.get(refusal), (refused) => Option.getOrThrow(refused) as Event<A>),
+              // Not sent: refused (the budget's event), or after a failure (nothing to say).
+              onNone: () =>
+                Effect.map(
+                  Ref.get(refusal),
+                  Option.map((refused): Event<A> => refused),
+                ),
               onSome: ({ value }) =>
                 Effect.succeed(
-                  new PageFetched({
-                    page: value,
-                    creditsCharged: credited ? value.items.length : 0,
-                  }) as Event<A>,
+                  Option.some(
+                    new PageFetched({
+                      page: value,
+                      creditsCharged: credited ? value.items.length : 0,
+                    }) as Event<A>,
+                  ),
                 ),
             }),
           ),
@@ -186,6 +241,10 @@ export const stream = <A>(options: Options<A>): Stream.Stream<Event<A>, ApiError
       const capped = (count: number | undefined) =>
         count === undefined ? maxRecords : Math.min(count, maxRecords ?? Number.POSITIVE_INFINITY)
       const lastPageFor = (total: number) => Math.min(deepestPage, Math.ceil(total / pageSize))
+      const plannedLastPage =
+        options.expectedRecords === undefined
+          ? undefined
+          : lastPageFor(capped(options.expectedRecords) ?? options.expectedRecords)
 
       // After the last page: say so if the query held more than paging can reach.
       const trailer = (total: number | undefined, resultCount: number | undefined) =>
@@ -206,6 +265,7 @@ export const stream = <A>(options: Options<A>): Stream.Stream<Event<A>, ApiError
         let counted: number | undefined
         const planned = (lastPage < startPage ? Stream.empty : Stream.range(startPage, lastPage)).pipe(
           Stream.mapEffect(fetchPage, { concurrency }),
+          Stream.filterMap((event) => event),
           Stream.tap((event) =>
             Effect.sync(() => {
               if (event._tag === "PageFetched" && event.page.resultCount !== undefined)
@@ -216,9 +276,10 @@ export const stream = <A>(options: Options<A>): Stream.Stream<Event<A>, ApiError
         )
         // The query grew since it was sized: read on from the page after the plan.
         const more = Stream.unwrap(
-          Effect.map(Ref.get(refusal), (refused) => {
+          Effect.map(Effect.zip(Ref.get(refusal), Ref.get(failed)), ([refused, failure]) => {
             const grown = capped(counted)
             return Option.isNone(refused) &&
+              Option.isNone(failure) &&
               grown !== undefined &&
               grown > plannedTotal &&
               lastPage < deepestPage
@@ -230,10 +291,13 @@ export const stream = <A>(options: Options<A>): Stream.Stream<Event<A>, ApiError
               : trailer(grown ?? plannedTotal, counted)
           }),
         )
-        return Stream.concat(planned, more)
+        return Stream.concat(Stream.concat(planned, more), raiseFailure)
       }
 
-      const first = yield* fetchPage(startPage)
+      const firstEvent = yield* fetchPage(startPage)
+      // Nothing in flight beside the first page: its failure is raised at once.
+      if (Option.isNone(firstEvent)) return raiseFailure
+      const first = firstEvent.value
       if (first._tag !== "PageFetched" || first.page.items.length < pageSize) return Stream.make(first)
 
       const resultCount = first.page.resultCount
@@ -244,6 +308,7 @@ export const stream = <A>(options: Options<A>): Stream.Stream<Event<A>, ApiError
         // Without a count, the end is the first short page: one page at a time, so that no page
         // past the end is reserved.
         Stream.mapEffect(fetchPage, { concurrency: reachableTotal === undefined ? 1 : concurrency }),
+        Stream.filterMap((event) => event),
         Stream.takeUntil(
           (event) =>
             reachableTotal === undefined &&
@@ -252,6 +317,9 @@ export const stream = <A>(options: Options<A>): Stream.Stream<Event<A>, ApiError
         ),
         landedAfterRefusal,
       )
-      return Stream.concat(Stream.make(first), Stream.concat(rest, trailer(reachableTotal, resultCount)))
+      return Stream.concat(
+        Stream.make(first),
+        Stream.concat(Stream.concat(rest, trailer(reachableTotal, resultCount)), raiseFailure),
+      )
     }),
   )

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "@effect/vitest"
-import { Effect, Fiber, TestClock } from "effect"
+import { Clock, Effect, Fiber, TestClock } from "effect"
 import * as RateLimit from "./RateLimit.ts"
 
 describe("RateLimit", () => {
@@ -43,6 +43,31 @@ describe("RateLimit", () => {
       expect(afterTwoSeconds).toBeLessThanOrEqual(70)
       expect(afterTwoSeconds).toBeGreaterThanOrEqual(60)
       expect(started).toBe(200)
+    }),
+  )
+
+  it.effect("a pause (after a 429) holds every request until it ends", () =>
+    Effect.gen(function* () {
+      const started: Array<number> = []
+      const fiber = yield* Effect.gen(function* () {
+        const limiter = yield* RateLimit.RequestRateLimit
+        yield* limiter.pause(5_000)
+        yield* limiter.pause(2_000) // a shorter pause never shortens the one under way
+        yield* Effect.forEach(
+          Array.from({ length: 3 }),
+          () =>
+            limiter.limit(
+              Effect.flatMap(Clock.currentTimeMillis, (now) => Effect.sync(() => started.push(now))),
+            ),
+          { concurrency: "unbounded", discard: true },
+        )
+      }).pipe(Effect.provide(RateLimit.layer(1_800)), Effect.scoped, Effect.fork)
+      yield* TestClock.adjust("4999 millis")
+      expect(started).toHaveLength(0)
+      yield* TestClock.adjust("1 second")
+      yield* Fiber.join(fiber)
+      expect(started).toHaveLength(3)
+      expect(Math.min(...started)).toBeGreaterThanOrEqual(5_000)
     }),
   )
 })

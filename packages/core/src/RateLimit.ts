@@ -7,13 +7,19 @@
  * A token bucket whose burst plus one minute of refill fits in the limit, so no sliding
  * 60-second window ever sees more than requests_per_minute starts (see paceFor).
  */
-import { Context, Duration, Effect, Layer, RateLimiter } from "effect"
+import { Clock, Context, Duration, Effect, Layer, RateLimiter, Ref } from "effect"
 
 export class RequestRateLimit extends Context.Tag("@salesintel/core/RequestRateLimit")<
   RequestRateLimit,
   {
     /** Waits, if need be, until one more request may start, then runs `effect`. */
     readonly limit: <A, E, R>(effect: Effect.Effect<A, E, R>) => Effect.Effect<A, E, R>
+    /**
+     * The provider answered 429: no request starts for `millis` (its Retry-After, or a backoff).
+     * Every caller waits, not only the one refused: the limit is per user, so the others would
+     * only earn more 429s (and, pushed, a cooldown).
+     */
+    readonly pause: (millis: number) => Effect.Effect<void>
   }
 >() {}
 
@@ -37,21 +43,36 @@ export const paceFor = (
   return best
 }
 
+/** Waits until `resumeAt` (epoch ms) has passed; again if a pause extended it meanwhile. */
+const waitUntilResumed = (resumeAt: Ref.Ref<number>): Effect.Effect<void> =>
+  Effect.flatMap(Effect.zip(Ref.get(resumeAt), Clock.currentTimeMillis), ([until, now]) =>
+    until <= now
+      ? Effect.void
+      : Effect.zipRight(Effect.sleep(Duration.millis(until - now)), waitUntilResumed(resumeAt)),
+  )
+
 export const layer = (requestsPerMinute: number): Layer.Layer<RequestRateLimit> =>
   Layer.scoped(
     RequestRateLimit,
-    Effect.map(
-      RateLimiter.make({
+    Effect.gen(function* () {
+      const limiter = yield* RateLimiter.make({
         limit: paceFor(requestsPerMinute).limit,
         interval: Duration.millis(paceFor(requestsPerMinute).intervalMillis),
         algorithm: "token-bucket",
-      }),
-      (limiter) => RequestRateLimit.of({ limit: limiter }),
-    ),
+      })
+      const resumeAt = yield* Ref.make(0)
+      return RequestRateLimit.of({
+        limit: (effect) => Effect.zipRight(waitUntilResumed(resumeAt), limiter(effect)),
+        pause: (millis) =>
+          Effect.flatMap(Clock.currentTimeMillis, (now) =>
+            Ref.update(resumeAt, (until) => Math.max(until, now + millis)),
+          ),
+      })
+    }),
   )
 
 /** No limit: for tests and for callers that limit elsewhere. */
 export const unlimited: Layer.Layer<RequestRateLimit> = Layer.succeed(
   RequestRateLimit,
-  RequestRateLimit.of({ limit: (effect) => effect }),
+  RequestRateLimit.of({ limit: (effect) => effect, pause: () => Effect.void }),
 )

@@ -67,6 +67,48 @@ describe("Retry", () => {
     }),
   )
 
+  it.effect("a 429 does not use up an attempt: retried while its waits stay within max_retry_after_ms", () =>
+    Effect.gen(function* () {
+      // Ten 429s without Retry-After, then the answer: past max_attempts 3, the run goes on.
+      const script = [...Array.from({ length: 10 }, () => () => json({}, 429)), ok]
+      const { result, attempts } = yield* run(script, { max_attempts: 3, max_delay_ms: 2_000 })
+      expect(result._tag).toBe("Right")
+      expect(attempts).toBe(11)
+      // And for a credited request, which the provider did not charge for a 429.
+      const credited = yield* run(script, { max_attempts: 3, max_delay_ms: 2_000 }, "searchPeople")
+      expect(credited.result._tag).toBe("Right")
+    }),
+  )
+
+  it.effect("429s stop being retried once their waits together pass max_retry_after_ms", () =>
+    Effect.gen(function* () {
+      const { result, attempts, waits } = yield* run([() => json({}, 429, { "retry-after": "10" })], {
+        max_retry_after_ms: 60_000,
+      })
+      expect(result._tag === "Left" && result.left._tag).toBe("RateLimited")
+      // 10 s each: six waits make 60 s, a seventh would pass it.
+      expect(attempts).toBe(7)
+      expect(waits).toEqual(Array.from({ length: 6 }, () => 10_000))
+    }),
+  )
+
+  it.effect("5xx faults still count against max_attempts between 429s", () =>
+    Effect.gen(function* () {
+      const { result, attempts } = yield* run(
+        [
+          () => json({}, 500),
+          () => json({}, 429),
+          () => json({}, 500),
+          () => json({}, 429),
+          () => json({}, 500),
+        ],
+        { max_attempts: 3 },
+      )
+      expect(result._tag === "Left" && result.left._tag).toBe("ServerError")
+      expect(attempts).toBe(5)
+    }),
+  )
+
   for (const status of [400, 401, 402, 403]) {
     it.effect(`never retries ${status}`, () =>
       Effect.gen(function* () {

@@ -20,24 +20,68 @@ export const backoffCapMillis = (settings: RetrySettings, retryIndex: number): n
 const retryAfterOf = (error: ApiError): number | undefined =>
   error._tag === "RateLimited" ? error.retryAfterMillis : undefined
 
+/** What the retries of one request have used so far. */
+export interface Tally {
+  readonly error: ApiError | undefined
+  /** Retries after faults other than 429 (5xx, transport): bounded by max_attempts. */
+  readonly faults: number
+  /** Retries after 429s, and the most they may have waited in all. */
+  readonly rateLimited: number
+  readonly rateLimitedMillis: number
+}
+
+const noRetries: Tally = { error: undefined, faults: 0, rateLimited: 0, rateLimitedMillis: 0 }
+
+const countRetry =
+  (settings: RetrySettings) =>
+  (tally: Tally, error: ApiError): Tally => {
+    if (error._tag !== "RateLimited") return { ...tally, error, faults: tally.faults + 1 }
+    // A wait counts at least initial_delay_ms, so that a Retry-After of 0 cannot loop unbounded.
+    const wait = Math.max(
+      settings.initial_delay_ms,
+      retryAfterOf(error) ?? backoffCapMillis(settings, tally.rateLimited),
+    )
+    return {
+      ...tally,
+      error,
+      rateLimited: tally.rateLimited + 1,
+      rateLimitedMillis: tally.rateLimitedMillis + wait,
+    }
+  }
+
 /**
- * The retry policy as a Schedule over ApiError inputs. It recurs at most max_attempts - 1 times,
- * only while the error is retryable and any Retry-After is within max_retry_after_ms.
+ * The retry policy as a Schedule over ApiError inputs. A 5xx or transport fault is retried at most
+ * max_attempts - 1 times. A 429 says only "not now": while the provider lets the request through
+ * again within max_retry_after_ms (each Retry-After, and all the waits of one request together),
+ * it is retried without using up an attempt, so a rate limit never ends a run that could wait it
+ * out. max_attempts 1 turns every retry off.
  */
 export const schedule = (
   settings: RetrySettings,
   retryable: (error: ApiError) => boolean = isRetryable,
-): Schedule.Schedule<unknown, ApiError> =>
+): Schedule.Schedule<Tally, ApiError> =>
   Schedule.identity<ApiError>().pipe(
-    Schedule.intersect(Schedule.forever),
-    Schedule.whileInput(
-      (error: ApiError) => retryable(error) && (retryAfterOf(error) ?? 0) <= settings.max_retry_after_ms,
-    ),
-    Schedule.intersect(Schedule.recurs(settings.max_attempts - 1)),
-    Schedule.modifyDelayEffect(([[error, retryIndex]]) => {
-      const retryAfter = retryAfterOf(error)
+    // reduce outputs the tally before the latest input: count that input in too.
+    Schedule.reduce(noRetries, countRetry(settings)),
+    Schedule.intersect(Schedule.identity<ApiError>()),
+    Schedule.map(([before, error]) => countRetry(settings)(before, error)),
+    Schedule.whileOutput((tally) => {
+      const error = tally.error
+      if (error === undefined || !retryable(error) || settings.max_attempts <= 1) return false
+      if (error._tag !== "RateLimited") return tally.faults <= settings.max_attempts - 1
+      return (
+        (retryAfterOf(error) ?? 0) <= settings.max_retry_after_ms &&
+        tally.rateLimitedMillis <= settings.max_retry_after_ms
+      )
+    }),
+    Schedule.modifyDelayEffect((tally) => {
+      const error = tally.error
+      const retryAfter = error === undefined ? undefined : retryAfterOf(error)
       if (retryAfter !== undefined) return Effect.succeed(Duration.millis(retryAfter))
-      const cap = backoffCapMillis(settings, retryIndex)
+      const cap =
+        error?._tag === "RateLimited"
+          ? backoffCapMillis(settings, tally.rateLimited - 1)
+          : backoffCapMillis(settings, tally.faults - 1)
       return Effect.map(Random.next, (fraction) => Duration.millis(Math.floor(fraction * cap)))
     }),
   )

@@ -2,6 +2,7 @@
  * @salesintel/core: web-standard Effect programs for every endpoint of the SalesIntel API.
  * Import a module as a namespace: `import { Client, Pager } from "@salesintel/core"`.
  */
+export * as AdaptiveConcurrency from "./AdaptiveConcurrency.ts"
 export * as ApiError from "./ApiError.ts"
 export * as Client from "./Client.ts"
 export * as CompanyTechnologies from "./CompanyTechnologies.ts"

@@ -692,6 +692,12 @@ describe("faults, rate limits and introspection", () => {
     const limited = await people({})
     expect(limited.status).toBe(429)
     expect(limited.headers.get("retry-after")).toBe("7")
+    // The provider documents no Retry-After: the sandbox can leave it out.
+    sandbox.setFaults({ retry_after_header: 0 }, "sandbox-full")
+    const bare = await people({})
+    expect(bare.status).toBe(429)
+    expect(bare.headers.get("retry-after")).toBeNull()
+    sandbox.setFaults({ retry_after_header: 1 }, "sandbox-full")
     sandbox.setFaults({ rate_limit_rate: 0, drop_rate: 1 }, "sandbox-full")
     await expect(
       fetch(`${sandbox.url}/service/people`, {
@@ -707,7 +713,7 @@ describe("faults, rate limits and introspection", () => {
     expect((await people({ page_size: 3 }, "sandbox-no-tech")).status).toBe(200)
     const account = await accountOf("sandbox-full")
     expect(account.credits_charged).toBe(0)
-    expect(account.requests["people.search"]).toEqual({ "500": 1, "429": 1, dropped: 1, truncated: 1 })
+    expect(account.requests["people.search"]).toEqual({ "500": 1, "429": 2, dropped: 1, truncated: 1 })
   })
 
   it("faults set over HTTP, globally, with latency; reset restores them", async () => {

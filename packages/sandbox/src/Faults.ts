@@ -15,6 +15,11 @@ export interface FaultSettings {
   readonly rate_limit_rate?: number
   /** Retry-After seconds on injected 429s. */
   readonly retry_after_s?: number
+  /**
+   * 1: every 429 carries Retry-After; 0: none does. The provider documents no such header, so a
+   * client must also cope without one.
+   */
+  readonly retry_after_header?: number
   /** Share of requests whose connection is destroyed without an answer. */
   readonly drop_rate?: number
   /** Share of requests whose 200 body is cut in half (the Content-Length still promises all). */
@@ -29,6 +34,7 @@ export const defaultFaults: Required<FaultSettings> = {
   error_rate: 0,
   rate_limit_rate: 0,
   retry_after_s: 1,
+  retry_after_header: 1,
   drop_rate: 0,
   truncate_rate: 0,
   requests_per_minute: 1800,

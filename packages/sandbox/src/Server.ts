@@ -153,13 +153,19 @@ export class SandboxServer {
     }
 
     const retryAfter = this.faults.overLimit(account.spec.key, Date.now())
+    const retryAfterHeader = (seconds: number): Record<string, string> =>
+      this.faults.settingsFor(account.spec.key).retry_after_header === 0
+        ? {}
+        : { "Retry-After": String(seconds) }
     const delay = this.faults.delay(account.spec.key)
     if (delay > 0) await sleep(delay)
     if (retryAfter !== undefined) {
       return reply(
-        error(429, "rate limit exceeded: too many requests per minute for this key", {
-          "Retry-After": String(retryAfter),
-        }),
+        error(
+          429,
+          "rate limit exceeded: too many requests per minute for this key",
+          retryAfterHeader(retryAfter),
+        ),
       )
     }
     const fault: FaultDecision = this.faults.decide(account.spec.key)
@@ -172,9 +178,7 @@ export class SandboxServer {
         return reply(error(500, "internal server error (injected by the sandbox)"))
       case "rate_limited":
         return reply(
-          error(429, "rate limit exceeded (injected by the sandbox)", {
-            "Retry-After": String(fault.retryAfterS),
-          }),
+          error(429, "rate limit exceeded (injected by the sandbox)", retryAfterHeader(fault.retryAfterS)),
         )
     }
 

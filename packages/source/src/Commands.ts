@@ -5,18 +5,24 @@
  * protocol asks for a FAILED connection status instead.
  */
 import { Catalog, Message, StreamState } from "@salesintel/airbyte"
-import { Client, CreditBudget } from "@salesintel/core"
+import { type AdaptiveConcurrency, Client, CreditBudget } from "@salesintel/core"
 import { Effect, Either, Layer, Stream } from "effect"
 import * as Check from "./Check.ts"
 import * as Config from "./Config.ts"
 import * as Read from "./Read.ts"
 import * as Spec from "./Spec.ts"
 
-/** The client and the run's budget, over fetch with the configured rate limit. */
+/**
+ * The client and the run's budget, over fetch with the configured rate limit, and the gate that
+ * keeps the pages in flight the latency needs (at most `concurrency`), shared by every stream.
+ */
 export const layerFor = (
   config: Config.SourceConfig,
-): Layer.Layer<Client.SalesIntelClient | CreditBudget.CreditBudget> =>
-  Layer.merge(Client.layerFetch(Config.connectionOf(config)), CreditBudget.layer(config.credit_budget))
+): Layer.Layer<Client.SalesIntelClient | AdaptiveConcurrency.InFlight | CreditBudget.CreditBudget> =>
+  Layer.merge(
+    Client.layerFetch(Config.connectionOf(config), { maxInFlight: config.concurrency }),
+    CreditBudget.layer(config.credit_budget),
+  )
 
 const configError = (message: string): Stream.Stream<Message.Message> =>
   Stream.make(Message.traceError("config_error", message, Date.now()))

@@ -22,7 +22,7 @@ describe("Config.decode", () => {
   it("accepts the documented example with defaults filled in", () => {
     const config = Either.getOrThrow(Config.decode(issueConfig))
     expect(config.page_size).toBe(50)
-    expect(config.concurrency).toBe(4)
+    expect(config.concurrency).toBe(64)
     expect(config.requests_per_minute).toBe(1800)
     expect(config.contacts?.searches[0]?.filters.job_levels).toEqual(["vp"])
     expect(config.contacts?.match_on_job_history).toBe(true)

@@ -4,7 +4,7 @@
  * of the bad field) the user's file, and it renders the spec's connectionSpecification.
  */
 import { FieldPaths, Streams } from "@salesintel/airbyte"
-import { Connection, Filters, ParseIssue } from "@salesintel/core"
+import { AdaptiveConcurrency, Connection, Filters, ParseIssue } from "@salesintel/core"
 import { Either, ParseResult, Schema } from "effect"
 
 const PositiveInt = Schema.Int.pipe(Schema.positive())
@@ -120,8 +120,14 @@ export const SourceConfig = Schema.Struct({
   /** Ceiling on credits for the whole run, all streams together. */
   credit_budget: NonNegativeInt,
   page_size: Schema.optionalWith(PositiveInt.pipe(Schema.lessThanOrEqualTo(50)), { default: () => 50 }),
-  /** Credited pages in flight at once. */
-  concurrency: Schema.optionalWith(PositiveInt.pipe(Schema.lessThanOrEqualTo(16)), { default: () => 4 }),
+  /**
+   * The most pages in flight at once. The client keeps as many in flight as the measured latency
+   * needs to hold requests_per_minute (rate x latency, with headroom), never more than this; the
+   * default covers 2 s of latency at 1,800 a minute.
+   */
+  concurrency: Schema.optionalWith(PositiveInt.pipe(Schema.lessThanOrEqualTo(256)), {
+    default: () => AdaptiveConcurrency.defaultMaxInFlight,
+  }),
   contacts: Schema.optional(ContactsConfig),
   companies: Schema.optional(CompaniesConfig),
   taxonomy: Schema.optional(TaxonomyConfig),

@@ -20,6 +20,17 @@ describe("DatedSet", () => {
     expect(set.needsBuying("old", 130, undefined)).toBe(false)
   })
 
+  it("has a fresh key only while some key needs no buying (what lets a search be read directly)", () => {
+    const set = DatedSet.fromJson({ "100": ["old"], "129": ["recent"] })
+    expect(set.hasFresh(130, 30)).toBe(true)
+    expect(set.hasFresh(159, 30)).toBe(false)
+    expect(set.hasFresh(130, undefined)).toBe(true)
+    expect(new DatedSet().hasFresh(130, undefined)).toBe(false)
+    // Agrees with needsBuying: no fresh key means every key needs buying.
+    for (const today of [120, 130, 140, 158, 159, 200])
+      expect(set.hasFresh(today, 30)).toBe(!["old", "recent"].every((key) => set.needsBuying(key, today, 30)))
+  })
+
   it("counts the keys not due again, as needsBuying sees them", () => {
     const set = DatedSet.fromJson({ "100": ["old"], "129": ["recent", "other"] })
     const keys = ["old", "recent", "other"]

@@ -49,6 +49,13 @@ export class DatedSet {
     return refreshAfterDays !== undefined && today - day >= refreshAfterDays
   }
 
+  /** Some key was bought less than `refreshAfterDays` before `today` (every key, when it is unset). */
+  hasFresh(today: number, refreshAfterDays: number | undefined): boolean {
+    if (refreshAfterDays === undefined) return this.days.size > 0
+    for (const day of this.days.values()) if (today - day < refreshAfterDays) return true
+    return false
+  }
+
   /** Keys bought and not yet due again (needsBuying false) on `today`. */
   countFresh(today: number, refreshAfterDays: number | undefined): number {
     if (refreshAfterDays === undefined) return this.days.size

@@ -146,6 +146,11 @@ export type Work =
       readonly partCounts: ReadonlyArray<number>
       /** Contacts bought (= credits). */
       readonly credits: number
+      /**
+       * Read straight through the credited search (nothing of it fresh, the budget covering it):
+       * no free listing, one credited request per page of each partition.
+       */
+      readonly direct: boolean
     }
   | { readonly _tag: "Emails"; readonly lookupPages: number; readonly credits: number }
   | { readonly _tag: "Companies"; readonly domainsBought: number; readonly namesBought: number }
@@ -156,9 +161,9 @@ const pagesOf = (records: number, pageSize: number) => Math.ceil(records / pageS
 /**
  * The requests a read makes for `work`, as the read fetches today:
  * - a search: its partition counts, then its free listing page by page (50 ids a page), then
- *   its purchases by match_ids in batches of page_size ids. (A read that fetched a search
- *   directly through the credited search, when nothing of it is bought yet, would make
- *   countRequests + Σ ⌈count / page_size⌉ credited requests instead, for the same credits.)
+ *   its purchases by match_ids in batches of page_size ids; or, read directly (`direct`: nothing
+ *   of it bought and fresh yet, the budget covering it), its partition counts and then each
+ *   partition's credited pages, page_size records a page, for the same credits.
  * - emails: each email's free listing, then the purchases in batches of page_size ids;
  * - companies: batches of page_size keys per kind (one page each when a key names one company);
  * - taxonomy: one request for the categories, and each product term's pages.
@@ -166,6 +171,11 @@ const pagesOf = (records: number, pageSize: number) => Math.ceil(records / pageS
 export const requestsOf = (work: Work, pageSize: number): Requests => {
   switch (work._tag) {
     case "Search":
+      if (work.direct)
+        return {
+          free: work.countRequests,
+          credited: work.partCounts.reduce((sum, count) => sum + pagesOf(count, pageSize), 0),
+        }
       return {
         free:
           work.countRequests +
@@ -192,11 +202,12 @@ const sumRequests = (all: ReadonlyArray<Requests>): Requests => ({
 /** The budget as the read spends it: each piece of work in turn takes what it needs of what is left. */
 const allotter = (budget: number) => {
   let left = budget
-  return (due: number): number => {
+  const allot = (due: number): number => {
     const granted = Math.min(due, left)
     left -= granted
     return granted
   }
+  return Object.assign(allot, { left: (): number => left })
 }
 
 /** Sorts match ids the way the read does: fresh, new, stale, or bought earlier in this read. */
@@ -263,6 +274,7 @@ export const plan = (
       const known = DatedSet.fromJson(state.known)
       const refresh = contactSettings.refresh_after_days
       const classify = classifier(known, today, refresh)
+      const freshInState = known.hasFresh(today, refresh)
 
       const planSearch = (search: ContactSearch) =>
         Effect.gen(function* () {
@@ -284,6 +296,14 @@ export const plan = (
           const parts = partition?.parts ?? []
           const reachable = parts.reduce((sum, part) => sum + part.count, 0)
           const due = mode === "quick" ? reachable : sorted.counts.new + sorted.counts.stale
+          // As the read chooses (streams/Contacts.ts incrementalSearch): directly when no contact
+          // bought is fresh (none in the state, and none bought by an earlier search of this read:
+          // the searches are the first to spend, so nothing of the budget is spent yet) and the
+          // budget covers the search plus the last page of each partition.
+          const direct =
+            !freshInState &&
+            allot.left() === config.credit_budget &&
+            reachable + parts.length * config.page_size <= allot.left()
           const credits = allot(due)
           const searchRequests = requestsOf(
             {
@@ -291,6 +311,7 @@ export const plan = (
               countRequests: partition?.countRequests ?? 0,
               partCounts: parts.map((part) => part.count),
               credits,
+              direct,
             },
             config.page_size,
           )

@@ -164,7 +164,11 @@ export const fieldTexts: Readonly<Record<string, FieldText>> = {
       "The most credits one run may spend, all streams together. The run stops before passing it and saves its state.",
   },
   page_size: { title: "Page size", description: "Records per page, 1 to 50." },
-  concurrency: { title: "Concurrency", description: "The most credited pages in flight at once." },
+  concurrency: {
+    title: "Concurrency",
+    description:
+      "The most pages in flight at once, 1 to 256. The connector keeps as many in flight as the measured latency of the provider needs to hold requests_per_minute (rate x latency, with headroom), fewer after a 429, never more than this (enough for 2 s of latency at 1,800 a minute by default). Pages in flight are paid for before they are checkpointed: a run killed without warning may buy them again.",
+  },
   timeout_ms: {
     title: "Request timeout (ms)",
     description: "Per-request timeout in milliseconds, for free requests (previews, taxonomy).",

@@ -4,6 +4,7 @@
  */
 import { HttpClient, HttpClientError, HttpClientResponse } from "@effect/platform"
 import { Clock, Effect, Layer, Schema } from "effect"
+import * as AdaptiveConcurrency from "../AdaptiveConcurrency.ts"
 import * as Client from "../Client.ts"
 import * as Connection from "../Connection.ts"
 import * as RateLimit from "../RateLimit.ts"
@@ -51,7 +52,7 @@ export const config = (
     ...overrides,
   })
 
-/** A SalesIntelClient over the fake, with no client-side rate limit. */
+/** A SalesIntelClient over the fake, with no client-side rate limit nor bound on requests in flight. */
 export const clientLayer = (
   answer: (url: URL, callIndex: number) => Answer,
   overrides: Partial<Connection.ConnectionConfigInput> = {},
@@ -62,6 +63,7 @@ export const clientLayer = (
     layer: Client.layer(config(overrides)).pipe(
       Layer.provide(fake.layer),
       Layer.provide(RateLimit.unlimited),
+      Layer.provide(AdaptiveConcurrency.unbounded),
     ),
   }
 }

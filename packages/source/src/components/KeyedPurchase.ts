@@ -11,6 +11,7 @@
  * Pager at the same page size.
  */
 import {
+  AdaptiveConcurrency,
   type ApiError,
   type Client,
   type Connection,
@@ -25,7 +26,7 @@ export interface Options<K, A, E, R> {
   /** Keys to buy, each once, already diffed against what was bought. */
   readonly keys: Stream.Stream<K, E, R>
   readonly pageSize: number
-  /** Batches in flight at once. */
+  /** Batches in flight at once, at most (each also takes a permit of the InFlight gate, if any). */
   readonly concurrency: number
   readonly retry: Connection.RetrySettings
   /** One page of the credited request for `keys`. */
@@ -54,6 +55,7 @@ export const run = <K, A, E, R>(
   Stream.unwrap(
     Effect.gen(function* () {
       const budget = yield* CreditBudget.CreditBudget
+      const gate = yield* Effect.serviceOption(AdaptiveConcurrency.InFlight)
       const refused = yield* Ref.make(false)
       const failure = yield* Ref.make(Option.none<ApiError.ApiError>())
 
@@ -73,21 +75,26 @@ export const run = <K, A, E, R>(
           batch.unbought.length === 0 ? [] : [{ _tag: "Unbought", keys: batch.unbought }]
         if (Option.isNone(batch.reservation) || batch.keys.length === 0) return Stream.fromIterable(unbought)
         const pageSize = batch.keys.length
-        const first = CreditedRequest.send({
-          budget,
-          // A stop requested, or a definite failure met, while the batch waited its turn: not sent.
-          firstReservation: Effect.flatMap(
-            Effect.zip(budget.snapshot, Ref.get(failure)),
-            ([snapshot, failed]) =>
-              snapshot.closed || Option.isSome(failed)
-                ? Effect.as(budget.release(Option.getOrThrow(batch.reservation)), Option.none())
-                : Effect.succeed(batch.reservation),
-          ),
-          reserve: budget.reserve(pageSize),
-          request: () => options.fetch(batch.keys, { page: 1, pageSize }),
-          charged: (page) => page.items.length,
-          retry: options.retry,
-        })
+        // A permit around the one request only (morePages takes its own per page): never nested.
+        const withPermit = <X, E>(effect: Effect.Effect<X, E>): Effect.Effect<X, E> =>
+          Option.isSome(gate) ? gate.value.withPermit(effect) : effect
+        const first = withPermit(
+          CreditedRequest.send({
+            budget,
+            // A stop requested, or a definite failure met, while the batch waited its turn: not sent.
+            firstReservation: Effect.flatMap(
+              Effect.zip(budget.snapshot, Ref.get(failure)),
+              ([snapshot, failed]) =>
+                snapshot.closed || Option.isSome(failed)
+                  ? Effect.as(budget.release(Option.getOrThrow(batch.reservation)), Option.none())
+                  : Effect.succeed(batch.reservation),
+            ),
+            reserve: budget.reserve(pageSize),
+            request: () => options.fetch(batch.keys, { page: 1, pageSize }),
+            charged: (page) => page.items.length,
+            retry: options.retry,
+          }),
+        )
         return Stream.unwrap(
           Effect.map(first, (delivered): Stream.Stream<Event<K, A>, ApiError.ApiError> => {
             if (Option.isNone(delivered))

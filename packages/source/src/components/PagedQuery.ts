@@ -9,7 +9,7 @@
  */
 import type { ApiError, Client, Connection, Filters, Page } from "@salesintel/core"
 import { CreditBudget, Pager, Partitioner } from "@salesintel/core"
-import { Effect, Ref, Stream } from "effect"
+import { Chunk, Deferred, Effect, Fiber, Queue, Ref, Stream, type Take } from "effect"
 import { canonicalJson } from "../streams/common.ts"
 
 export interface Position {
@@ -34,7 +34,17 @@ export interface Options<A> {
   readonly position?: Position | undefined
   /** Attempts of a credited page after an unknown outcome, each under a new reservation. */
   readonly retry: Connection.RetrySettings
+  /** The partition plan, when the caller made it already (see `plan`); else it is made here. */
+  readonly plan?: Partitioner.Plan | undefined
+  /** On a failure, the pages in flight land and are emitted before it (Pager.landInFlightOnFailure). */
+  readonly landInFlightOnFailure?: boolean | undefined
 }
+
+/** The search's partitions, sized with the free preview (`partition`, below, of the options). */
+export const plan = (
+  options: Pick<Options<unknown>, "client" | "filters" | "concurrency">,
+): Effect.Effect<Partitioner.Plan, ApiError.ApiError> =>
+  partition(options.client, options.filters, options.concurrency)
 
 export type Event<A> =
   /** The search's partition plan, sized with the free preview: first, before any page. */
@@ -59,7 +69,7 @@ export type Event<A> =
 export const run = <A>(
   options: Options<A>,
 ): Stream.Stream<Event<A>, ApiError.ApiError, CreditBudget.CreditBudget> =>
-  Stream.unwrap(
+  Stream.unwrapScoped(
     Effect.gen(function* () {
       const budget = yield* CreditBudget.CreditBudget
       // Stopped before the search began: not even its free previews are asked for.
@@ -70,18 +80,21 @@ export const run = <A>(
           nextPage: 1,
           records: undefined,
         })
-      const plan = yield* partition(options.client, options.filters, options.concurrency)
-      const warnings = plan.unsplittable.map(
+      const parts = options.plan ?? (yield* plan(options))
+      const warnings = parts.unsplittable.map(
         (part): Event<A> => ({
           _tag: "Warning",
           message: `contacts search "${options.name}": ${part.count} records cannot be reached (${part.reason}); filters ${canonicalJson(part.filters)}. Narrow the search to read them.`,
         }),
       )
+      // The plan first (what a caller estimates from), then the warnings, then the pages.
+      const opening: ReadonlyArray<Event<A>> = [{ _tag: "Planned", plan: parts }, ...warnings]
       const completed = new Set(options.position?.completed ?? [])
       // Once a part is refused, no later part is read (its pages in flight still land).
       const refused = yield* Ref.make(false)
       const partEvents = (
         part: Partitioner.Part,
+        plannedReserved: Deferred.Deferred<boolean>,
       ): Stream.Stream<Event<A>, ApiError.ApiError, CreditBudget.CreditBudget> => {
         const key = partKey(options.name, part.filters)
         const current = options.position?.current
@@ -93,6 +106,8 @@ export const run = <A>(
           startPage: current?.part === key ? current.next_page : 1,
           expectedRecords: part.count,
           retry: options.retry,
+          landInFlightOnFailure: options.landInFlightOnFailure,
+          plannedReserved,
         }).pipe(
           Stream.mapEffect((event): Effect.Effect<Event<A>> => {
             switch (event._tag) {
@@ -128,23 +143,62 @@ export const run = <A>(
         )
         return Stream.concat(pages, done)
       }
-      const parts = Stream.fromIterable(plan.parts).pipe(
-        Stream.filter((part) => !completed.has(partKey(options.name, part.filters))),
-        Stream.flatMap((part) =>
-          Stream.unwrap(
-            Effect.map(Ref.get(refused), (stop) =>
-              stop
-                ? Stream.make<Array<Event<A>>>({
-                    _tag: "Skipped",
-                    part: partKey(options.name, part.filters),
-                    records: part.count,
-                  })
-                : partEvents(part),
-            ),
+      // The parts are read one after the other, but a part begins as soon as the one before has
+      // reserved its last page, while that one's last pages are still in flight: no pause of one
+      // latency between parts. The first part streams straight to the caller; each later one runs
+      // ahead into a queue of one event, read in part order. Credits are still reserved in part
+      // order, page by page. What a later part adds to the pages paid for and not yet emitted (what
+      // a kill without warning may buy again) is that queue: one page, and one waiting to enter it.
+      const toRead = parts.parts.filter((part) => !completed.has(partKey(options.name, part.filters)))
+      const scope = yield* Effect.scope
+      const failed = yield* Ref.make(false)
+      const eventsOf = (part: Partitioner.Part, plannedReserved: Deferred.Deferred<boolean>) =>
+        Stream.unwrap(
+          Effect.map(Ref.get(refused), (stop) =>
+            stop
+              ? Stream.make<Array<Event<A>>>({
+                  _tag: "Skipped",
+                  part: partKey(options.name, part.filters),
+                  records: part.count,
+                })
+              : partEvents(part, plannedReserved),
           ),
+        ).pipe(Stream.tapErrorCause(() => Ref.set(failed, true)))
+      // Waits until `part` has reserved its last page (true), or was refused or ended (false), then
+      // until it ended if it did not reserve them all, so that the next part knows what happened.
+      const handOver = (reserved: Deferred.Deferred<boolean>, ended: Effect.Effect<unknown>) =>
+        Effect.flatMap(Effect.raceFirst(Deferred.await(reserved), Effect.as(ended, false)), (allReserved) =>
+          allReserved ? Effect.void : Effect.asVoid(ended),
+        )
+
+      const [firstPart, ...laterParts] = toRead
+      if (firstPart === undefined) return Stream.fromIterable(opening)
+      const firstReserved = yield* Deferred.make<boolean>()
+      const firstEnded = yield* Deferred.make<void>()
+      const first = eventsOf(firstPart, firstReserved).pipe(
+        Stream.ensuring(Deferred.succeed(firstEnded, undefined)),
+      )
+      const queues = yield* Effect.forEach(laterParts, () =>
+        Queue.bounded<Take.Take<Event<A>, ApiError.ApiError>>(1),
+      )
+      const startLaterParts = Effect.gen(function* () {
+        yield* handOver(firstReserved, Deferred.await(firstEnded))
+        for (const [index, part] of laterParts.entries()) {
+          const queue = queues[index]
+          if (queue === undefined || (yield* Ref.get(failed))) return
+          const reserved = yield* Deferred.make<boolean>()
+          const reading = yield* Effect.forkIn(Stream.runIntoQueue(eventsOf(part, reserved), queue), scope)
+          yield* handOver(reserved, Fiber.await(reading))
+        }
+      })
+      yield* Effect.forkIn(startLaterParts, scope)
+      const partStreams = Stream.concat(
+        first,
+        Stream.concatAll(
+          Chunk.fromIterable(queues.map((queue) => Stream.flattenTake(Stream.fromQueue(queue)))),
         ),
       )
-      return Stream.concat(Stream.fromIterable<Event<A>>([{ _tag: "Planned", plan }, ...warnings]), parts)
+      return Stream.concat(Stream.fromIterable(opening), partStreams)
     }),
   )
 

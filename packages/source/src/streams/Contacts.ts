@@ -10,6 +10,9 @@
  * of each email), the ids are diffed against the set, and only new contacts and those older than
  * refresh_after_days are bought, by match_ids. A contact found by two searches, or by a search and
  * an email, is bought once; a rerun over unchanged data buys nothing.
+ * A search of which nothing can be bought already (no contact in the set is fresh) would buy
+ * every contact it returns that way, so it is read directly through the credited search instead,
+ * as full_refresh does, and its ids go into the set: the same credits and state, half the requests.
  *
  * The state changes only in emission order (never inside a concurrent task), so a checkpoint
  * covers exactly the records emitted before it. full_refresh state is its position, written after
@@ -281,13 +284,13 @@ const incrementalEstimate = (context: Context, plan: Partitioner.Plan): number =
       context.known.countFresh(context.today, context.refreshAfterDays),
   )
 
-const incrementalSearch = (context: Context, search: ContactSearch) =>
+const previewSearch = (context: Context, search: ContactSearch, plan: Partitioner.Plan | undefined) =>
   Stream.unwrap(
     Effect.gen(function* () {
       const previewRefused = yield* Ref.make(false)
       const warnings = yield* Ref.make<ReadonlyArray<string>>([])
       const estimates = yield* Ref.make<ReadonlyArray<number>>([])
-      const ids = PagedQuery.run(previewQuery(context.client, context.config, search)).pipe(
+      const ids = PagedQuery.run({ ...previewQuery(context.client, context.config, search), plan }).pipe(
         Stream.mapEffect((event) => {
           switch (event._tag) {
             case "Planned":
@@ -396,6 +399,114 @@ export const lookupEmail = (
         refused: all.some((event) => event._tag === "BudgetExhausted"),
         pages: pages.length,
       }
+    }),
+  )
+
+/**
+ * A search nothing of which is bought (no contact in the set is fresh), with the budget to read it
+ * whole: every contact it returns would be bought by the free listing's path too, so it is read
+ * like a full refresh, straight through the credited search (one request per page instead of a
+ * preview page and a purchase), and the ids go into the bought set. Same credits, same state, about
+ * half the requests. Its parts are disjoint, so no part buys what another bought. A failure lets
+ * the pages in flight land first (they are paid for), and the ids are saved before it is reported.
+ */
+const directSearch = (context: Context, search: ContactSearch, plan: Partitioner.Plan) =>
+  Stream.unwrap(
+    Effect.gen(function* () {
+      const checkpoints = yield* Checkpoints.amortized(() => context.known.size)
+      const skipped = yield* Ref.make(0)
+      const reachable = plan.parts.reduce((sum, part) => sum + part.count, 0)
+      const pages = PagedQuery.run({
+        client: context.client,
+        name: search.name,
+        filters: search.filters,
+        fetch: context.client.searchPeople,
+        credited: true,
+        pageSize: context.config.page_size,
+        concurrency: context.config.concurrency,
+        retry: context.config.retry,
+        plan,
+        landInFlightOnFailure: true,
+      }).pipe(
+        Stream.mapEffect((event): Effect.Effect<ReadonlyArray<ContactOutput>> => {
+          switch (event._tag) {
+            case "Planned":
+              // Nothing of it is fresh: every contact it reaches is bought.
+              return Effect.succeed([Output.estimate(incrementalEstimate(context, event.plan))])
+            case "Warning":
+              return Effect.succeed([Output.log("WARN", event.message)])
+            case "Page": {
+              for (const item of event.page.items) context.known.add(item.record.match_id, context.today)
+              const records = [
+                Output.pageRead,
+                ...event.page.items.map((item) => contactRecord(context, item, search.name)),
+              ]
+              return Effect.flatMap(checkpoints.due(event.page.items.length), (due) =>
+                due
+                  ? Effect.map(context.checkpoint, (checkpoint) => [...records, checkpoint])
+                  : Effect.succeed(records),
+              )
+            }
+            case "Refused":
+              // The next run lists the rest with the free preview: it holds bought ids now.
+              return Effect.succeed([
+                Output.shortfall(event.records, event.records, `contacts search "${search.name}"`),
+              ])
+            case "Skipped":
+              return Effect.as(
+                Ref.update(skipped, (n) => n + event.records),
+                [],
+              )
+            case "PartDone":
+              return Effect.succeed([])
+          }
+        }),
+        Stream.flattenIterables,
+        Stream.catchAll((error) => Stream.concat(Stream.fromEffect(context.checkpoint), Stream.fail(error))),
+      )
+      const closing = Stream.unwrap(
+        Effect.gen(function* () {
+          const records = yield* Ref.get(skipped)
+          const outputs: Array<ContactOutput> = []
+          if (records > 0)
+            outputs.push(
+              Output.shortfall(records, records, `contacts search "${search.name}" (parts not begun)`),
+            )
+          outputs.push(yield* context.checkpoint)
+          return Stream.fromIterable(outputs)
+        }),
+      )
+      const said = Output.log(
+        "INFO",
+        `contacts search "${search.name}": none of its ${reachable} contacts bought yet (or every contact bought is due for refresh), read directly through the credited search`,
+      )
+      return Stream.concat(Stream.make<Array<ContactOutput>>(said), Stream.concat(pages, closing))
+    }),
+  )
+
+/**
+ * Whichever path costs fewer requests for the same credits. The free listing buys only the
+ * contacts not bought (or stale); when no contact in the set is fresh, that is every contact the
+ * search returns, and the direct read spends the same credits in about half the requests. It also
+ * needs the budget to cover the whole search (plus the last page of each part, which reserves a
+ * full page): a budget that cannot is spent contact by contact through the listing instead.
+ */
+const incrementalSearch = (context: Context, search: ContactSearch) =>
+  Stream.unwrap(
+    Effect.gen(function* () {
+      const budget = yield* CreditBudget.CreditBudget
+      if ((yield* budget.snapshot).closed || context.known.hasFresh(context.today, context.refreshAfterDays))
+        return previewSearch(context, search, undefined)
+      const plan = yield* PagedQuery.plan({
+        client: context.client,
+        filters: search.filters,
+        concurrency: context.config.concurrency,
+      })
+      const reachable = plan.parts.reduce((sum, part) => sum + part.count, 0)
+      const { available } = yield* budget.snapshot
+      return reachable + plan.parts.length * context.config.page_size <= available
+        ? directSearch(context, search, plan)
+        : previewSearch(context, search, plan)
     }),
   )
 

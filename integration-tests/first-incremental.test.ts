@@ -1,0 +1,142 @@
+/**
+ * The first incremental read of a search with nothing bought reads it directly through the
+ * credited search: the same credits and the same bought ids as the free listing's path, in fewer
+ * requests, and a rerun with its state buys nothing. The listing's path is forced by a state
+ * holding one fresh id no search returns.
+ */
+import { type Sandbox, startSandbox } from "@salesintel/sandbox"
+import { Commands } from "@salesintel/source"
+import { Effect, Either, Stream } from "effect"
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest"
+import { messageProblems } from "../packages/airbyte/src/testing/AirbyteSchema.ts"
+
+let sandbox: Sandbox
+
+beforeAll(async () => {
+  sandbox = await startSandbox({ seed: 42, contacts: 100_000, companies: 10_000 })
+})
+afterAll(async () => {
+  await sandbox?.close()
+})
+beforeEach(() => {
+  sandbox.reset()
+})
+
+const today = Math.floor(Date.now() / 86_400_000)
+const outsider = "m-bought-elsewhere"
+/** A state whose only bought contact is fresh and outside every search: the listing's path. */
+const listingState = { known: { [String(today)]: [outsider] } }
+
+const configFor = (searches: ReadonlyArray<unknown>, overrides: Record<string, unknown> = {}) => ({
+  api_key: "sandbox-full",
+  base_url: sandbox.url,
+  credit_budget: 100_000,
+  requests_per_minute: 60_000,
+  retry: { initial_delay_ms: 5, max_delay_ms: 50 },
+  contacts: { searches },
+  ...overrides,
+})
+const catalog = {
+  streams: [
+    { stream: { name: "contacts" }, sync_mode: "incremental", destination_sync_mode: "append_dedup" },
+  ],
+}
+
+const account = () => sandbox.accounts()["sandbox-full"]
+const requestsMade = () =>
+  Object.values(account()?.requests ?? {}).reduce(
+    (sum, byStatus) => sum + Object.values(byStatus).reduce((a, b) => a + b, 0),
+    0,
+  )
+
+const readContacts = async (config: unknown, stateOfContacts?: unknown) => {
+  const state =
+    stateOfContacts === undefined
+      ? undefined
+      : [
+          {
+            type: "STREAM",
+            stream: { stream_descriptor: { name: "contacts" }, stream_state: stateOfContacts },
+          },
+        ]
+  const prepared = Either.getOrThrow(Commands.prepareRead({ config, catalog, state }))
+  const messages = [
+    ...(await Effect.runPromise(
+      Stream.runCollect(prepared.read.messages).pipe(Effect.provide(Commands.layerFor(prepared.config))),
+    )),
+  ]
+  for (const message of messages) expect(messageProblems(message)).toEqual([])
+  const ids = messages.flatMap((m) => (m.type === "RECORD" ? [String(m.record.data.match_id)] : []))
+  const states = messages.flatMap((m) => (m.type === "STATE" ? [m.state.stream.stream_state] : []))
+  const last = states.at(-1) as { known: Record<string, ReadonlyArray<string>> } | undefined
+  return {
+    ids,
+    known: new Set(Object.values(last?.known ?? {}).flat()),
+    lastState: last,
+    logs: messages.flatMap((m) => (m.type === "LOG" ? [m.log.message] : [])),
+    failed: messages.some((m) => m.type === "TRACE" && m.trace.type === "ERROR"),
+    credits: account()?.credits_charged ?? 0,
+    requests: requestsMade(),
+    searches: account()?.requests["people.search"]?.["200"] ?? 0,
+    previews: account()?.requests["people.preview"]?.["200"] ?? 0,
+  }
+}
+
+const cases = [
+  {
+    label: "a search that fits one query",
+    search: { name: "it-vps", filters: { job_departments: ["it_is"], job_levels: ["vp"] } },
+  },
+  {
+    label: "a search read through partitions",
+    search: { name: "engineering", filters: { job_departments: ["enrd"] } },
+  },
+]
+
+describe("the first incremental read", () => {
+  for (const { label, search } of cases)
+    it(`of ${label}: same credits and bought ids as the listing, fewer requests, a rerun buys nothing`, async () => {
+      const direct = await readContacts(configFor([search]))
+      expect(direct.failed).toBe(false)
+      expect(direct.logs.some((log) => log.includes("read directly through the credited search"))).toBe(true)
+
+      sandbox.reset()
+      const listing = await readContacts(configFor([search]), listingState)
+      expect(listing.failed).toBe(false)
+      expect(listing.logs.some((log) => log.includes("read directly"))).toBe(false)
+
+      // Same credits, each contact once, the same records and the same bought set.
+      expect(direct.credits).toBe(listing.credits)
+      expect(direct.ids).toHaveLength(direct.credits)
+      expect(new Set(direct.ids).size).toBe(direct.ids.length)
+      expect(new Set(direct.ids)).toEqual(new Set(listing.ids))
+      expect(direct.known).toEqual(new Set([...listing.known].filter((id) => id !== outsider)))
+      // Fewer requests: no preview page walked. The credited requests are the same but for one
+      // short page per part (the listing's batches of 50 run on across parts).
+      expect(direct.requests).toBeLessThan(listing.requests * 0.6)
+      expect(direct.previews).toBeLessThan(listing.previews)
+
+      sandbox.reset()
+      const rerun = await readContacts(configFor([search]), direct.lastState)
+      expect(rerun.failed).toBe(false)
+      expect(rerun.ids).toHaveLength(0)
+      expect(rerun.credits).toBe(0)
+    }, 120_000)
+
+  it("a second search of the same run takes the listing, so an overlap is never bought twice", async () => {
+    const vps = { name: "it-vps", filters: { job_departments: ["it_is"], job_levels: ["vp"] } }
+    const it = { name: "it", filters: { job_departments: ["it_is"] } }
+    const result = await readContacts(configFor([vps, it]))
+    expect(result.failed).toBe(false)
+    expect(new Set(result.ids).size).toBe(result.ids.length)
+    expect(result.credits).toBe(result.ids.length)
+    expect(result.logs.filter((log) => log.includes("read directly"))).toHaveLength(1)
+  }, 120_000)
+
+  it("a budget that cannot cover the search is spent through the listing, to the credit", async () => {
+    const search = { name: "it-vps", filters: { job_departments: ["it_is"], job_levels: ["vp"] } }
+    const result = await readContacts(configFor([search], { credit_budget: 430 }))
+    expect(result.logs.some((log) => log.includes("read directly"))).toBe(false)
+    expect(result.credits).toBe(430)
+  })
+})
