@@ -81,6 +81,18 @@ const contactRecord = (context: Context, item: Page.Item<Contact.Contact>, searc
 // ---------------------------------------------------------------------------------------------
 // full_refresh: the credited search, page by page, resumable
 
+/** A search read through the credited search, page by page: as full refresh and a direct first read do. */
+const searchQuery = (context: Context, search: ContactSearch): PagedQuery.Options<Contact.Contact> => ({
+  client: context.client,
+  name: search.name,
+  filters: search.filters,
+  fetch: context.client.searchPeople,
+  credited: true,
+  pageSize: context.config.page_size,
+  concurrency: context.config.concurrency,
+  retry: context.config.retry,
+})
+
 /** Records a full refresh of the search still has to read from `position` (its estimate). */
 const unreadRecords = (
   name: string,
@@ -107,17 +119,7 @@ const fullRefreshSearch = (
       const start = yield* Ref.get(position)
       // Parts not begun after a refusal: summed into one shortfall at the end of the search.
       const skipped = yield* Ref.make(0)
-      const pages = PagedQuery.run({
-        client: context.client,
-        name: search.name,
-        filters: search.filters,
-        fetch: context.client.searchPeople,
-        credited: true,
-        pageSize: context.config.page_size,
-        concurrency: context.config.concurrency,
-        position: start,
-        retry: context.config.retry,
-      }).pipe(
+      const pages = PagedQuery.run({ ...searchQuery(context, search), position: start }).pipe(
         Stream.mapEffect((event): Effect.Effect<ReadonlyArray<ContactOutput>> => {
           switch (event._tag) {
             case "Planned":
@@ -417,14 +419,7 @@ const directSearch = (context: Context, search: ContactSearch, plan: Partitioner
       const skipped = yield* Ref.make(0)
       const reachable = plan.parts.reduce((sum, part) => sum + part.count, 0)
       const pages = PagedQuery.run({
-        client: context.client,
-        name: search.name,
-        filters: search.filters,
-        fetch: context.client.searchPeople,
-        credited: true,
-        pageSize: context.config.page_size,
-        concurrency: context.config.concurrency,
-        retry: context.config.retry,
+        ...searchQuery(context, search),
         plan,
         landInFlightOnFailure: true,
       }).pipe(
