@@ -177,8 +177,19 @@ export const sync = (target: Target, configPath: string, extra: ReadonlyArray<st
 export const sleep = (millis: number) => new Promise((resolve) => setTimeout(resolve, millis))
 
 /** The sandbox the suite buys from, with a little latency so that a run lasts long enough to hurt. */
-export const openSandbox = (latencyMs = 15): Promise<Sandbox> =>
-  startSandbox({ seed: 42, contacts: 100_000, companies: 10_000, faults: { latency_ms: latencyMs } })
+export const openSandbox = (
+  latencyMs = 15,
+  options: { readonly contacts?: number; readonly requestsPerMinute?: number } = {},
+): Promise<Sandbox> =>
+  startSandbox({
+    seed: 42,
+    contacts: options.contacts ?? 100_000,
+    companies: 10_000,
+    faults: {
+      latency_ms: latencyMs,
+      ...(options.requestsPerMinute === undefined ? {} : { requests_per_minute: options.requestsPerMinute }),
+    },
+  })
 
 /**
  * What a run killed without warning (SIGKILL) may buy again on its rerun: what was paid for and
@@ -191,6 +202,18 @@ export const openSandbox = (latencyMs = 15): Promise<Sandbox> =>
  */
 export const suiteConcurrency = 3
 export const sigkillBound = (suiteConcurrency + 3) * 50
+
+/**
+ * The same once the bought set is large. The set is checkpointed after every page while it holds
+ * fewer than 2,500 contacts, then once 1/50 of what it holds has been bought since the last
+ * checkpoint (checked per page, so whole pages: streams/Contacts.ts, components/Checkpoints.ts).
+ * The three pieces on their way to a commit (the one being built, the one waiting for the loader,
+ * the one in its open transaction) are then three such intervals, not three pages.
+ */
+export const checkpointInterval = (contactsHeld: number, pageSize = 50) =>
+  pageSize * Math.max(1, Math.ceil(Math.floor(contactsHeld / 50) / pageSize))
+export const sigkillBoundHolding = (contactsHeld: number) =>
+  suiteConcurrency * 50 + 3 * checkpointInterval(contactsHeld)
 
 export const charged = (sandbox: Sandbox, key = "sandbox-full"): number =>
   sandbox.accounts()[key]?.credits_charged ?? 0

@@ -45,7 +45,9 @@ const ConfiguredStream = Schema.Struct({
      * The protocol has no field-selection property: Airbyte selects fields by sending the stream's
      * json_schema with only the selected top-level properties (see `deselectedFields`).
      */
-    json_schema: Schema.optional(Schema.Record({ key: Schema.String, value: Schema.Unknown })),
+    json_schema: Schema.optionalWith(Schema.Record({ key: Schema.String, value: Schema.Unknown }), {
+      nullable: true,
+    }),
   }),
   sync_mode: SyncMode,
   destination_sync_mode: DestinationSyncMode,
@@ -55,7 +57,12 @@ export const ConfiguredCatalog = Schema.Struct({ streams: Schema.Array(Configure
 export type ConfiguredCatalog = typeof ConfiguredCatalog.Type
 export type ConfiguredStream = typeof ConfiguredStream.Type
 
-/** Decodes a configured catalog and checks every stream and sync mode against the registry. */
+/**
+ * Decodes a configured catalog and checks every stream against the registry. A stream listed
+ * twice is refused (it would be read, and bought, twice). A sync mode the stream does not support
+ * is accepted: clients configure `incremental` for every stream (PyAirbyte does), and the read
+ * reads such a stream in full, saying so (`syncModeOf`).
+ */
 export const decodeConfigured = (input: unknown): Either.Either<ConfiguredCatalog, string> =>
   Schema.decodeUnknownEither(ConfiguredCatalog)(input).pipe(
     Either.mapLeft((error) => {
@@ -63,21 +70,38 @@ export const decodeConfigured = (input: unknown): Either.Either<ConfiguredCatalo
       return `invalid catalog at ${issue.path}: ${issue.description}`
     }),
     Either.flatMap((configured) => {
+      const seen = new Map<string, number>()
       for (const [index, entry] of configured.streams.entries()) {
         const name = entry.stream.name
         if (!Streams.isStreamName(name))
           return Either.left(
             `invalid catalog at streams[${index}].stream.name: no stream "${name}" (streams: ${Streams.names.join(", ")})`,
           )
-        const stream = Streams.streams[name]
-        if (!stream.syncModes.includes(entry.sync_mode))
+        const earlier = seen.get(name)
+        if (earlier !== undefined)
           return Either.left(
-            `invalid catalog at streams[${index}].sync_mode: stream ${name} supports ${stream.syncModes.join(" and ")}, not ${entry.sync_mode}`,
+            `invalid catalog at streams[${index}].stream.name: stream ${name} is listed twice (streams[${earlier}] and streams[${index}]); list each stream once`,
           )
+        seen.set(name, index)
       }
       return Either.right(configured)
     }),
   )
+
+/**
+ * The mode a configured stream is read in: the one asked for when the stream supports it, else
+ * full_refresh (the only other mode; the Airbyte CDK does the same) with `downgraded` set so the
+ * read can say so.
+ */
+export const syncModeOf = (
+  configured: ConfiguredStream,
+): { readonly syncMode: SyncMode; readonly downgraded: boolean } => {
+  const name = configured.stream.name
+  const supported = Streams.isStreamName(name) ? Streams.streams[name].syncModes : []
+  return supported.includes(configured.sync_mode)
+    ? { syncMode: configured.sync_mode, downgraded: false }
+    : { syncMode: "full_refresh", downgraded: true }
+}
 
 /** A catalog that reads the named streams in the given mode where supported (full_refresh otherwise). */
 export const configuredAll = (

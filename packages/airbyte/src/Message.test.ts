@@ -83,7 +83,7 @@ describe("Message", () => {
     expect(Schema.decodeUnknownEither(Message.CatalogMessage)(asRead(catalog))._tag).toBe("Right")
   })
 
-  it("configures valid catalogs, and refuses unknown streams and unsupported modes", () => {
+  it("configures valid catalogs, and refuses unknown streams and a stream listed twice", () => {
     for (const mode of ["incremental", "full_refresh"] as const) {
       const configured = Catalog.configuredAll(mode)
       const full = {
@@ -99,12 +99,54 @@ describe("Message", () => {
       streams: [{ stream: { name: "people" }, sync_mode: "full_refresh", destination_sync_mode: "append" }],
     })
     expect(unknown._tag === "Left" && unknown.left).toContain('no stream "people"')
-    const mode = Catalog.decodeConfigured({
+    // Clients configure incremental for every stream: accepted, and read in full (syncModeOf).
+    const mode = Either.getOrThrow(
+      Catalog.decodeConfigured({
+        streams: [
+          {
+            stream: { name: "taxonomy_products" },
+            sync_mode: "incremental",
+            destination_sync_mode: "append",
+          },
+          { stream: { name: "contacts" }, sync_mode: "incremental", destination_sync_mode: "append" },
+        ],
+      }),
+    )
+    expect(mode.streams.map(Catalog.syncModeOf)).toEqual([
+      { syncMode: "full_refresh", downgraded: true },
+      { syncMode: "incremental", downgraded: false },
+    ])
+    const twice = Catalog.decodeConfigured({
       streams: [
-        { stream: { name: "taxonomy_products" }, sync_mode: "incremental", destination_sync_mode: "append" },
+        { stream: { name: "contacts" }, sync_mode: "incremental", destination_sync_mode: "append" },
+        { stream: { name: "companies" }, sync_mode: "incremental", destination_sync_mode: "append" },
+        { stream: { name: "contacts" }, sync_mode: "full_refresh", destination_sync_mode: "overwrite" },
       ],
     })
-    expect(mode._tag === "Left" && mode.left).toContain("supports full_refresh")
+    expect(Either.isLeft(twice) && twice.left).toBe(
+      "invalid catalog at streams[2].stream.name: stream contacts is listed twice (streams[0] and streams[2]); list each stream once",
+    )
+  })
+
+  it("reads a catalog as the official models write it: every optional field null", () => {
+    const entry = Catalog.offered().find((stream) => stream.name === "contacts")
+    const catalog = Either.getOrThrow(
+      Catalog.decodeConfigured({
+        streams: [
+          {
+            stream: { ...entry, namespace: null, is_resumable: null },
+            sync_mode: "incremental",
+            cursor_field: null,
+            destination_sync_mode: "overwrite",
+            primary_key: null,
+            generation_id: null,
+            minimum_generation_id: null,
+            sync_id: null,
+          },
+        ],
+      }),
+    )
+    expect(catalog.streams.map((stream) => stream.stream.name)).toEqual(["contacts"])
   })
 
   it("refuses, as the official schema does, messages missing what the protocol requires", () => {

@@ -23,6 +23,13 @@ export const JsonObject = Schema.declare(
   { identifier: "JsonObject", description: "a JSON object" },
 )
 
+/**
+ * An optional protocol field. Clients built on the official models (the platform, PyAirbyte)
+ * write every optional field they do not set as null, so null reads as absent; it is never
+ * written.
+ */
+const optional = <S extends Schema.Schema.Any>(schema: S) => Schema.optionalWith(schema, { nullable: true })
+
 /** A message: its `type` beside its fields (each message type has one field, named after it). */
 const message = <const Type extends string, Fields extends Schema.Struct.Fields>(
   type: Type,
@@ -31,12 +38,12 @@ const message = <const Type extends string, Fields extends Schema.Struct.Fields>
 
 export const StreamDescriptor = Schema.Struct({
   name: Schema.String,
-  namespace: Schema.optional(Schema.String),
+  namespace: optional(Schema.String),
 })
 
 export const RecordMessage = message("RECORD", {
   record: Schema.Struct({
-    namespace: Schema.optional(Schema.String),
+    namespace: optional(Schema.String),
     stream: Schema.String,
     data: JsonObject,
     emitted_at: Schema.Number,
@@ -55,7 +62,7 @@ export interface RecordMessage extends Schema.Schema.Type<typeof RecordMessage> 
 export const StreamState = Schema.Struct({
   stream_descriptor: StreamDescriptor,
   /** The protocol's AirbyteStateBlob: a JSON object. */
-  stream_state: Schema.optional(JsonObject),
+  stream_state: optional(JsonObject),
 })
 
 export const StateMessage = message("STATE", {
@@ -64,6 +71,7 @@ export const StateMessage = message("STATE", {
     stream: StreamState,
     /** Records emitted for this stream since the previous STATE (the protocol's AirbyteStateStats). */
     sourceStats: Schema.optionalWith(Schema.Struct({ recordCount: Schema.Number }), {
+      nullable: true,
       default: () => ({ recordCount: 0 }),
     }),
   }),
@@ -83,10 +91,10 @@ export const TraceErrorMessage = message("TRACE", {
     emitted_at: Schema.Number,
     error: Schema.Struct({
       message: Schema.String,
-      internal_message: Schema.optional(Schema.String),
-      stack_trace: Schema.optional(Schema.String),
+      internal_message: optional(Schema.String),
+      stack_trace: optional(Schema.String),
       failure_type: FailureType,
-      stream_descriptor: Schema.optional(StreamDescriptor),
+      stream_descriptor: optional(StreamDescriptor),
     }),
   }),
 })
@@ -117,26 +125,26 @@ export const EstimateMessage = message("TRACE", {
     estimate: Schema.Struct({
       name: Schema.String,
       type: Schema.Literal("STREAM", "SYNC"),
-      namespace: Schema.optional(Schema.String),
-      row_estimate: Schema.optional(Schema.Int.pipe(Schema.nonNegative())),
-      byte_estimate: Schema.optional(Schema.Int.pipe(Schema.nonNegative())),
+      namespace: optional(Schema.String),
+      row_estimate: optional(Schema.Int.pipe(Schema.nonNegative())),
+      byte_estimate: optional(Schema.Int.pipe(Schema.nonNegative())),
     }),
   }),
 })
 
 export const SpecMessage = message("SPEC", {
   spec: Schema.Struct({
-    documentationUrl: Schema.optional(Schema.String),
+    documentationUrl: optional(Schema.String),
     connectionSpecification: JsonObject,
-    supportsIncremental: Schema.optional(Schema.Boolean),
-    supported_destination_sync_modes: Schema.optional(Schema.Array(DestinationSyncMode)),
+    supportsIncremental: optional(Schema.Boolean),
+    supported_destination_sync_modes: optional(Schema.Array(DestinationSyncMode)),
   }),
 })
 
 export const ConnectionStatusMessage = message("CONNECTION_STATUS", {
   connectionStatus: Schema.Struct({
     status: Schema.Literal("SUCCEEDED", "FAILED"),
-    message: Schema.optional(Schema.String),
+    message: optional(Schema.String),
   }),
 })
 

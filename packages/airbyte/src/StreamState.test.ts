@@ -16,6 +16,54 @@ describe("StreamState.decode", () => {
     }
   })
 
+  it("reads states as the official models write them: every optional field null", () => {
+    const blob = { known: { "20000": ["a"] }, emails: {} }
+    // AirbyteStateMessage.model_dump_json(), as PyAirbyte writes its state file.
+    const stateMessage = {
+      type: "STREAM",
+      stream: { stream_descriptor: { name: "contacts", namespace: null }, stream_state: blob },
+      global: null,
+      data: null,
+      sourceStats: null,
+      destinationStats: null,
+    }
+    // A whole AirbyteMessage, as a platform that saves messages writes it.
+    const message = {
+      type: "STATE",
+      log: null,
+      spec: null,
+      connectionStatus: null,
+      catalog: null,
+      record: null,
+      state: stateMessage,
+      trace: null,
+      control: null,
+    }
+    for (const input of [[stateMessage], [message]])
+      expect(Either.getOrThrow(StreamState.decode(input)).get("contacts")).toEqual(blob)
+    // A stream whose blob is null has no state (the protocol's stream_state is optional).
+    const noBlob = { ...stateMessage, stream: { ...stateMessage.stream, stream_state: null } }
+    const decoded = Either.getOrThrow(StreamState.decode([noBlob]))
+    expect(decoded.has("contacts") && decoded.get("contacts")).toBeUndefined()
+  })
+
+  it("refuses two states for one stream, naming where", () => {
+    const first = StreamState.saved("contacts", { known: {} })
+    const refused = StreamState.decode([
+      first,
+      StreamState.saved("companies", {}),
+      { type: "STATE", state: first },
+    ])
+    expect(Either.isLeft(refused) && refused.left).toBe(
+      "invalid state file at [2].state.stream.stream_descriptor.name: a second state for stream contacts (the first is at [0]); keep one state per stream",
+    )
+  })
+
+  it("refuses a legacy object whose stream state is null, never reading it as no state", () => {
+    const refused = StreamState.decode({ contacts: null })
+    expect(Either.isLeft(refused) && refused.left).toContain("invalid state file at contacts")
+  })
+
   it("reads the legacy object form and no state at all", () => {
     expect(Either.getOrThrow(StreamState.decode({ companies: { domains: {} } })).get("companies")).toEqual({
       domains: {},

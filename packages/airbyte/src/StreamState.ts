@@ -26,6 +26,12 @@ const decodeEntry = (entry: unknown, index: number): Either.Either<StreamState, 
   })
 }
 
+/** Where an entry's stream name sits: inside `state` for a whole STATE message. */
+const pathOf = (entry: unknown, index: number): string =>
+  typeof entry === "object" && entry !== null && (entry as { type?: unknown }).type === "STATE"
+    ? `[${index}].state.stream.stream_descriptor.name`
+    : `[${index}].stream.stream_descriptor.name`
+
 /** The per-stream form of a saved state, as `_state` gives it back and a read takes it. */
 export interface SavedStreamState {
   readonly type: "STREAM"
@@ -49,8 +55,18 @@ export const decode = (input: unknown): Either.Either<InputState, string> => {
       const unknown = states[index]
       if (unknown !== undefined)
         return Either.left(
-          `invalid state file at [${index}].stream.stream_descriptor.name: ${JSON.stringify(unknown.stream_descriptor.name)} is not a stream (expected one of ${names.join(", ")})`,
+          `invalid state file at ${pathOf(input[index], index)}: ${JSON.stringify(unknown.stream_descriptor.name)} is not a stream (expected one of ${names.join(", ")})`,
         )
+      // Two states for one stream: which one the last run meant cannot be told, so neither is used.
+      const first = new Map<string, number>()
+      for (const [at, state] of states.entries()) {
+        const earlier = first.get(state.stream_descriptor.name)
+        if (earlier !== undefined)
+          return Either.left(
+            `invalid state file at ${pathOf(input[at], at)}: a second state for stream ${state.stream_descriptor.name} (the first is at [${earlier}]); keep one state per stream`,
+          )
+        first.set(state.stream_descriptor.name, at)
+      }
       return Either.right(new Map(states.map((state) => [state.stream_descriptor.name, state.stream_state])))
     })
   }
@@ -61,6 +77,12 @@ export const decode = (input: unknown): Either.Either<InputState, string> => {
     if (unknown !== undefined)
       return Either.left(
         `invalid state file: ${JSON.stringify(unknown)} is not a stream (expected one of ${names.join(", ")}, or a JSON array of per-stream states)`,
+      )
+    // A stream whose state is null here is not "no state": that would buy everything again.
+    const nulled = Object.entries(input).find(([, value]) => value === null)
+    if (nulled !== undefined)
+      return Either.left(
+        `invalid state file at ${nulled[0]}: expected the stream's state (a JSON object), actual null; remove the key to start that stream afresh`,
       )
     return Either.right(new Map(Object.entries(input)))
   }

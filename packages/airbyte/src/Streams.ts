@@ -9,6 +9,7 @@
 import { FastDecode, type ParseIssue } from "@salesintel/core"
 import type { Either, Schema } from "effect"
 import type { SyncMode } from "./Catalog.ts"
+import { conformer } from "./Conform.ts"
 import { type Json, recordSchema } from "./JsonSchema.ts"
 
 /** The fields the source adds to a record beside the provider's JSON. */
@@ -33,6 +34,12 @@ export interface StreamEntry<A> {
   readonly jsonSchema: Readonly<Record<string, unknown>>
   /** Decodes a record's data: the fast path where it is sure, the Schema otherwise. */
   readonly decode: (data: unknown) => Either.Either<A, ParseIssue.ParseIssue>
+  /**
+   * The provider's JSON of a record with its loosely sent values in their declared types (taken
+   * from `decoded`), so that it validates against `jsonSchema` (Conform.ts). A method, so that
+   * an entry of a record type stands where an entry of unknown records is expected.
+   */
+  conform(raw: Readonly<Record<string, unknown>>, decoded: A): Readonly<Record<string, unknown>>
 }
 
 const define = <const Name extends string, A, I>(spec: {
@@ -52,6 +59,7 @@ const define = <const Name extends string, A, I>(spec: {
   schema: spec.record.schema,
   jsonSchema: recordSchema(spec.record.schema, spec.added),
   decode: spec.record.decode,
+  conform: conformer(spec.record.schema),
 })
 
 /** The credited streams: read in either mode, with the fetch time as their cursor. */

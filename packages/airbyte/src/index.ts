@@ -5,6 +5,7 @@
  */
 export * as Catalog from "./Catalog.ts"
 export * as CommandLine from "./CommandLine.ts"
+export * as Conform from "./Conform.ts"
 export * as FieldPaths from "./FieldPaths.ts"
 export * as JsonSchema from "./JsonSchema.ts"
 export * as Message from "./Message.ts"

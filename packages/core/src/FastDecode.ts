@@ -67,12 +67,20 @@ export const array =
     return result
   }
 
-/** A field that may be absent, undefined or null (optionalNullable). */
+/**
+ * A field that may be absent, undefined or null (optionalNullable), or, with `fallback`, one
+ * that decodes to it then (`optionalWith({ nullable: true, default })`).
+ */
 export interface Optional<A> {
   readonly optional: true
   readonly decode: Fast<A>
+  readonly fallback?: A | undefined
 }
-export const optionalNullable = <A>(decode: Fast<A>): Optional<A> => ({ optional: true, decode })
+export const optionalNullable = <A>(decode: Fast<A>, fallback?: A): Optional<A> => ({
+  optional: true,
+  decode,
+  fallback,
+})
 
 type Field = Fast<unknown> | Optional<unknown>
 
@@ -83,23 +91,19 @@ const isObject = (value: unknown): value is Readonly<Record<string, unknown>> =>
 export const struct = <A>(fields: Readonly<Record<string, Field>>): Fast<A> => {
   const entries = Object.entries(fields).map(([key, field]) =>
     typeof field === "function"
-      ? { key, optional: false, decode: field }
-      : { key, optional: true, decode: field.decode },
+      ? { key, optional: false, decode: field, fallback: undefined }
+      : { key, optional: true, decode: field.decode, fallback: field.fallback },
   )
   return (input) => {
     if (!isObject(input)) return miss
     const result: Record<string, unknown> = {}
-    for (const { key, optional, decode } of entries) {
+    for (const { key, optional, decode, fallback } of entries) {
       const value = input[key]
-      if (optional) {
-        if (value === undefined) {
-          if (key in input) result[key] = undefined
-          continue
-        }
-        if (value === null) {
-          result[key] = null
-          continue
-        }
+      if (optional && (value === undefined || value === null)) {
+        if (fallback !== undefined) result[key] = fallback
+        else if (value === null) result[key] = null
+        else if (key in input) result[key] = undefined
+        continue
       }
       const decoded = decode(value)
       if (decoded === miss) return miss
@@ -220,7 +224,7 @@ export const category: Fast<Taxonomy.Category> = struct({
 /** Taxonomy.Product. */
 export const product: Fast<Taxonomy.Product> = struct({
   product: nonEmptyString,
-  vendor: optString,
+  vendor: optionalNullable(string, ""),
   category: optString,
   subcategory: optString,
 })

@@ -13,7 +13,8 @@ export type Category = typeof Category.Type
 
 export const Product = Schema.Struct({
   product: Schema.String.pipe(Schema.minLength(1)),
-  vendor: optionalNullable(Schema.String),
+  /** Half of the product's key, so never null: '' when the provider sends none. */
+  vendor: Schema.optionalWith(Schema.String, { nullable: true, default: () => "" }),
   category: optionalNullable(Schema.String),
   subcategory: optionalNullable(Schema.String),
 })

@@ -40,10 +40,11 @@ export const EpochMillis = Schema.transformOrFail(Schema.Union(Schema.Number, Sc
 
 /**
  * A field the provider's model documents only as an opaque `{}` (`_score`, `cds_batch_id`,
- * `company_score`, `company_status`): any JSON value, kept as sent. Its JSON Schema names every
- * JSON type, so a catalog declares the field (typed) without guessing its shape.
+ * `company_score`, `company_status`): any JSON value, kept as sent. Its JSON Schema is the
+ * model's: a nullable object, which typed destinations store as a JSON column (a union of scalar
+ * types would leave them nothing to map but text).
  */
 export const Opaque = Schema.Unknown.annotations({
   identifier: "Opaque",
-  jsonSchema: { type: ["null", "boolean", "number", "string", "array", "object"] },
+  jsonSchema: { type: ["object", "null"] },
 })

@@ -54,6 +54,16 @@ export const migrations: ReadonlyArray<Migration> = [
         },
       ),
   },
+  // A `_state` row holds a stream's state, or marks an overwrite under way (overwrite_since). One
+  // with neither was left by an overwrite of a stream that never checkpointed, and means "no
+  // state"; the loader now deletes such rows, and a NULL state without an overwrite is refused as
+  // a state that does not decode (State.read). These are the old ones.
+  {
+    version: 3,
+    description: "_state rows hold a state or an unfinished overwrite: rows with neither removed",
+    sql: (schema) =>
+      `DELETE FROM ${qualified(schema, stateTable.name)} WHERE state IS NULL AND overwrite_since IS NULL`,
+  },
 ]
 
 export const currentVersion = Math.max(...migrations.map((migration) => migration.version))

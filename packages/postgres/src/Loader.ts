@@ -141,6 +141,10 @@ const finishOverwrite = (schema: string, mapping: StreamMapping) =>
     yield* db.query(`DELETE FROM ${qualified(schema, mapping.table.name)} WHERE "_synced_at" < ${since}`, [
       mapping.stream,
     ])
+    // A stream that never checkpointed has no state to keep: its row goes (see Ddl.ts, version 3).
+    yield* db.query(`DELETE FROM ${qualified(schema, stateTable.name)} WHERE stream = $1 AND state IS NULL`, [
+      mapping.stream,
+    ])
     yield* db.query(
       `UPDATE ${qualified(schema, stateTable.name)} SET overwrite_since = NULL WHERE stream = $1`,
       [mapping.stream],

@@ -23,15 +23,23 @@ export const write = (
     ),
   )
 
-/** A saved state that is not a JSON object (edited by hand?): refused, never read as no state. */
+/**
+ * A saved state that is not a JSON object (edited by hand? SQL NULL?): refused, never read as no
+ * state, which would buy every record of the stream again.
+ */
 export class InvalidSavedState extends Data.TaggedError("InvalidSavedState")<{
   readonly schema: string
   readonly stream: string
+  /** What the row holds instead, in a few words. */
+  readonly actual: string
 }> {
   override get message(): string {
-    return `the saved state of stream ${this.stream} in ${this.schema}._state is not a JSON object; fix or delete that row`
+    return `the saved state of stream ${this.stream} in ${this.schema}._state is not a JSON object (it holds ${this.actual}); fix that row, or delete it (or pass --reset-state ${this.stream}) to start the stream afresh`
   }
 }
+
+const describeValue = (value: unknown): string =>
+  value === null ? "null" : Array.isArray(value) ? "an array" : `a ${typeof value}`
 
 const decodeBlob = Schema.decodeUnknownEither(Message.JsonObject)
 
@@ -48,14 +56,20 @@ export const read = (
       qualified(schema, stateTable.name),
     ])
     if (exists?.present !== true) return []
+    // A NULL state is "none yet" only on the row of an overwrite under way (Loader.ts writes it
+    // before the stream's first STATE); anywhere else it is refused like any state that does not
+    // decode, since reading it as no state would buy the stream again.
     const rows = yield* db.query(
-      `SELECT stream, state::text AS state FROM ${qualified(schema, stateTable.name)} WHERE state IS NOT NULL ORDER BY stream`,
+      `SELECT stream, state::text AS state FROM ${qualified(schema, stateTable.name)}
+        WHERE state IS NOT NULL OR overwrite_since IS NULL ORDER BY stream`,
     )
     return yield* Effect.forEach(rows, (row) => {
       const stream = String(row.stream)
+      if (row.state === null || row.state === undefined)
+        return Effect.fail(new InvalidSavedState({ schema, stream, actual: "SQL NULL" }))
       const blob: unknown = JSON.parse(String(row.state))
       return Either.match(decodeBlob(blob), {
-        onLeft: () => Effect.fail(new InvalidSavedState({ schema, stream })),
+        onLeft: () => Effect.fail(new InvalidSavedState({ schema, stream, actual: describeValue(blob) })),
         onRight: (state) => Effect.succeed(StreamState.saved(stream, state)),
       })
     })

@@ -354,10 +354,12 @@ const taxonomyProductsTable: Table<Source<Taxonomy.Product>> = {
       "vendor_key",
       "text",
       "vendor, or '' when there is none (a key column cannot be null)",
-      (s) => s.record.vendor ?? "",
+      (s) => s.record.vendor,
       { notNull: true },
     ),
-    column("vendor", "text", "vendor, as the tech_vendor filter takes it", (s) => s.record.vendor),
+    column("vendor", "text", "vendor, as the tech_vendor filter takes it (NULL when there is none)", (s) =>
+      s.record.vendor === "" ? null : s.record.vendor,
+    ),
     column("category", "text", "the product's technology category", (s) => s.record.category),
     column("subcategory", "text", "the product's technology subcategory", (s) => s.record.subcategory),
     raw(),
@@ -367,7 +369,7 @@ const taxonomyProductsTable: Table<Source<Taxonomy.Product>> = {
 const taxonomyProducts = defineStream({
   stream: Streams.streams.taxonomy_products,
   table: taxonomyProductsTable,
-  key: (record) => `${stripNul(record.product)}\u0000${stripNul(record.vendor ?? "")}`,
+  key: (record) => `${stripNul(record.product)}\u0000${stripNul(record.vendor)}`,
 })
 
 /** Every stream's tables, by stream name: one entry per stream of the registry, no more. */

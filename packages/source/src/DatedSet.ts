@@ -11,8 +11,17 @@ import { Schema } from "effect"
 /** Days since 1970-01-01 (UTC). */
 export const epochDay = (millis: number): number => Math.floor(millis / 86_400_000)
 
-/** The JSON form: day number (as a string key) to the keys bought that day. */
-export const DatedSetJson = Schema.Record({ key: Schema.String, value: Schema.Array(Schema.String) })
+/** A day number as a JSON key: "20413" (days since 1970-01-01). */
+const DayKey = Schema.String.pipe(Schema.pattern(/^(0|[1-9]\d{0,5})$/)).annotations({
+  // What a refused key's error says it expected.
+  description: 'a day number as the key (days since 1970-01-01, such as "20413")',
+})
+
+/**
+ * The JSON form: day number (as a string key) to the keys bought that day. A key that is not a
+ * day is refused with its path: skipped, its ids would be bought again.
+ */
+export const DatedSetJson = Schema.Record({ key: DayKey, value: Schema.Array(Schema.String) })
 export type DatedSetJson = typeof DatedSetJson.Type
 
 export class DatedSet {
@@ -20,11 +29,8 @@ export class DatedSet {
 
   static fromJson(json: DatedSetJson | undefined): DatedSet {
     const set = new DatedSet()
-    for (const [day, keys] of Object.entries(json ?? {})) {
-      const dayNumber = Number(day)
-      if (!Number.isInteger(dayNumber)) continue
-      for (const key of keys) set.add(key, dayNumber)
-    }
+    // Every day key passed DatedSetJson, so each is an integer.
+    for (const [day, keys] of Object.entries(json ?? {})) for (const key of keys) set.add(key, Number(day))
     return set
   }
 

@@ -40,33 +40,45 @@ export interface PageRead {
 }
 
 /**
- * More records are expected from work just planned (a search's partitions sized, the ids to buy
- * diffed): `records` on top of what earlier estimates of the stream said. The engine sums them
- * into the stream's ESTIMATE trace.
+ * The records expected from pieces of a stream's work (a search, the emails), by key: a later
+ * estimate of a key revises it (a search's estimate becomes what it read, once it ends). The
+ * engine sums the latest of each key into the stream's ESTIMATE trace.
  */
 export interface Estimate {
   readonly _tag: "Estimate"
-  readonly records: number
+  readonly records: ReadonlyArray<readonly [key: string, records: number]>
 }
 
 export type Output<A> = RecordOutput<A> | Checkpoint | Log | Shortfall | PageRead | Estimate
 
 /**
- * A record of `stream` as the core decoded it: its raw JSON with the connector's `added` fields
- * (Streams.addedFields), and the decoded value, handed on so that nothing decodes it again.
+ * A record of `stream` as the core decoded it: its raw JSON in the catalog's types (loosely sent
+ * values as decoded, Conform.ts) with the connector's `added` fields (Streams.addedFields), and
+ * the decoded value, handed on so that nothing decodes it again.
  */
 export const record = <A>(
   stream: Streams.StreamEntry<A>,
   item: Page.Item<A>,
   added?: Message.JsonObject,
-): RecordOutput<A> => ({
-  _tag: "Record",
-  data: added === undefined ? item.raw : { ...item.raw, ...added },
-  decoded: { stream, value: item.record },
-})
+): RecordOutput<A> => {
+  const conformed = stream.conform(item.raw, item.record)
+  return {
+    _tag: "Record",
+    data: added === undefined ? conformed : { ...conformed, ...added },
+    decoded: { stream, value: item.record },
+  }
+}
 export const checkpoint = (state: Message.JsonObject): Checkpoint => ({ _tag: "Checkpoint", state })
 export const pageRead: PageRead = { _tag: "PageRead" }
-export const estimate = (records: number): Estimate => ({ _tag: "Estimate", records })
+export const estimate = (records: number, key = ""): Estimate => ({
+  _tag: "Estimate",
+  records: [[key, records]],
+})
+/** Several keys' estimates at once: one ESTIMATE trace. */
+export const estimates = (records: ReadonlyArray<readonly [key: string, records: number]>): Estimate => ({
+  _tag: "Estimate",
+  records,
+})
 export const log = (level: Message.LogLevel, message: string): Log => ({ _tag: "Log", level, message })
 export const shortfall = (
   records: number | undefined,

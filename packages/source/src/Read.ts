@@ -15,7 +15,7 @@
  * request (`stopWhen`) closes the run's budget, so every stream ends at its next request with what
  * it has and checkpoints it, and the streams not begun are not started.
  */
-import { type Catalog, Message, type StreamState } from "@salesintel/airbyte"
+import { Catalog, Message, type StreamState } from "@salesintel/airbyte"
 import { ApiError, type Client, CreditBudget } from "@salesintel/core"
 import { Cause, Effect, Option, Redacted, Stream } from "effect"
 import type { SourceConfig } from "./Config.ts"
@@ -76,13 +76,15 @@ export const failureTypeOf = (error: ApiError.ApiError | StateError): Message.Fa
 }
 
 /**
- * A stream's ESTIMATE figures: the records its definition expects (the sum of its Estimate
- * outputs, never below what it has emitted), and bytes from the average size of the first
- * `sampleSize` records (measured once: serializing every record to count bytes would cost CPU).
+ * A stream's ESTIMATE figures: the records its definition expects (the sum of the latest Estimate
+ * output of each key, never below what it has emitted), and bytes from the average size of the
+ * first `sampleSize` records (measured once: serializing every record to count bytes would cost
+ * CPU).
  */
 const utf8 = new TextEncoder()
 
 export class Estimate {
+  private readonly byKey = new Map<string, number>()
   private expected = 0
   private estimated = false
   private sampled = 0
@@ -90,8 +92,10 @@ export class Estimate {
 
   constructor(private readonly sampleSize = 100) {}
 
-  add(records: number): void {
-    this.expected += records
+  /** `records` expected from the work under `key`, replacing what that key said before. */
+  set(key: string, records: number): void {
+    this.expected += records - (this.byKey.get(key) ?? 0)
+    this.byKey.set(key, records)
     this.estimated = true
   }
 
@@ -167,9 +171,10 @@ export const read = (options: ReadOptions): Read => {
     Stream.suspend(() => streamMessages(budget, entry))
   const streamMessages = (budget: CreditBudget.CreditBudgetService, entry: Catalog.ConfiguredStream) => {
     const definition = definitionOf(entry.stream.name)
+    const { syncMode, downgraded } = Catalog.syncModeOf(entry)
     const streamSummary: StreamSummary = {
       stream: entry.stream.name,
-      syncMode: entry.sync_mode,
+      syncMode,
       records: 0,
       pages: 0,
       creditsSpent: 0,
@@ -217,7 +222,7 @@ export const read = (options: ReadOptions): Read => {
             : [record, ...sized]
         }
         case "Estimate":
-          estimate.add(output.records)
+          for (const [key, records] of output.records) estimate.set(key, records)
           return [
             Message.estimate(
               name,
@@ -258,11 +263,25 @@ export const read = (options: ReadOptions): Read => {
     })
     return Stream.unwrap(
       Effect.map(spentNow, (spentBefore) =>
-        definition.read({ config, syncMode: entry.sync_mode, state: state.get(name), startedAt }).pipe(
+        definition.read({ config, syncMode, state: state.get(name), startedAt }).pipe(
           Stream.mapConcat(toMessage),
           // Excluded fields (config exclude_fields, catalog field selection) leave before the record does.
           withoutExcluded(config, entry),
-          (messages) => Stream.concat(Stream.make(status(name, "STARTED")), messages),
+          (messages) =>
+            Stream.concat(
+              Stream.make(
+                status(name, "STARTED"),
+                ...(downgraded
+                  ? [
+                      Message.log(
+                        "WARN",
+                        `${name}: the catalog asks for ${entry.sync_mode}, which this stream does not support; it is read in full (full_refresh)`,
+                      ),
+                    ]
+                  : []),
+              ),
+              messages,
+            ),
           Stream.ensuring(
             Effect.map(spentNow, (spentAfter) => {
               streamSummary.creditsSpent = spentAfter - spentBefore
@@ -281,7 +300,7 @@ export const read = (options: ReadOptions): Read => {
                 return Stream.make(
                   Message.log(
                     "INFO",
-                    `${name}: ${streamSummary.records} records (${entry.sync_mode}), ${streamSummary.creditsSpent} credits`,
+                    `${name}: ${streamSummary.records} records (${syncMode}), ${streamSummary.creditsSpent} credits`,
                   ),
                   status(name, streamSummary.incomplete ? "INCOMPLETE" : "COMPLETE"),
                 )

@@ -78,6 +78,20 @@ const contactRecord = (context: Context, item: Page.Item<Contact.Contact>, searc
     [Streams.addedFields.fetchedAt]: context.fetchedAt,
   })
 
+/**
+ * A page's outputs, followed by a checkpoint when the bought set's cadence says one is due
+ * (Checkpoints.amortized: every page while the set is small, then every 1/50 of it).
+ */
+const withCheckpointWhenDue = (
+  context: Context,
+  checkpoints: Checkpoints.Amortized,
+  bought: number,
+  outputs: ReadonlyArray<ContactOutput>,
+): Effect.Effect<ReadonlyArray<ContactOutput>> =>
+  Effect.flatMap(checkpoints.due(bought), (due) =>
+    due ? Effect.map(context.checkpoint, (checkpoint) => [...outputs, checkpoint]) : Effect.succeed(outputs),
+  )
+
 // ---------------------------------------------------------------------------------------------
 // full_refresh: the credited search, page by page, resumable
 
@@ -111,22 +125,30 @@ const unreadRecords = (
 const fullRefreshSearch = (
   context: Context,
   search: ContactSearch,
+  plan: Partitioner.Plan | undefined,
   position: Ref.Ref<PagedQuery.Position>,
   unfinished: Ref.Ref<boolean>,
 ) =>
   Stream.unwrap(
     Effect.gen(function* () {
       const start = yield* Ref.get(position)
+      const checkpoints = yield* Checkpoints.amortized(() => context.known.size)
       // Parts not begun after a refusal: summed into one shortfall at the end of the search.
       const skipped = yield* Ref.make(0)
-      const pages = PagedQuery.run({ ...searchQuery(context, search), position: start }).pipe(
+      const pages = PagedQuery.run({ ...searchQuery(context, search), position: start, plan }).pipe(
         Stream.mapEffect((event): Effect.Effect<ReadonlyArray<ContactOutput>> => {
           switch (event._tag) {
             case "Planned":
-              return Effect.succeed([Output.estimate(unreadRecords(search.name, event.plan, start, context))])
+              return Effect.succeed([])
             case "Warning":
               return Effect.succeed([Output.log("WARN", event.message)])
-            case "Page":
+            case "Page": {
+              // Bought, so in the one bought set: an incremental read after it buys none of them.
+              for (const item of event.page.items) context.known.add(item.record.match_id, context.today)
+              const records = [
+                Output.pageRead,
+                ...event.page.items.map((item) => contactRecord(context, item, search.name)),
+              ]
               return Effect.zipRight(
                 event.afterGap
                   ? Effect.void
@@ -134,12 +156,9 @@ const fullRefreshSearch = (
                       ...p,
                       current: { part: event.part, next_page: event.page.page + 1 },
                     })),
-                Effect.map(context.checkpoint, (checkpoint) => [
-                  Output.pageRead,
-                  ...event.page.items.map((item) => contactRecord(context, item, search.name)),
-                  checkpoint,
-                ]),
+                withCheckpointWhenDue(context, checkpoints, event.page.items.length, records),
               )
+            }
             case "Refused":
               // The next run resumes at the refused page, even if later pages landed after it.
               return Effect.as(
@@ -168,6 +187,8 @@ const fullRefreshSearch = (
           }
         }),
         Stream.flattenIterables,
+        // Whatever ends the read, what it bought is saved before the failure is reported.
+        Stream.catchAll((error) => Stream.concat(Stream.fromEffect(context.checkpoint), Stream.fail(error))),
       )
       const later = Stream.unwrap(
         Effect.map(Ref.get(skipped), (records) =>
@@ -228,11 +249,7 @@ const buyNew = (
             Output.pageRead,
             ...event.items.map((item) => contactRecord(context, item, search)),
           ]
-          return Effect.flatMap(checkpoints.due(event.items.length), (due) =>
-            due
-              ? Effect.map(context.checkpoint, (checkpoint) => [...records, checkpoint])
-              : Effect.succeed(records),
-          )
+          return withCheckpointWhenDue(context, checkpoints, event.items.length, records)
         }),
         Stream.flattenIterables,
         // Whatever ends the walk, the ids bought so far are saved before the failure is reported.
@@ -291,33 +308,20 @@ const previewSearch = (context: Context, search: ContactSearch, plan: Partitione
     Effect.gen(function* () {
       const previewRefused = yield* Ref.make(false)
       const warnings = yield* Ref.make<ReadonlyArray<string>>([])
-      const estimates = yield* Ref.make<ReadonlyArray<number>>([])
       const ids = PagedQuery.run({ ...previewQuery(context.client, context.config, search), plan }).pipe(
         Stream.mapEffect((event) => {
           switch (event._tag) {
-            case "Planned":
-              return Effect.as(
-                Effect.flatMap(CreditBudget.CreditBudget, (budget) =>
-                  Effect.flatMap(budget.snapshot, ({ available }) =>
-                    Ref.update(estimates, (all) => [
-                      ...all,
-                      Math.min(available, incrementalEstimate(context, event.plan)),
-                    ]),
-                  ),
-                ),
-                [],
-              )
             case "Page":
               return Effect.succeed(event.page.items.map((item) => item.record.match_id))
             case "Refused":
+            case "Skipped":
               return Effect.as(Ref.set(previewRefused, true), [])
             case "Warning":
               return Effect.as(
                 Ref.update(warnings, (all) => [...all, event.message]),
                 [],
               )
-            case "Skipped":
-              return Effect.as(Ref.set(previewRefused, true), [])
+            case "Planned":
             case "PartDone":
               return Effect.succeed([])
           }
@@ -329,33 +333,8 @@ const previewSearch = (context: Context, search: ContactSearch, plan: Partitione
           Stream.fromIterable(all.map((message): ContactOutput => Output.log("WARN", message))),
         ),
       )
-      // The purchases pull the ids, so the plan is known once the first batch has formed: the
-      // estimate goes out with the first records.
-      const estimated = Stream.unwrap(
-        Effect.map(Ref.getAndSet(estimates, []), (all) =>
-          Stream.fromIterable(all.map((records): ContactOutput => Output.estimate(records))),
-        ),
-      )
       const bought = buyNew(context, ids, search.name, `contacts search "${search.name}"`, previewRefused)
-      return Stream.concat(
-        Stream.concat(
-          // Looked at once per chunk of outputs, not per record.
-          bought.pipe(
-            Stream.mapChunksEffect((chunk) =>
-              Effect.map(Ref.getAndSet(estimates, []), (all) =>
-                all.length === 0
-                  ? chunk
-                  : Chunk.prependAll(
-                      chunk,
-                      Chunk.fromIterable(all.map((records): ContactOutput => Output.estimate(records))),
-                    ),
-              ),
-            ),
-          ),
-          estimated,
-        ),
-        logged,
-      )
+      return Stream.concat(bought, logged)
     }),
   )
 
@@ -426,8 +405,7 @@ const directSearch = (context: Context, search: ContactSearch, plan: Partitioner
         Stream.mapEffect((event): Effect.Effect<ReadonlyArray<ContactOutput>> => {
           switch (event._tag) {
             case "Planned":
-              // Nothing of it is fresh: every contact it reaches is bought.
-              return Effect.succeed([Output.estimate(incrementalEstimate(context, event.plan))])
+              return Effect.succeed([])
             case "Warning":
               return Effect.succeed([Output.log("WARN", event.message)])
             case "Page": {
@@ -436,11 +414,7 @@ const directSearch = (context: Context, search: ContactSearch, plan: Partitioner
                 Output.pageRead,
                 ...event.page.items.map((item) => contactRecord(context, item, search.name)),
               ]
-              return Effect.flatMap(checkpoints.due(event.page.items.length), (due) =>
-                due
-                  ? Effect.map(context.checkpoint, (checkpoint) => [...records, checkpoint])
-                  : Effect.succeed(records),
-              )
+              return withCheckpointWhenDue(context, checkpoints, event.page.items.length, records)
             }
             case "Refused":
               // The next run lists the rest with the free preview: it holds bought ids now.
@@ -486,69 +460,81 @@ const directSearch = (context: Context, search: ContactSearch, plan: Partitioner
  * needs the budget to cover the whole search (plus the last page of each part, which reserves a
  * full page): a budget that cannot is spent contact by contact through the listing instead.
  */
-const incrementalSearch = (context: Context, search: ContactSearch) =>
+const incrementalSearch = (context: Context, search: ContactSearch, plan: Partitioner.Plan | undefined) =>
   Stream.unwrap(
     Effect.gen(function* () {
       const budget = yield* CreditBudget.CreditBudget
-      if ((yield* budget.snapshot).closed || context.known.hasFresh(context.today, context.refreshAfterDays))
-        return previewSearch(context, search, undefined)
-      const plan = yield* PagedQuery.plan({
-        client: context.client,
-        filters: search.filters,
-        concurrency: context.config.concurrency,
-      })
+      const { available, closed } = yield* budget.snapshot
+      if (plan === undefined || closed || context.known.hasFresh(context.today, context.refreshAfterDays))
+        return previewSearch(context, search, plan)
       const reachable = plan.parts.reduce((sum, part) => sum + part.count, 0)
-      const { available } = yield* budget.snapshot
       return reachable + plan.parts.length * context.config.page_size <= available
         ? directSearch(context, search, plan)
         : previewSearch(context, search, plan)
     }),
   )
 
+/** The emails' free lookups, made before anything is bought (they size the estimate). */
+interface EmailLookups {
+  readonly looked: ReadonlyArray<EmailLookup>
+  /** Emails due, none of them looked up yet: the stream must say it is incomplete. */
+  readonly refused: boolean
+  /** Emails due a lookup in this read. */
+  readonly pending: number
+}
+
+const lookUpEmails = (context: Context, emailsDone: DatedSet, incremental: boolean) =>
+  Effect.gen(function* () {
+    const settings = context.config.contacts
+    if (settings === undefined || settings.emails.length === 0)
+      return { looked: [], refused: false, pending: 0 } satisfies EmailLookups
+    const pending = pendingEmails(settings, emailsDone, context.today, incremental)
+    const lookups = yield* Effect.forEach(
+      pending,
+      (email) => lookupEmail(context.client, email, settings.match_on_job_history),
+      { concurrency: context.config.concurrency },
+    )
+    return {
+      looked: lookups.filter((lookup) => !lookup.refused),
+      refused: lookups.some((lookup) => lookup.refused),
+      pending: pending.length,
+    } satisfies EmailLookups
+  })
+
+/** The contacts the emails looked up match that are not bought, or are due again. */
+const emailsToBuy = (context: Context, lookups: EmailLookups): number =>
+  new Set(
+    lookups.looked
+      .flatMap((lookup) => lookup.ids)
+      .filter((id) => context.known.needsBuying(id, context.today, context.refreshAfterDays)),
+  ).size
+
 /**
- * Email enrichment: each email's free preview lists the contacts it matches; those not bought yet
- * (by a search, an earlier email or an earlier run) are bought by match_ids. An email is done
- * once every contact it matches is in the bought set (or it matched nothing).
+ * Email enrichment: each email's free preview listed the contacts it matches (`lookUpEmails`);
+ * those not bought yet (by a search, an earlier email or an earlier run) are bought by match_ids.
+ * An email is done once every contact it matches is in the bought set (or it matched nothing).
  */
-const enrichEmails = (context: Context, emailsDone: DatedSet, incremental: boolean) =>
+const enrichEmails = (context: Context, emailsDone: DatedSet, lookups: EmailLookups) =>
   Stream.unwrap(
     Effect.gen(function* () {
-      const settings = context.config.contacts
-      if (settings === undefined || settings.emails.length === 0) return Stream.empty
-      const pending = pendingEmails(settings, emailsDone, context.today, incremental)
-      if (pending.length === 0)
+      if (context.config.contacts === undefined || context.config.contacts.emails.length === 0)
+        return Stream.empty
+      if (lookups.pending === 0)
         return Stream.make<Array<ContactOutput>>(
           Output.log("INFO", "email enrichment: every email is up to date"),
         )
-      const matchOnJobHistory = settings.match_on_job_history
-      const previewRefused = yield* Ref.make(false)
-      const lookups = yield* Effect.forEach(
-        pending,
-        (email) =>
-          Effect.tap(lookupEmail(context.client, email, matchOnJobHistory), (lookup) =>
-            lookup.refused ? Ref.set(previewRefused, true) : Effect.void,
-          ),
-        { concurrency: context.config.concurrency },
-      )
-      const looked = lookups.filter((lookup) => !lookup.refused)
+      const { looked } = lookups
       const unmatched = looked.filter((lookup) => lookup.ids.length === 0).length
       const summary = Output.log(
         "INFO",
         `email enrichment: ${looked.length} emails looked up, ${unmatched} matched nothing, ${looked.length - unmatched} matched`,
       )
-      const toBuy = new Set(
-        looked
-          .flatMap((lookup) => lookup.ids)
-          .filter((id) => context.known.needsBuying(id, context.today, context.refreshAfterDays)),
-      )
-      const budget = yield* CreditBudget.CreditBudget
-      const { available } = yield* budget.snapshot
       const bought = buyNew(
         context,
         Stream.fromIterable(looked.flatMap((lookup) => lookup.ids)),
         null,
         "contacts email enrichment",
-        previewRefused,
+        yield* Ref.make(lookups.refused),
       )
       // After the purchases: an email whose every contact is now bought needs no lookup again.
       const markDone = Stream.unwrap(
@@ -563,11 +549,89 @@ const enrichEmails = (context: Context, emailsDone: DatedSet, incremental: boole
           return Stream.make<Array<ContactOutput>>(yield* context.checkpoint)
         }),
       )
-      return Stream.concat(
-        Stream.make<Array<ContactOutput>>(summary, Output.estimate(Math.min(available, toBuy.size))),
-        Stream.concat(bought, markDone),
-      )
+      return Stream.concat(Stream.make<Array<ContactOutput>>(summary), Stream.concat(bought, markDone))
     }),
+  )
+
+/**
+ * The free work of a read, done before its first credited request so that the stream's estimate
+ * covers the whole run from the start: every search's partitions (sized with the free counts) and
+ * every email's lookup. Skipped when a stop was requested before the stream began.
+ */
+const prepare = (context: Context, emailsDone: DatedSet, incremental: boolean) =>
+  Effect.gen(function* () {
+    const budget = yield* CreditBudget.CreditBudget
+    const searches = context.config.contacts?.searches ?? []
+    if ((yield* budget.snapshot).closed)
+      return { plans: new Map<string, Partitioner.Plan>(), lookups: undefined }
+    const plans = yield* Effect.forEach(searches, (search) =>
+      Effect.map(
+        PagedQuery.plan({
+          client: context.client,
+          filters: search.filters,
+          concurrency: context.config.concurrency,
+        }),
+        (plan) => [search.name, plan] as const,
+      ),
+    )
+    const lookups = yield* lookUpEmails(context, emailsDone, incremental)
+    return { plans: new Map(plans), lookups }
+  })
+
+/** The estimate's key of a search's records (revised to what it read once it ends). */
+const searchKey = (search: ContactSearch) => `search ${search.name}`
+
+/**
+ * Each search's estimate, then the emails', within what the budget has left, in read order: a
+ * full refresh reads what its partitions hold past its position, an incremental read buys what is
+ * not bought and fresh (an upper bound where searches overlap, revised as each one ends).
+ */
+const estimates = (
+  context: Context,
+  plans: ReadonlyMap<string, Partitioner.Plan>,
+  position: PagedQuery.Position,
+  lookups: EmailLookups | undefined,
+  incremental: boolean,
+  available: number,
+): ContactOutput => {
+  const searches = context.config.contacts?.searches ?? []
+  const wanted = [
+    ...searches.map((search): [string, number] => {
+      const plan = plans.get(search.name)
+      if (plan === undefined) return [searchKey(search), 0]
+      const records = incremental
+        ? incrementalEstimate(context, plan)
+        : unreadRecords(search.name, plan, position, context)
+      return [searchKey(search), records]
+    }),
+    ...(lookups === undefined ? [] : [["emails", emailsToBuy(context, lookups)] as [string, number]]),
+  ]
+  const granted = wanted.reduce<{ left: number; byKey: ReadonlyArray<readonly [string, number]> }>(
+    ({ left, byKey }, [key, records]) => {
+      const within = Math.min(left, records)
+      return { left: left - within, byKey: [...byKey, [key, within]] }
+    },
+    { left: available, byKey: [] },
+  )
+  return Output.estimates(granted.byKey)
+}
+
+/** `outputs`, then an estimate under `key` revised to the records they held. */
+const revisedAtEnd = (
+  key: string,
+  outputs: Stream.Stream<ContactOutput, ApiError.ApiError, CreditBudget.CreditBudget>,
+) =>
+  Stream.unwrap(
+    Effect.map(Ref.make(0), (records) =>
+      Stream.concat(
+        outputs.pipe(
+          Stream.tap((output) =>
+            output._tag === "Record" ? Ref.update(records, (n) => n + 1) : Effect.void,
+          ),
+        ),
+        Stream.fromEffect(Effect.map(Ref.get(records), (read) => Output.estimate(read, key))),
+      ),
+    ),
   )
 
 // ---------------------------------------------------------------------------------------------
@@ -615,18 +679,33 @@ export const contacts: StreamDefinition<Contact.Contact> = {
           fetchedAt: new Date(input.startedAt).toISOString(),
           checkpoint: stateNow(!incremental),
         }
+        const budget = yield* CreditBudget.CreditBudget
+        const { plans, lookups } = yield* prepare(context, emailsDone, incremental)
+        const { available } = yield* budget.snapshot
+        const estimated = estimates(context, plans, yield* Ref.get(position), lookups, incremental, available)
         const searches = Stream.fromIterable(settings.searches).pipe(
           Stream.flatMap((search) =>
-            incremental
-              ? incrementalSearch(context, search)
-              : fullRefreshSearch(context, search, position, unfinished),
+            revisedAtEnd(
+              searchKey(search),
+              incremental
+                ? incrementalSearch(context, search, plans.get(search.name))
+                : fullRefreshSearch(context, search, plans.get(search.name), position, unfinished),
+            ),
+          ),
+        )
+        const emails = revisedAtEnd(
+          "emails",
+          enrichEmails(
+            context,
+            emailsDone,
+            lookups ?? { looked: [], refused: true, pending: settings.emails.length },
           ),
         )
         // A full refresh that read everything starts afresh next time.
         const finish = Stream.unwrap(
           Effect.map(Ref.get(unfinished), (left) => Stream.fromEffect(stateNow(!incremental && left))),
         )
-        return Stream.concat(searches, Stream.concat(enrichEmails(context, emailsDone, incremental), finish))
+        return Stream.concat(Stream.make(estimated), Stream.concat(searches, Stream.concat(emails, finish)))
       }),
     ),
 }

@@ -70,7 +70,7 @@ export const taxonomyProducts: StreamDefinition<Taxonomy.Product> = {
               ]
             if (event._tag !== "PageFetched") return []
             const fresh = event.page.items.filter((item) => {
-              const key = `${item.record.product}\u0000${item.record.vendor ?? ""}`
+              const key = `${item.record.product}\u0000${item.record.vendor}`
               if (seen.has(key)) return false
               seen.add(key)
               return true

@@ -1,0 +1,103 @@
+/**
+ * SIGKILL when the user already holds many contacts. The bought set is checkpointed after every
+ * page while it is small, then every 1/50 of what it holds, so what a kill can make the rerun buy
+ * again grows with the holdings: the README's bound has that share in it (harness.ts,
+ * sigkillBoundHolding), and this file measures it at a size where it is the larger share (about
+ * 24,000 contacts held, then a second search of about 20,000 new ones killed at 90% of it, as the
+ * issue that found it did).
+ */
+
+import { Plan } from "@salesintel/cli"
+import type { Sandbox } from "@salesintel/sandbox"
+import { Effect } from "effect"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import {
+  charged,
+  checkpointInterval,
+  dropTarget,
+  fingerprint,
+  freshTarget,
+  openSandbox,
+  record,
+  runs,
+  sigkillBound,
+  sigkillBoundHolding,
+  sleep,
+  suiteConcurrency,
+  sync,
+  type Target,
+  writeJson,
+} from "./harness.ts"
+
+let sandbox: Sandbox
+const targets: Array<Target> = []
+beforeAll(async () => {
+  // The provider's rate limit lifted, so that reads run at the speed where a kill hurts most.
+  sandbox = await openSandbox(15, { contacts: 200_000, requestsPerMinute: 0 })
+})
+afterAll(async () => {
+  for (const target of targets) await dropTarget(target)
+  await sandbox?.close()
+})
+
+const held = { name: "it", filters: { job_departments: ["it_is"] } }
+const added = { name: "ops", filters: { job_departments: ["ops"] } }
+const configOf = (searches: ReadonlyArray<unknown>) => ({
+  api_key: "sandbox-full",
+  base_url: sandbox.url,
+  credit_budget: 1_000_000,
+  requests_per_minute: 1_000_000,
+  concurrency: suiteConcurrency,
+  contacts: { searches },
+})
+
+describe("SIGKILL with a large bought set", () => {
+  it("the rerun re-buys no more than the pages in flight and three checkpoint intervals of the bought set", async () => {
+    const target = freshTarget("postgres")
+    targets.push(target)
+    // Hold the first search's contacts.
+    sandbox.reset()
+    const first = await sync(target, writeJson(configOf([held]))).done
+    expect(first.code, first.stderr).toBe(0)
+    const holding = charged(sandbox)
+    expect(holding).toBeGreaterThan(20_000)
+
+    // Add a search of new contacts; kill the sync once the sandbox has charged 90% of them.
+    const config = configOf([held, added])
+    const due =
+      (await Effect.runPromise(Plan.makePlan({ config, state: [], mode: "quick" }))).contacts?.searches[1]
+        ?.due ?? 0
+    expect(due).toBeGreaterThan(15_000)
+    const configPath = writeJson(config)
+    sandbox.reset()
+    const running = sync(target, configPath)
+    const deadline = Date.now() + 120_000
+    while (charged(sandbox) < due * 0.9 && Date.now() < deadline) await sleep(2)
+    running.child.kill("SIGKILL")
+    const killed = await running.done
+    const boughtBeforeKill = charged(sandbox)
+    expect(killed.signal).toBe("SIGKILL")
+
+    const rerun = await sync(target, configPath).done
+    expect(rerun.code, rerun.stderr).toBe(0)
+    const rebought = charged(sandbox) - due
+    const bound = sigkillBoundHolding(holding + boughtBeforeKill)
+    record({
+      case: "SIGKILL at 90% of a search, ~24,000 contacts held",
+      held: holding,
+      "bought before kill": boughtBeforeKill,
+      rebought,
+      bound,
+      "checkpoint interval": checkpointInterval(holding + boughtBeforeKill),
+    })
+    // At this size the bought set's share of the bound (three checkpoint intervals) is far the
+    // larger one: more than the whole bound of a small holding.
+    expect(3 * checkpointInterval(holding + boughtBeforeKill)).toBeGreaterThan(sigkillBound)
+    expect(rebought).toBeGreaterThanOrEqual(0)
+    expect(rebought).toBeLessThanOrEqual(bound)
+    // Whole: every contact of both searches once, and the killed run marked abandoned.
+    expect((await fingerprint(target)).contacts).toMatch(new RegExp(`^${holding + due} rows`))
+    const statuses = (await runs(target)).map((run) => run.status)
+    expect(statuses).toEqual(["succeeded", "abandoned", "succeeded"])
+  }, 600_000)
+})

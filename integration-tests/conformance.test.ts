@@ -1,0 +1,410 @@
+/**
+ * The source as real Airbyte clients drive it, replayed through the real bin against the sandbox.
+ * PyAirbyte (and the platform) build their files with the official pydantic protocol models, which
+ * write every optional field they do not set as null; PyAirbyte configures `incremental` and
+ * `overwrite` for every stream it reads, and maps each field's JSON schema to one column type.
+ * Credits are the sandbox's own count.
+ *
+ * The shapes below are those of PyAirbyte's `get_configured_catalog` (ConfiguredAirbyteStream
+ * with `sync_mode=incremental`, `destination_sync_mode=overwrite`, `primary_key` from discover,
+ * dumped with `model_dump_json()`) and of its state file (`to_state_input_file_text()`: the saved
+ * AirbyteStateMessage objects, each dumped with `model_dump_json()`).
+ */
+import { execFile } from "node:child_process"
+import { mkdtempSync, writeFileSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import { fileURLToPath } from "node:url"
+import { promisify } from "node:util"
+import type { Catalog, Message } from "@salesintel/airbyte"
+import { Sync } from "@salesintel/cli"
+import { type Sandbox, startSandbox } from "@salesintel/sandbox"
+import { Commands } from "@salesintel/source"
+import { Effect, Stream } from "effect"
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest"
+import { messageProblems } from "../packages/airbyte/src/testing/AirbyteSchema.ts"
+import { backends, open } from "../packages/postgres/src/testing/Backends.ts"
+
+const source = fileURLToPath(new URL("../packages/source/bin/source-salesintel.js", import.meta.url))
+
+let sandbox: Sandbox
+beforeAll(async () => {
+  sandbox = await startSandbox({ seed: 42, contacts: 100_000, companies: 10_000 })
+})
+afterAll(async () => {
+  await sandbox?.close()
+})
+beforeEach(() => {
+  sandbox.reset()
+})
+
+const servers = (await backends()).filter((backend) => backend.name !== "pglite")
+
+const charged = () => sandbox.accounts()["sandbox-full"]?.credits_charged ?? 0
+
+const itVps = { name: "it-vps", filters: { job_departments: ["it_is"], job_levels: ["vp"] } }
+const itDirectors = { name: "it-dirs", filters: { job_departments: ["it_is"], job_levels: ["dir", "vp"] } }
+
+const configFor = (overrides: Record<string, unknown> = {}) => ({
+  api_key: "sandbox-full",
+  base_url: "",
+  credit_budget: 100_000,
+  requests_per_minute: 60_000,
+  retry: { initial_delay_ms: 5, max_delay_ms: 50 },
+  contacts: { searches: [itVps] },
+  companies: { domains: sandbox.dataset.companies.slice(0, 10).map((company) => company.domain) },
+  taxonomy: { products: ["cloud"] },
+  ...overrides,
+})
+
+const directory = mkdtempSync(join(tmpdir(), "salesintel-conformance-"))
+let files = 0
+const fileOf = (value: unknown): string => {
+  const path = join(directory, `${files++}.json`)
+  writeFileSync(path, typeof value === "string" ? value : JSON.stringify(value))
+  return path
+}
+
+interface Ran {
+  readonly code: number
+  readonly messages: ReadonlyArray<Message.Message>
+  readonly stderr: string
+}
+
+/** The real bin, as a client runs it: files in, protocol lines out. */
+const run = async (args: ReadonlyArray<string>): Promise<Ran> => {
+  const { code, stdout, stderr } = await promisify(execFile)(process.execPath, [source, ...args], {
+    maxBuffer: 256 * 1024 * 1024,
+  }).then(
+    ({ stdout, stderr }) => ({ code: 0, stdout, stderr }),
+    (error: { code: number; stdout: string; stderr: string }) => error,
+  )
+  const messages = stdout
+    .split("\n")
+    .filter((line) => line !== "")
+    .map((line) => JSON.parse(line) as Message.Message)
+  for (const message of messages) expect(messageProblems(message)).toEqual([])
+  return { code, messages, stderr }
+}
+
+const withUrl = (config: Record<string, unknown>) => ({ ...config, base_url: sandbox.url })
+
+const discovered = async (config: unknown) => {
+  const { messages } = await run(["discover", "--config", fileOf(config)])
+  const catalog = messages.find((m): m is Message.CatalogMessage => m.type === "CATALOG")
+  if (catalog === undefined) throw new Error("discover printed no CATALOG")
+  return catalog.catalog.streams
+}
+
+/** PyAirbyte's configured catalog: every stream incremental into `overwrite`, nulls written. */
+const pyAirbyteCatalog = (streams: ReadonlyArray<Catalog.AirbyteStream>) =>
+  JSON.stringify({
+    streams: streams.map((stream) => ({
+      stream: {
+        name: stream.name,
+        json_schema: stream.json_schema,
+        supported_sync_modes: stream.supported_sync_modes,
+        source_defined_cursor: stream.source_defined_cursor ?? null,
+        default_cursor_field: stream.default_cursor_field ?? null,
+        source_defined_primary_key: stream.source_defined_primary_key ?? null,
+        namespace: null,
+        is_resumable: stream.is_resumable ?? null,
+        is_file_based: null,
+      },
+      sync_mode: "incremental",
+      cursor_field: null,
+      destination_sync_mode: "overwrite",
+      primary_key: stream.source_defined_primary_key ?? null,
+      generation_id: null,
+      minimum_generation_id: null,
+      sync_id: null,
+      include_files: null,
+    })),
+  })
+
+/** The last STATE of each stream, as PyAirbyte's state file holds them (nulls written). */
+const pyAirbyteState = (messages: ReadonlyArray<Message.Message>): string => {
+  const last = new Map<string, Message.StateMessage>()
+  for (const message of messages)
+    if (message.type === "STATE") last.set(message.state.stream.stream_descriptor.name, message)
+  const dumped = [...last.values()].map((message) =>
+    JSON.stringify({
+      type: "STREAM",
+      stream: {
+        stream_descriptor: { name: message.state.stream.stream_descriptor.name, namespace: null },
+        stream_state: message.state.stream.stream_state,
+      },
+      global: null,
+      data: null,
+      // AirbyteStateStats.recordCount is a float in the models.
+      sourceStats: { recordCount: message.state.sourceStats.recordCount + 0.0 },
+      destinationStats: null,
+    }),
+  )
+  return `[${dumped.join("\n, ")}]`
+}
+
+const records = (messages: ReadonlyArray<Message.Message>, stream: string) =>
+  messages.filter((m): m is Message.RecordMessage => m.type === "RECORD" && m.record.stream === stream)
+const logs = (messages: ReadonlyArray<Message.Message>) =>
+  messages.flatMap((m) => (m.type === "LOG" ? [m.log] : []))
+const traceError = (messages: ReadonlyArray<Message.Message>) =>
+  messages.find((m): m is Message.TraceErrorMessage => m.type === "TRACE" && m.trace.type === "ERROR")
+
+describe("PyAirbyte's read, then its next read with the state it saved", () => {
+  it("reads every stream (taxonomy in full, with a WARN), and the next read buys nothing", async () => {
+    const config = fileOf(withUrl(configFor()))
+    const catalog = fileOf(pyAirbyteCatalog(await discovered(withUrl(configFor()))))
+    const first = await run(["read", "--config", config, "--catalog", catalog, "--state", fileOf("[]")])
+    expect(traceError(first.messages)).toBeUndefined()
+    expect(first.code).toBe(0)
+    for (const stream of ["taxonomy_categories", "taxonomy_products", "contacts", "companies"])
+      expect(records(first.messages, stream).length, stream).toBeGreaterThan(0)
+    const warnings = logs(first.messages).filter((log) => log.level === "WARN")
+    for (const stream of ["taxonomy_categories", "taxonomy_products"])
+      expect(warnings.map((log) => log.message)).toContain(
+        `${stream}: the catalog asks for incremental, which this stream does not support; it is read in full (full_refresh)`,
+      )
+    const bought = charged()
+    expect(bought).toBe(
+      records(first.messages, "contacts").length + records(first.messages, "companies").length,
+    )
+
+    // Before: "invalid state file at [0].stream.stream_descriptor.namespace: Expected string, actual null".
+    sandbox.reset()
+    const state = fileOf(pyAirbyteState(first.messages))
+    const second = await run(["read", "--config", config, "--catalog", catalog, "--state", state])
+    expect(traceError(second.messages)).toBeUndefined()
+    expect(second.code).toBe(0)
+    expect(charged()).toBe(0)
+    expect(records(second.messages, "contacts")).toHaveLength(0)
+  }, 120_000)
+
+  it("a state the official models wrote (namespace null) is read: the next read buys nothing", async () => {
+    // Only streams that support incremental, so that nothing but the state is new here.
+    const credited = (await discovered(withUrl(configFor()))).filter((stream) =>
+      stream.supported_sync_modes.includes("incremental"),
+    )
+    const config = fileOf(withUrl(configFor()))
+    const catalog = fileOf(pyAirbyteCatalog(credited))
+    const first = await run(["read", "--config", config, "--catalog", catalog, "--state", fileOf("[]")])
+    expect(first.code).toBe(0)
+    expect(charged()).toBeGreaterThan(1_000)
+    sandbox.reset()
+    const state = pyAirbyteState(first.messages)
+    expect(state).toContain('"namespace":null')
+    const second = await run(["read", "--config", config, "--catalog", catalog, "--state", fileOf(state)])
+    expect(traceError(second.messages)).toBeUndefined()
+    expect(second.code).toBe(0)
+    expect(charged()).toBe(0)
+  }, 120_000)
+
+  it("refuses a catalog that lists a stream twice, naming it, and buys nothing", async () => {
+    const streams = await discovered(withUrl(configFor()))
+    const contacts = streams.filter((stream) => stream.name === "contacts")
+    const catalog = fileOf(pyAirbyteCatalog([...contacts, ...contacts]))
+    const ran = await run(["read", "--config", fileOf(withUrl(configFor())), "--catalog", catalog])
+    expect(ran.code).toBe(1)
+    expect(traceError(ran.messages)?.trace.error).toMatchObject({
+      failure_type: "config_error",
+      message:
+        "invalid catalog at streams[1].stream.name: stream contacts is listed twice (streams[0] and streams[1]); list each stream once",
+    })
+    expect(charged()).toBe(0)
+  })
+})
+
+type Node = { readonly [key: string]: unknown }
+const isNode = (value: unknown): value is Node =>
+  typeof value === "object" && value !== null && !Array.isArray(value)
+
+/** Every place a schema breaks Airbyte's typing convention, with its path. */
+const typingProblems = (node: Node, path: string): ReadonlyArray<string> => {
+  const own = ["anyOf", "oneOf", "allOf", "$ref"].filter((key) => key in node).map((key) => `${path}: ${key}`)
+  const types = Array.isArray(node.type) ? node.type : [node.type]
+  const named = types.filter((type) => type !== "null")
+  const typed =
+    named.length === 1 && typeof named[0] === "string" && types.length <= 2
+      ? []
+      : [`${path}: type ${JSON.stringify(node.type)} is not one type (plus "null")`]
+  const properties = isNode(node.properties) ? Object.entries(node.properties) : []
+  const inner = [
+    ...properties.flatMap(([name, child]) => (isNode(child) ? typingProblems(child, `${path}.${name}`) : [])),
+    ...(isNode(node.items) ? typingProblems(node.items, `${path}[]`) : []),
+  ]
+  return [...own, ...typed, ...inner]
+}
+
+describe("the catalog's schemas, as a typed destination maps them", () => {
+  it("declares one type per field (a type array with null where it can be missing); keys and cursors never null", async () => {
+    for (const stream of await discovered(withUrl(configFor()))) {
+      expect(typingProblems(stream.json_schema, stream.name)).toEqual([])
+      const properties = stream.json_schema.properties as Node
+      const keyFields = [...(stream.source_defined_primary_key ?? []), stream.default_cursor_field ?? []]
+      for (const [field] of keyFields.filter((path) => path.length > 0)) {
+        const declared = properties[field ?? ""] as Node | undefined
+        expect(typeof declared?.type, `${stream.name}.${field}`).toBe("string")
+      }
+    }
+  })
+
+  it("the check finds a union, and a nullable key", () => {
+    expect(
+      typingProblems({ type: "object", properties: { a: { anyOf: [{ type: "string" }] } } }, "s"),
+    ).toEqual(["s.a: anyOf", 's.a: type undefined is not one type (plus "null")'])
+    expect(typingProblems({ type: ["number", "string"] }, "s")).toHaveLength(1)
+  })
+})
+
+/** A read in process, the messages collected; `onMessage` sees each as it comes. */
+const readInProcess = async (
+  config: unknown,
+  syncMode: Catalog.SyncMode,
+  state: unknown,
+  onMessage: (message: Message.Message) => void = () => {},
+) => {
+  const catalog = {
+    streams: [{ stream: { name: "contacts" }, sync_mode: syncMode, destination_sync_mode: "append_dedup" }],
+  }
+  const messages: Array<Message.Message> = []
+  await Effect.runPromise(
+    Stream.runForEach(Commands.read({ config, catalog, state }), (message) =>
+      Effect.sync(() => {
+        onMessage(message)
+        messages.push(message)
+      }),
+    ),
+  )
+  expect(traceError(messages)).toBeUndefined()
+  const states = messages.filter((m): m is Message.StateMessage => m.type === "STATE")
+  const last = states.at(-1)
+  return {
+    messages,
+    state: last === undefined ? [] : [last.state],
+    known: new Set(
+      Object.values((last?.state.stream.stream_state?.known ?? {}) as Record<string, string[]>).flat(),
+    ),
+  }
+}
+
+describe("one bought set, whatever the mode", () => {
+  const config = () =>
+    withUrl(configFor({ contacts: { searches: [itVps] }, companies: undefined, taxonomy: undefined }))
+
+  it("a full refresh records what it bought: the incremental read after it buys nothing", async () => {
+    const full = await readInProcess(config(), "full_refresh", [])
+    const bought = records(full.messages, "contacts").length
+    expect(bought).toBeGreaterThan(100)
+    expect(charged()).toBe(bought)
+    // Before: the full refresh ended with an empty bought set, and this read bought all again.
+    expect(full.known.size).toBe(bought)
+    sandbox.reset()
+    const incremental = await readInProcess(config(), "incremental", full.state)
+    expect(charged()).toBe(0)
+    expect(records(incremental.messages, "contacts")).toHaveLength(0)
+  })
+
+  it("a full refresh after incremental reads keeps what they bought, with its own purchases", async () => {
+    const wider = withUrl(
+      configFor({ contacts: { searches: [itDirectors] }, companies: undefined, taxonomy: undefined }),
+    )
+    const incremental = await readInProcess(wider, "incremental", [])
+    sandbox.reset()
+    const full = await readInProcess(config(), "full_refresh", incremental.state)
+    for (const id of incremental.known) expect(full.known.has(id)).toBe(true)
+    sandbox.reset()
+    await readInProcess(wider, "incremental", full.state)
+    expect(charged()).toBe(0)
+  })
+})
+
+describe("the estimate, from the free counts of every search before anything is bought", () => {
+  it.each(["incremental", "full_refresh"] as const)(
+    "%s: the first ESTIMATE comes before any credit is spent and covers every search",
+    async (syncMode) => {
+      const config = withUrl(
+        configFor({
+          contacts: { searches: [itVps, itDirectors] },
+          companies: undefined,
+          taxonomy: undefined,
+        }),
+      )
+      const estimates: Array<{ rows: number; chargedThen: number; recordsThen: number }> = []
+      let recordsSoFar = 0
+      const { messages } = await readInProcess(config, syncMode, [], (message) => {
+        if (message.type === "RECORD") recordsSoFar++
+        if (message.type === "TRACE" && message.trace.type === "ESTIMATE")
+          estimates.push({
+            rows: message.trace.estimate.row_estimate ?? 0,
+            chargedThen: charged(),
+            recordsThen: recordsSoFar,
+          })
+      })
+      const read = records(messages, "contacts").length
+      const [first] = estimates
+      expect(first).toMatchObject({ chargedThen: 0, recordsThen: 0 })
+      // Both searches from the start (before: only the first one's, 228 of 429 in the issue).
+      expect(first?.rows).toBeGreaterThanOrEqual(read)
+      expect(estimates.at(-1)?.rows).toBe(read)
+    },
+  )
+})
+
+describe("a state that does not decode is refused with its path, and nothing is bought", () => {
+  it("a bought set whose day key is not a day", async () => {
+    const state = [
+      {
+        type: "STREAM",
+        stream: { stream_descriptor: { name: "contacts" }, stream_state: { known: { yesterday: ["m-1"] } } },
+      },
+    ]
+    const catalog = fileOf(
+      pyAirbyteCatalog((await discovered(withUrl(configFor()))).filter((s) => s.name === "contacts")),
+    )
+    const ran = await run([
+      "read",
+      "--config",
+      fileOf(withUrl(configFor())),
+      "--catalog",
+      catalog,
+      "--state",
+      fileOf(state),
+    ])
+    expect(ran.code).toBe(1)
+    const error = traceError(ran.messages)?.trace.error
+    expect(error?.failure_type).toBe("config_error")
+    expect(error?.message).toContain(
+      "contacts is not readable at known.yesterday: is unexpected, expected: a day number as the key",
+    )
+    expect(charged()).toBe(0)
+  })
+
+  it.each(servers)(
+    "a _state row whose state is SQL NULL, on $name",
+    async (backend) => {
+      const database = await open(backend, "conformance null state")
+      try {
+        const config = withUrl(
+          configFor({ contacts: { searches: [itVps] }, companies: undefined, taxonomy: undefined }),
+        )
+        const silent = { isTTY: false, write: () => true }
+        const first = await database.run(Sync.sync({ config, schema: database.schema, progress: silent }))
+        expect(first.error).toBeUndefined()
+        await database.query(`UPDATE "${database.schema}"._state SET state = NULL WHERE stream = 'contacts'`)
+        sandbox.reset()
+        const refused = await database
+          .run(Sync.sync({ config, schema: database.schema, progress: silent }))
+          .then(
+            () => "ran",
+            (error: unknown) => String(error),
+          )
+        expect(refused).toContain("saved state of stream contacts")
+        expect(refused).toContain("SQL NULL")
+        expect(charged()).toBe(0)
+      } finally {
+        await database.close()
+      }
+    },
+    60_000,
+  )
+})
