@@ -49,7 +49,44 @@ export interface Estimate {
   readonly records: ReadonlyArray<readonly [key: string, records: number]>
 }
 
-export type Output<A> = RecordOutput<A> | Checkpoint | Log | Shortfall | PageRead | Estimate
+/**
+ * What a piece of the stream's work did, as counts to add up (requests asked, records bought, how
+ * the keys listed stood against the bought set): not a protocol message. A read's figures are the
+ * sum of its tallies by work, and the cost plan is exactly that, of a read run dry (Plan.ts).
+ */
+export interface Tally {
+  readonly _tag: "Tally"
+  /** The piece of work: `search <name>`, `emails`, `companies`, `taxonomy`. */
+  readonly work: string
+  readonly counts: Readonly<Partial<Record<Count, number>>>
+}
+
+export type Count =
+  /** Free requests asked (counts, listings, lookups, taxonomy pages). */
+  | "freeRequests"
+  /** Credited requests asked (pages of a credited search, purchase batches). */
+  | "creditedRequests"
+  /** Records bought: one credit each. */
+  | "bought"
+  /** Keys listed (a search's free listing, the emails' lookups). */
+  | "listed"
+  /** Keys to buy that were never bought. */
+  | "new"
+  /** Keys to buy that were bought before and are due again. */
+  | "stale"
+  /** Keys listed that are bought and not due. */
+  | "held"
+  /** Keys listed that an earlier piece of this read bought or queued. */
+  | "earlier"
+  /** A search's matches, the partitions that reach them, the matches none reaches. */
+  | "matches"
+  | "partitions"
+  | "unreachable"
+  /** Emails configured and looked up; company keys configured. */
+  | "configured"
+  | "lookedUp"
+
+export type Output<A> = RecordOutput<A> | Checkpoint | Log | Shortfall | PageRead | Estimate | Tally
 
 /**
  * A record of `stream` as the core decoded it: its raw JSON in the catalog's types (loosely sent
@@ -79,6 +116,7 @@ export const estimates = (records: ReadonlyArray<readonly [key: string, records:
   _tag: "Estimate",
   records,
 })
+export const tally = (work: string, counts: Tally["counts"]): Tally => ({ _tag: "Tally", work, counts })
 export const log = (level: Message.LogLevel, message: string): Log => ({ _tag: "Log", level, message })
 export const shortfall = (
   records: number | undefined,

@@ -23,10 +23,13 @@ import { Effect, Either, Stream } from "effect"
 import type { ContactSearch, SourceConfig } from "./Config.ts"
 import * as PagedQuery from "./components/PagedQuery.ts"
 import { DatedSet, epochDay } from "./DatedSet.ts"
+import { BoughtSet } from "./engine/BoughtSet.ts"
 import { StateError } from "./StateError.ts"
 import { CompaniesState, dueKeys } from "./streams/Companies.ts"
-import { ContactsState, lookupEmail, pendingEmails, previewQuery } from "./streams/Contacts.ts"
+import { ContactsState } from "./streams/Contacts.ts"
 import { decodeState } from "./streams/common.ts"
+import { lookupEmail, pendingEmails } from "./streams/contacts/Emails.ts"
+import { previewQuery } from "./streams/contacts/Searches.ts"
 import { productQueries } from "./streams/Taxonomy.ts"
 
 export { StateError }
@@ -336,8 +339,8 @@ export const plan = (
 
       let emails: EmailsPlan | undefined
       if (contactSettings.emails.length > 0) {
-        const emailsDone = DatedSet.fromJson(state.emails)
-        const pending = pendingEmails(contactSettings, emailsDone, today, true)
+        const emailsDone = BoughtSet.fromJson(state.emails, today, refresh)
+        const pending = pendingEmails(contactSettings, emailsDone, true)
         const lookups = yield* Effect.forEach(
           pending,
           (email) => lookupEmail(client, email, contactSettings.match_on_job_history),
@@ -375,8 +378,8 @@ export const plan = (
     if (companySettings !== undefined) {
       const state = yield* decodeState("companies", CompaniesState, states.get("companies"))
       const refresh = companySettings.refresh_after_days
-      const keysPlan = (keys: ReadonlyArray<string>, done: DatedSet) => {
-        const due = dueKeys(keys, done, today, refresh)
+      const keysPlan = (keys: ReadonlyArray<string>, done: BoughtSet) => {
+        const due = dueKeys(keys, done)
         const fresh = due.filter((key) => !done.has(key)).length
         return {
           due: due.length,
@@ -387,8 +390,8 @@ export const plan = (
           },
         }
       }
-      const domains = keysPlan(companySettings.domains, DatedSet.fromJson(state.domains))
-      const names = keysPlan(companySettings.names, DatedSet.fromJson(state.names))
+      const domains = keysPlan(companySettings.domains, BoughtSet.fromJson(state.domains, today, refresh))
+      const names = keysPlan(companySettings.names, BoughtSet.fromJson(state.names, today, refresh))
       // Domains first, then names, as the read buys them.
       const domainsBought = allot(domains.due)
       const namesBought = allot(names.due)

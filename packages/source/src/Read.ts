@@ -236,6 +236,8 @@ export const read = (options: ReadOptions): Read => {
           sinceCheckpoint = 0
           return [message]
         }
+        case "Tally":
+          return []
         case "PageRead":
           streamSummary.pages++
           summary.pages++

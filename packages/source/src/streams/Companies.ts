@@ -8,13 +8,15 @@
  * (keys that matched no company cost nothing and are not asked for again).
  */
 import { Streams } from "@salesintel/airbyte"
-import { Client, type CompanyTechnologies, CreditBudget } from "@salesintel/core"
-import { Effect, Ref, Schema, Stream } from "effect"
+import { type ApiError, Client, type CompanyTechnologies, CreditBudget } from "@salesintel/core"
+import { Effect, Schema, Stream } from "effect"
 import type { CompaniesConfig, SourceConfig } from "../Config.ts"
 import * as KeyedPurchase from "../components/KeyedPurchase.ts"
-import { DatedSet, DatedSetJson, epochDay } from "../DatedSet.ts"
+import { DatedSetJson, epochDay } from "../DatedSet.ts"
+import { BoughtSet } from "../engine/BoughtSet.ts"
+import * as Purchases from "../engine/Purchases.ts"
 import * as Output from "../Output.ts"
-import type { StreamDefinition } from "../StreamDefinition.ts"
+import type { ReadInput, StreamDefinition } from "../StreamDefinition.ts"
 import { decodeState } from "./common.ts"
 
 export const CompaniesState = Schema.Struct({
@@ -33,118 +35,105 @@ const techFilters = (settings: CompaniesConfig) => ({
   ...(settings.verified === undefined ? {} : { verified: settings.verified }),
 })
 
-/**
- * The keys a read asks for: each once (case-folded), and only those not bought or older than
- * `refreshAfterDays` (0: every key, as a full refresh reads them).
- */
-export const dueKeys = (
-  keys: ReadonlyArray<string>,
-  done: DatedSet,
-  today: number,
-  refreshAfterDays: number | undefined,
-): ReadonlyArray<string> =>
-  [...new Set(keys.map((key) => key.toLowerCase()))].filter((key) =>
-    done.needsBuying(key, today, refreshAfterDays),
-  )
+const configuredKeys = (keys: ReadonlyArray<string>) => new Set(keys.map((key) => key.toLowerCase())).size
+
+/** The keys a read asks for: each once (case-folded), and only those `done` has due. */
+export const dueKeys = (keys: ReadonlyArray<string>, done: BoughtSet): ReadonlyArray<string> =>
+  [...new Set(keys.map((key) => key.toLowerCase()))].filter((key) => done.due(key))
 
 const isConfigured = (config: SourceConfig) =>
   config.companies !== undefined && config.companies.domains.length + config.companies.names.length > 0
 
+type Company = CompanyTechnologies.CompanyTechnologies
+
+/** A purchase event, with the kind of key it bought by. */
+type KindEvent = KeyedPurchase.Event<string, Company> & { readonly kind: KeyKind }
+
+/** One kind of key's purchase, one batch at a time: a batch's keys are done when it is read to the end. */
+const purchase = (
+  client: Client.SalesIntelClientService,
+  input: ReadInput,
+  settings: CompaniesConfig,
+  kind: KeyKind,
+  keys: ReadonlyArray<string>,
+): Stream.Stream<KindEvent, ApiError.ApiError, CreditBudget.CreditBudget> =>
+  KeyedPurchase.run({
+    keys: Stream.fromIterable(keys),
+    pageSize: input.config.page_size,
+    concurrency: 1,
+    retry: input.config.retry,
+    fetch: (batch, paging) =>
+      client.appendTechnologies(
+        {
+          ...(kind === "domains" ? { company_domain: batch } : { company_name: batch }),
+          ...techFilters(settings),
+        },
+        paging,
+      ),
+    oneRecordPerKey: false,
+  }).pipe(Stream.map((event) => ({ ...event, kind })))
+
+const read = (input: ReadInput) =>
+  Stream.unwrap(
+    Effect.gen(function* () {
+      const settings = input.config.companies
+      if (settings === undefined || !isConfigured(input.config)) return Stream.empty
+      const client = yield* Client.SalesIntelClient
+      const state = yield* decodeState("companies", CompaniesState, input.state)
+      const today = epochDay(input.startedAt)
+      // A full refresh asks for every key again (bought 0 days ago is due).
+      const refresh = input.syncMode === "incremental" ? settings.refresh_after_days : 0
+      const done: Record<KeyKind, BoughtSet> = {
+        domains: BoughtSet.fromJson(state.domains, today, refresh),
+        names: BoughtSet.fromJson(state.names, today, refresh),
+      }
+      const due = {
+        domains: dueKeys(settings.domains, done.domains),
+        names: dueKeys(settings.names, done.names),
+      }
+      const fetchedAt = new Date(input.startedAt).toISOString()
+      const bought = Purchases.keyedBatches<Company, KindEvent, ApiError.ApiError, CreditBudget.CreditBudget>(
+        {
+          events: Stream.concat(
+            purchase(client, input, settings, "domains", due.domains),
+            purchase(client, input, settings, "names", due.names),
+          ),
+          recordBought: (event) => done[event.kind].record(event.keys),
+          everyBatch: true,
+          checkpoint: Effect.sync(() =>
+            Output.checkpoint({ domains: done.domains.toJson(), names: done.names.toJson() }),
+          ),
+          bought: done.domains,
+          record: (item) =>
+            Output.record(Streams.streams.companies, item, { [Streams.addedFields.fetchedAt]: fetchedAt }),
+          detail: "companies",
+          work: "companies",
+          // At least one credit per key left: append charges per company returned.
+          shortfall: (left) =>
+            Effect.succeed(
+              left === 0
+                ? undefined
+                : Output.shortfall(left, left, "companies (at least one credit per domain or name left)"),
+            ),
+        },
+      )
+      // One record per key as a rule (a key may match no company, or several): within the budget.
+      const { available } = yield* (yield* CreditBudget.CreditBudget).snapshot
+      const keys = due.domains.length + due.names.length
+      // How the configured keys stand, by kind: the plan's figures.
+      const standing = (["domains", "names"] as const).map((kind) =>
+        Output.tally(`companies ${kind}`, {
+          configured: configuredKeys(settings[kind]),
+          new: due[kind].filter((key) => !done[kind].has(key)).length,
+          stale: due[kind].filter((key) => done[kind].has(key)).length,
+        }),
+      )
+      return Stream.concat(Stream.make(Output.estimate(Math.min(available, keys)), ...standing), bought)
+    }),
+  )
+
 export const companies: StreamDefinition<CompanyTechnologies.CompanyTechnologies> = {
   stream: Streams.streams.companies,
   isConfigured,
-  read: (input) =>
-    Stream.unwrap(
-      Effect.gen(function* () {
-        const settings = input.config.companies
-        if (settings === undefined || !isConfigured(input.config)) return Stream.empty
-        const client = yield* Client.SalesIntelClient
-        const budget = yield* CreditBudget.CreditBudget
-        const state = yield* decodeState("companies", CompaniesState, input.state)
-        const done: Record<KeyKind, DatedSet> = {
-          domains: DatedSet.fromJson(state.domains),
-          names: DatedSet.fromJson(state.names),
-        }
-        const today = epochDay(input.startedAt)
-        const fetchedAt = new Date(input.startedAt).toISOString()
-        const incremental = input.syncMode === "incremental"
-        const pending = (kind: KeyKind, keys: ReadonlyArray<string>) =>
-          dueKeys(keys, done[kind], today, incremental ? settings.refresh_after_days : 0)
-        const checkpoint = () =>
-          Output.checkpoint({ domains: done.domains.toJson(), names: done.names.toJson() })
-        const unbought = yield* Ref.make(0)
-
-        const purchase = (kind: KeyKind) =>
-          KeyedPurchase.run({
-            keys: Stream.fromIterable(pending(kind, kind === "domains" ? settings.domains : settings.names)),
-            pageSize: input.config.page_size,
-            // One batch at a time: a batch's keys are marked done when it is read to the end.
-            concurrency: 1,
-            retry: input.config.retry,
-            fetch: (keys, paging) =>
-              client.appendTechnologies(
-                {
-                  ...(kind === "domains" ? { company_domain: keys } : { company_name: keys }),
-                  ...techFilters(settings),
-                },
-                paging,
-              ),
-            oneRecordPerKey: false,
-          }).pipe(
-            Stream.mapEffect(
-              (
-                event,
-              ): Effect.Effect<ReadonlyArray<Output.Output<CompanyTechnologies.CompanyTechnologies>>> => {
-                switch (event._tag) {
-                  case "Unbought":
-                    // At least one credit per key left: append charges per company returned.
-                    return Effect.as(
-                      Ref.update(unbought, (n) => n + event.keys.length),
-                      [],
-                    )
-                  case "DepthLimitReached":
-                    return Effect.succeed([
-                      Output.log(
-                        "WARN",
-                        `companies: a batch of ${event.keys.length} keys matched more companies than paging reaches`,
-                      ),
-                    ])
-                  case "Bought":
-                    for (const key of event.keys) done[kind].add(key, today)
-                    return Effect.succeed([
-                      Output.pageRead,
-                      ...event.items.map((item) =>
-                        Output.record(Streams.streams.companies, item, {
-                          [Streams.addedFields.fetchedAt]: fetchedAt,
-                        }),
-                      ),
-                      checkpoint(),
-                    ])
-                }
-              },
-            ),
-            Stream.flattenIterables,
-          )
-
-        const summary = Stream.unwrap(
-          Effect.map(Ref.get(unbought), (left) =>
-            Stream.fromIterable([
-              ...(left === 0
-                ? []
-                : [Output.shortfall(left, left, "companies (at least one credit per domain or name left)")]),
-              checkpoint(),
-            ]),
-          ),
-        )
-        // One record per key as a rule (a key may match no company, or several): within the budget.
-        const { available } = yield* budget.snapshot
-        const keys = pending("domains", settings.domains).length + pending("names", settings.names).length
-        return Stream.concat(
-          Stream.make<Array<Output.Output<CompanyTechnologies.CompanyTechnologies>>>(
-            Output.estimate(Math.min(available, keys)),
-          ),
-          Stream.concat(Stream.concat(purchase("domains"), purchase("names")), summary),
-        )
-      }),
-    ),
+  read,
 }

@@ -25,6 +25,7 @@ export const taxonomyCategories: StreamDefinition<Taxonomy.Category> = {
         const items = yield* client.taxonomyCategories
         return Stream.fromIterable([
           Output.pageRead,
+          Output.tally("taxonomy", { freeRequests: 1 }),
           ...items.map((item) => Output.record(Streams.streams.taxonomy_categories, item)),
           Output.checkpoint({ categories: items.length }),
         ])
@@ -77,6 +78,7 @@ export const taxonomyProducts: StreamDefinition<Taxonomy.Product> = {
             })
             return [
               Output.pageRead,
+              Output.tally("taxonomy", { freeRequests: 1 }),
               ...fresh.map((item) => Output.record(Streams.streams.taxonomy_products, item)),
             ]
           }),

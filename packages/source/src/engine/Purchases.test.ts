@@ -1,0 +1,226 @@
+import { describe, expect, it } from "@effect/vitest"
+import { Streams } from "@salesintel/airbyte"
+import { ApiError, Contact, type Page } from "@salesintel/core"
+import { Chunk, Effect, Either, Ref, Schema, Stream } from "effect"
+import { contact } from "../../../core/src/testing/Records.ts"
+import type * as KeyedPurchase from "../components/KeyedPurchase.ts"
+import type * as PagedQuery from "../components/PagedQuery.ts"
+import * as Output from "../Output.ts"
+import { BoughtSet } from "./BoughtSet.ts"
+import * as Purchases from "./Purchases.ts"
+
+const decode = Schema.decodeUnknownSync(Contact.Contact)
+const item = (id: number): Page.Item<Contact.Contact> => {
+  const raw = contact(id)
+  return { record: decode(raw), raw }
+}
+const page = (number: number, ids: ReadonlyArray<number>): Page.Page<Contact.Contact> => ({
+  page: number,
+  pageSize: ids.length,
+  resultCount: undefined,
+  isPreview: false,
+  items: ids.map(item),
+})
+const pageEvent = (part: string, number: number, ids: ReadonlyArray<number>, afterGap = false) =>
+  ({ _tag: "Page", part, page: page(number, ids), afterGap }) as const
+
+const today = 20_000
+/** A bought set, and the checkpoint of it: the keys it holds when the checkpoint is taken. */
+const setUp = () => {
+  const bought = BoughtSet.fromJson({}, today, undefined)
+  const checkpoint = Effect.sync(() =>
+    Output.checkpoint({ held: [...Object.values(bought.toJson()).flat()] }),
+  )
+  return { bought, checkpoint }
+}
+const record = (item: Page.Item<Contact.Contact>) => Output.record(Streams.streams.contacts, item)
+
+/** The outputs in a compact form: R:<match id>, C:<ids held>, S:<records>:<detail>, W:<message>. */
+const brief = (outputs: ReadonlyArray<Output.Output<Contact.Contact>>) =>
+  outputs.flatMap((output) => {
+    switch (output._tag) {
+      case "Record":
+        return [`R:${output.decoded.value.match_id}`]
+      case "Checkpoint":
+        return [`C:${(output.state.held as ReadonlyArray<string>).length}`]
+      case "Shortfall":
+        return [`S:${output.records}:${output.detail}`]
+      case "Log":
+        return [`W:${output.message}`]
+      default:
+        return []
+    }
+  })
+
+/** The outputs, then the failure that ended the stream, if one did. */
+const collect = <E>(stream: Stream.Stream<Output.Output<Contact.Contact>, E>) =>
+  Effect.map(Stream.runCollect(Stream.either(stream)), (all) => {
+    const elements = Chunk.toReadonlyArray(all)
+    return {
+      outputs: elements.flatMap((element) => (Either.isRight(element) ? [element.right] : [])),
+      failure: elements.flatMap((element) => (Either.isLeft(element) ? [element.left] : []))[0],
+    }
+  })
+
+describe("Purchases.creditedPages", () => {
+  it.effect(
+    "records every page in the bought set before its records, and moves a full refresh's position",
+    () =>
+      Effect.gen(function* () {
+        const { bought, checkpoint } = setUp()
+        const moves = yield* Ref.make<ReadonlyArray<string>>([])
+        const note = (entry: string) => Ref.update(moves, (all) => [...all, entry])
+        const events: ReadonlyArray<PagedQuery.Event<Contact.Contact>> = [
+          pageEvent("a", 1, [1, 2]),
+          { _tag: "PartDone", part: "a" },
+          pageEvent("b", 1, [3]),
+          { _tag: "Refused", part: "b", nextPage: 2, records: 4 },
+          pageEvent("b", 3, [5], true),
+          { _tag: "Skipped", part: "c", records: 7 },
+        ]
+        const outputs = yield* collect(
+          Purchases.creditedPages({
+            events: Stream.fromIterable(events),
+            keyOf: (value) => value.match_id,
+            resume: {
+              page: (part, number) => note(`page ${part}${number}`),
+              refused: (part, next) => note(`refused ${part}${next}`),
+              partDone: (part) => note(`done ${part}`),
+            },
+            checkpoint,
+            bought,
+            record,
+            detail: "search s",
+          }),
+        )
+        expect(brief(outputs.outputs)).toEqual([
+          "R:m-1",
+          "R:m-2",
+          "C:2",
+          "C:2",
+          "R:m-3",
+          "C:3",
+          "S:4:search s",
+          "R:m-5",
+          "C:4",
+          "S:7:search s (parts not begun)",
+        ])
+        // The page that landed after the refused one does not move the position past it.
+        expect(yield* Ref.get(moves)).toEqual(["page a1", "done a", "page b1", "refused b2"])
+        expect(bought.size).toBe(4)
+      }),
+  )
+
+  it.effect("without a position (a direct read) it ends with a checkpoint of the bought set", () =>
+    Effect.gen(function* () {
+      const { bought, checkpoint } = setUp()
+      const outputs = yield* collect(
+        Purchases.creditedPages({
+          events: Stream.make(pageEvent("a", 1, [1]), { _tag: "PartDone", part: "a" } as const),
+          keyOf: (value) => value.match_id,
+          checkpoint,
+          bought,
+          record,
+          detail: "search s",
+        }),
+      )
+      expect(brief(outputs.outputs)).toEqual(["R:m-1", "C:1", "C:1"])
+    }),
+  )
+
+  it.effect(
+    "checkpoints a large bought set every 1/50 of it, and saves it before a failure is reported",
+    () =>
+      Effect.gen(function* () {
+        const { bought, checkpoint } = setUp()
+        bought.record(Array.from({ length: 500 }, (_, i) => `held-${i}`))
+        const pages = Array.from({ length: 7 }, (_, i) => pageEvent("a", i + 1, [2 * i, 2 * i + 1]))
+        const outputs = yield* collect(
+          Purchases.creditedPages({
+            events: Stream.concat(
+              Stream.fromIterable(pages),
+              Stream.fail(new ApiError.PaymentRequired({ endpoint: "people.search" })),
+            ),
+            keyOf: (value) => value.match_id,
+            checkpoint,
+            bought,
+            record,
+            detail: "search s",
+          }),
+        )
+        // 500 held: one checkpoint per 10 records, so after pages 5 (10 records); then the failure's.
+        expect(brief(outputs.outputs).filter((entry) => entry.startsWith("C:"))).toEqual(["C:510", "C:514"])
+        expect(brief(outputs.outputs).at(-1)).toBe("C:514")
+        expect(outputs.failure?._tag).toBe("PaymentRequired")
+      }),
+  )
+})
+
+describe("Purchases.keyedBatches", () => {
+  const batch = (ids: ReadonlyArray<number>): KeyedPurchase.Event<string, Contact.Contact> => ({
+    _tag: "Bought",
+    keys: ids.map((id) => `m-${id}`),
+    items: ids.map(item),
+  })
+
+  it.effect(
+    "sums the keys left into one shortfall, warns of a batch past the paging depth, ends with a checkpoint",
+    () =>
+      Effect.gen(function* () {
+        const { bought, checkpoint } = setUp()
+        const events: ReadonlyArray<KeyedPurchase.Event<string, Contact.Contact>> = [
+          batch([1, 2]),
+          { _tag: "DepthLimitReached", keys: ["m-9"] },
+          { _tag: "Unbought", keys: ["m-3", "m-4"] },
+          { _tag: "Unbought", keys: ["m-5"] },
+        ]
+        const outputs = yield* collect(
+          Purchases.keyedBatches({
+            events: Stream.fromIterable(events),
+            recordBought: (event) => bought.record(event.keys),
+            everyBatch: true,
+            shortfall: (left) =>
+              Effect.succeed(left === 0 ? undefined : Output.shortfall(left, left, "emails")),
+            checkpoint,
+            bought,
+            record,
+            detail: "emails",
+          }),
+        )
+        expect(brief(outputs.outputs)).toEqual([
+          "R:m-1",
+          "R:m-2",
+          "C:2",
+          "W:emails: a batch of 1 keys matched more records than paging reaches",
+          "S:3:emails",
+          "C:2",
+        ])
+        expect(outputs.failure).toBeUndefined()
+      }),
+  )
+
+  it.effect(
+    "a failure after some batches: what they bought is checkpointed, then the failure is raised",
+    () =>
+      Effect.gen(function* () {
+        const { bought, checkpoint } = setUp()
+        const outputs = yield* collect(
+          Purchases.keyedBatches({
+            events: Stream.concat(
+              Stream.make(batch([1]), batch([2])),
+              Stream.fail(new ApiError.PaymentRequired({ endpoint: "people.search" })),
+            ),
+            recordBought: (event) => bought.record(event.items.map((each) => each.record.match_id)),
+            everyBatch: false,
+            shortfall: () => Effect.succeed(undefined),
+            checkpoint,
+            bought,
+            record,
+            detail: "search s",
+          }),
+        )
+        expect(brief(outputs.outputs)).toEqual(["R:m-1", "C:1", "R:m-2", "C:2", "C:2"])
+        expect(outputs.failure?._tag).toBe("PaymentRequired")
+      }),
+  )
+})

@@ -1,0 +1,212 @@
+/**
+ * What a stream's purchases become, written once for every buying path: the components' events
+ * (credited pages of a search, keyed batches) turned into outputs. Every record bought goes into
+ * the bought set before it is emitted; a checkpoint follows when the set's cadence says one is due
+ * (or after every batch, where a batch's keys are marked done); what the budget or a stop left is
+ * one shortfall at the end; and whatever ends the read, what it bought is saved (a checkpoint)
+ * before the failure is reported.
+ */
+import type { Page } from "@salesintel/core"
+import { Effect, Ref, Stream } from "effect"
+import type * as Checkpoints from "../components/Checkpoints.ts"
+import type * as KeyedPurchase from "../components/KeyedPurchase.ts"
+import type * as PagedQuery from "../components/PagedQuery.ts"
+import * as Output from "../Output.ts"
+import type { BoughtSet } from "./BoughtSet.ts"
+
+interface Common<A> {
+  /** The stream's state now. */
+  readonly checkpoint: Effect.Effect<Output.Checkpoint>
+  /** The one bought set of what is bought this way (its cadence times the checkpoints). */
+  readonly bought: BoughtSet
+  readonly record: (item: Page.Item<A>) => Output.RecordOutput<A>
+  /** Names the work in logs and shortfalls, such as `contacts search "it-vps"`. */
+  readonly detail: string
+  /** The work its tallies count under, such as `search it-vps`. */
+  readonly work: string
+}
+
+/** `outputs`, then a checkpoint if one is due after `records` more records. */
+const withCheckpointWhenDue = <A>(
+  checkpoint: Effect.Effect<Output.Checkpoint>,
+  cadence: Checkpoints.Amortized,
+  records: number,
+  outputs: ReadonlyArray<Output.Output<A>>,
+): Effect.Effect<ReadonlyArray<Output.Output<A>>> =>
+  Effect.flatMap(cadence.due(records), (due) =>
+    due ? Effect.map(checkpoint, (state) => [...outputs, state]) : Effect.succeed(outputs),
+  )
+
+/** Whatever ends the stream, what was bought is saved before the failure is reported. */
+const savedBeforeFailure =
+  (checkpoint: Effect.Effect<Output.Checkpoint>) =>
+  <O, E, R>(outputs: Stream.Stream<O, E, R>): Stream.Stream<O | Output.Checkpoint, E, R> =>
+    Stream.catchAll(outputs, (error) => Stream.concat(Stream.fromEffect(checkpoint), Stream.fail(error)))
+
+// ---------------------------------------------------------------------------------------------
+// Credited pages of a search
+
+/**
+ * Where a full refresh stands in its search, moved as its pages land, so a killed run resumes at
+ * the next page instead of buying again. A read that is not resumable (a direct first read) has
+ * none: the bought set alone says what it holds.
+ */
+export interface Resume {
+  /** A page landed in order (not after a refused one): the part's next page is the one after it. */
+  readonly page: (part: string, page: number) => Effect.Effect<void>
+  /** The part's `nextPage` was refused: the next run resumes there. */
+  readonly refused: (part: string, nextPage: number) => Effect.Effect<void>
+  /** The part is read to the end. */
+  readonly partDone: (part: string) => Effect.Effect<void>
+}
+
+export interface PagesOptions<A, E, R> extends Common<A> {
+  readonly events: Stream.Stream<PagedQuery.Event<A>, E, R>
+  /** The key the bought set records for a record. */
+  readonly keyOf: (record: A) => string
+  readonly resume?: Resume | undefined
+}
+
+const pageOutputs = <A, E, R>(
+  options: PagesOptions<A, E, R>,
+  cadence: Checkpoints.Amortized,
+  skipped: Ref.Ref<number>,
+  event: PagedQuery.Event<A>,
+): Effect.Effect<ReadonlyArray<Output.Output<A>>> => {
+  const { resume, detail } = options
+  switch (event._tag) {
+    case "Planned":
+      return Effect.succeed([])
+    case "Warning":
+      return Effect.succeed([Output.log("WARN", event.message)])
+    case "Page": {
+      const keys = event.page.items.map((item) => options.keyOf(item.record))
+      const stale = keys.filter((key) => options.bought.has(key)).length
+      options.bought.record(keys)
+      const tally = Output.tally(options.work, {
+        creditedRequests: 1,
+        bought: keys.length,
+        new: keys.length - stale,
+        stale,
+      })
+      const outputs = [Output.pageRead, tally, ...event.page.items.map(options.record)]
+      const moved =
+        resume === undefined || event.afterGap ? Effect.void : resume.page(event.part, event.page.page)
+      return Effect.zipRight(
+        moved,
+        withCheckpointWhenDue(options.checkpoint, cadence, event.page.items.length, outputs),
+      )
+    }
+    case "Refused":
+      return Effect.as(resume === undefined ? Effect.void : resume.refused(event.part, event.nextPage), [
+        Output.shortfall(event.records, event.records, detail),
+      ])
+    case "Skipped":
+      return Effect.as(
+        Ref.update(skipped, (records) => records + event.records),
+        [],
+      )
+    case "PartDone":
+      return resume === undefined
+        ? Effect.succeed([])
+        : Effect.zipRight(
+            resume.partDone(event.part),
+            Effect.map(options.checkpoint, (state) => [state]),
+          )
+  }
+}
+
+/**
+ * A search read through its credited pages (a full refresh, or a direct first read): the records,
+ * each recorded as bought; the parts not begun after a refusal summed into one shortfall; and, where
+ * the read does not keep a position, a closing checkpoint of the bought set.
+ */
+export const creditedPages = <A, E, R>(
+  options: PagesOptions<A, E, R>,
+): Stream.Stream<Output.Output<A>, E, R> =>
+  Stream.unwrap(
+    Effect.gen(function* () {
+      const cadence = yield* options.bought.cadence()
+      const skipped = yield* Ref.make(0)
+      const pages = options.events.pipe(
+        Stream.mapEffect((event) => pageOutputs(options, cadence, skipped, event)),
+        Stream.flattenIterables,
+        savedBeforeFailure(options.checkpoint),
+      )
+      const closing = Stream.unwrap(
+        Effect.gen(function* () {
+          const records = yield* Ref.get(skipped)
+          const outputs: Array<Output.Output<A>> = []
+          if (records > 0)
+            outputs.push(Output.shortfall(records, records, `${options.detail} (parts not begun)`))
+          if (options.resume === undefined) outputs.push(yield* options.checkpoint)
+          return Stream.fromIterable(outputs)
+        }),
+      )
+      return Stream.concat(pages, closing)
+    }),
+  )
+
+// ---------------------------------------------------------------------------------------------
+// Keyed batches
+
+type Bought<Event> = Extract<Event, { readonly _tag: "Bought" }>
+
+export interface BatchesOptions<A, Event extends KeyedPurchase.Event<unknown, A>, E, R> extends Common<A> {
+  readonly events: Stream.Stream<Event, E, R>
+  /** Records what a batch bought in the bought set (its records' keys, or the keys it asked for). */
+  readonly recordBought: (event: Bought<Event>) => void
+  /**
+   * A checkpoint after every batch (its keys are done once it is read), instead of at the bought
+   * set's cadence (the set records each record as it comes).
+   */
+  readonly everyBatch: boolean
+  /** The closing shortfall for `keys` left unbought, if one is due. */
+  readonly shortfall: (keys: number) => Effect.Effect<Output.Shortfall | undefined>
+}
+
+/**
+ * Keyed purchases (match ids, domains, names): each batch's records, recorded as bought; the keys
+ * the budget (or a stop) left, summed into one shortfall; and a closing checkpoint.
+ */
+export const keyedBatches = <A, Event extends KeyedPurchase.Event<unknown, A>, E, R>(
+  options: BatchesOptions<A, Event, E, R>,
+): Stream.Stream<Output.Output<A>, E, R> =>
+  Stream.unwrap(
+    Effect.gen(function* () {
+      const cadence = yield* options.bought.cadence()
+      const unbought = yield* Ref.make(0)
+      const batches = options.events.pipe(
+        Stream.mapEffect((event): Effect.Effect<ReadonlyArray<Output.Output<A>>> => {
+          if (event._tag === "Unbought")
+            return Effect.as(
+              Ref.update(unbought, (keys) => keys + event.keys.length),
+              [],
+            )
+          if (event._tag === "DepthLimitReached")
+            return Effect.succeed([
+              Output.log(
+                "WARN",
+                `${options.detail}: a batch of ${event.keys.length} keys matched more records than paging reaches`,
+              ),
+            ])
+          options.recordBought(event as Bought<Event>)
+          const tally = Output.tally(options.work, { creditedRequests: 1, bought: event.items.length })
+          const outputs = [Output.pageRead, tally, ...event.items.map(options.record)]
+          return options.everyBatch
+            ? Effect.map(options.checkpoint, (state) => [...outputs, state])
+            : withCheckpointWhenDue(options.checkpoint, cadence, event.items.length, outputs)
+        }),
+        Stream.flattenIterables,
+        savedBeforeFailure(options.checkpoint),
+      )
+      const closing = Stream.unwrap(
+        Effect.gen(function* () {
+          const shortfall = yield* options.shortfall(yield* Ref.get(unbought))
+          const state = yield* options.checkpoint
+          return Stream.fromIterable<Output.Output<A>>(shortfall === undefined ? [state] : [shortfall, state])
+        }),
+      )
+      return Stream.concat(batches, closing)
+    }),
+  )

@@ -1,0 +1,120 @@
+/**
+ * Email enrichment: each email due is looked up with the free preview (every page), and the
+ * contacts it matches that are not bought yet (by a search, an earlier email or an earlier run)
+ * are bought by match_ids. An email is done once every contact it matches is in the bought set
+ * (or it matched nothing). The lookups are made before anything is bought: they size the estimate.
+ */
+import { type ApiError, type Client, type CreditBudget, Limits, Pager } from "@salesintel/core"
+import { Chunk, Effect, Ref, Stream } from "effect"
+import type { ContactsConfig } from "../../Config.ts"
+import type { BoughtSet } from "../../engine/BoughtSet.ts"
+import * as Output from "../../Output.ts"
+import { buyNew, type ContactOutput, type Context } from "./Context.ts"
+
+/** The emails an enrichment looks up: each once, and in incremental only those due. */
+export const pendingEmails = (
+  settings: ContactsConfig,
+  emailsDone: BoughtSet,
+  incremental: boolean,
+): ReadonlyArray<string> =>
+  [...new Set(settings.emails.map((email) => email.toLowerCase()))].filter(
+    (email) => !incremental || emailsDone.due(email),
+  )
+
+export interface EmailLookup {
+  readonly email: string
+  /** The match ids of the contacts the email matches. */
+  readonly ids: ReadonlyArray<string>
+  /** The listing was stopped (a stop request closed the budget) before it ended. */
+  readonly refused: boolean
+  /** Pages of the free preview it took. */
+  readonly pages: number
+}
+
+/** The contacts one email matches, from the free preview (every page). */
+export const lookupEmail = (
+  client: Client.SalesIntelClientService,
+  email: string,
+  matchOnJobHistory: boolean,
+): Effect.Effect<EmailLookup, ApiError.ApiError, CreditBudget.CreditBudget> =>
+  Pager.stream({
+    fetch: (paging) => client.previewPeople({ email: [email], matchOnJobHistory }, paging),
+    credited: false,
+    pageSize: Limits.maxPageSize,
+  }).pipe(
+    Stream.runCollect,
+    Effect.map((events) => {
+      const all = Chunk.toReadonlyArray(events)
+      const pages = all.flatMap((event) => (event._tag === "PageFetched" ? [event.page] : []))
+      return {
+        email,
+        ids: pages.flatMap((page) => page.items.map((item) => item.record.match_id)),
+        refused: all.some((event) => event._tag === "BudgetExhausted"),
+        pages: pages.length,
+      }
+    }),
+  )
+
+/** The emails' free lookups, made before anything is bought. */
+export interface EmailLookups {
+  readonly looked: ReadonlyArray<EmailLookup>
+  /** Emails due, not all of them looked up: the stream must say it is incomplete. */
+  readonly refused: boolean
+  /** Emails due a lookup in this read. */
+  readonly pending: number
+}
+
+export const lookUpEmails = (context: Context, emailsDone: BoughtSet, incremental: boolean) =>
+  Effect.gen(function* () {
+    const settings = context.config.contacts
+    if (settings === undefined || settings.emails.length === 0)
+      return { looked: [], refused: false, pending: 0 } satisfies EmailLookups
+    const pending = pendingEmails(settings, emailsDone, incremental)
+    const lookups = yield* Effect.forEach(
+      pending,
+      (email) => lookupEmail(context.client, email, settings.match_on_job_history),
+      { concurrency: context.config.concurrency },
+    )
+    return {
+      looked: lookups.filter((lookup) => !lookup.refused),
+      refused: lookups.some((lookup) => lookup.refused),
+      pending: pending.length,
+    } satisfies EmailLookups
+  })
+
+/** The contacts the emails looked up match that are not bought, or are due again. */
+export const emailsToBuy = (context: Context, lookups: EmailLookups): number =>
+  new Set(lookups.looked.flatMap((lookup) => lookup.ids).filter((id) => context.known.due(id))).size
+
+export const enrichEmails = (context: Context, emailsDone: BoughtSet, lookups: EmailLookups) =>
+  Stream.unwrap(
+    Effect.gen(function* () {
+      if (context.config.contacts === undefined || context.config.contacts.emails.length === 0)
+        return Stream.empty
+      if (lookups.pending === 0)
+        return Stream.make<Array<ContactOutput>>(
+          Output.log("INFO", "email enrichment: every email is up to date"),
+        )
+      const { looked } = lookups
+      const unmatched = looked.filter((lookup) => lookup.ids.length === 0).length
+      const summary = Output.log(
+        "INFO",
+        `email enrichment: ${looked.length} emails looked up, ${unmatched} matched nothing, ${looked.length - unmatched} matched`,
+      )
+      const ids = Stream.fromIterable(looked.flatMap((lookup) => lookup.ids))
+      const where = { search: null, detail: "contacts email enrichment", work: "emails" }
+      const bought = buyNew(context, ids, where, yield* Ref.make(lookups.refused))
+      // After the purchases: an email whose every contact is now bought needs no lookup again.
+      const markDone = Stream.fromEffect(
+        Effect.suspend(() => {
+          emailsDone.record(
+            looked
+              .filter((lookup) => lookup.ids.every((id) => !context.known.due(id)))
+              .map((lookup) => lookup.email),
+          )
+          return context.checkpoint
+        }),
+      )
+      return Stream.concat(Stream.make<Array<ContactOutput>>(summary), Stream.concat(bought, markDone))
+    }),
+  )

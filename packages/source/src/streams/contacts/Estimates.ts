@@ -1,0 +1,142 @@
+/**
+ * The stream's estimate, from free work done before its first credited request, so that ESTIMATE
+ * and the progress line show the whole run's total from the start: every search's partitions
+ * (sized with the free counts) and every email's lookup. Each piece's estimate is revised to what
+ * it read once it ends.
+ */
+import { type ApiError, CreditBudget, type Partitioner } from "@salesintel/core"
+import { Effect, Ref, Stream } from "effect"
+import * as PagedQuery from "../../components/PagedQuery.ts"
+import type { BoughtSet } from "../../engine/BoughtSet.ts"
+import * as Output from "../../Output.ts"
+import { type ContactOutput, type Context, searchWork } from "./Context.ts"
+import { type EmailLookups, emailsToBuy, lookUpEmails } from "./Emails.ts"
+
+export interface Prepared {
+  readonly plans: ReadonlyMap<string, Partitioner.Plan>
+  /** Undefined when a stop was requested before the stream began: nothing was looked up. */
+  readonly lookups: EmailLookups | undefined
+}
+
+/** The free work of a read; skipped when a stop was requested before the stream began. */
+export const prepare = (context: Context, emailsDone: BoughtSet, incremental: boolean) =>
+  Effect.gen(function* () {
+    const budget = yield* CreditBudget.CreditBudget
+    const searches = context.config.contacts?.searches ?? []
+    if ((yield* budget.snapshot).closed) return { plans: new Map(), lookups: undefined } satisfies Prepared
+    const plans = yield* Effect.forEach(searches, (search) =>
+      Effect.map(
+        PagedQuery.plan({
+          client: context.client,
+          filters: search.filters,
+          concurrency: context.config.concurrency,
+        }),
+        (plan) => [search.name, plan] as const,
+      ),
+    )
+    const lookups = yield* lookUpEmails(context, emailsDone, incremental)
+    return { plans: new Map(plans), lookups } satisfies Prepared
+  })
+
+/** The free work's figures, as tallies: each search's partitions and counts, the emails' lookups. */
+export const preparedTallies = (context: Context, prepared: Prepared): ReadonlyArray<ContactOutput> => {
+  const searches = (context.config.contacts?.searches ?? []).flatMap((search) => {
+    const plan = prepared.plans.get(search.name)
+    if (plan === undefined) return []
+    return [
+      Output.tally(searchWork(search), {
+        matches: plan.total,
+        partitions: plan.parts.length,
+        unreachable: plan.unsplittable.reduce((sum, part) => sum + part.count, 0),
+        freeRequests: plan.countRequests,
+      }),
+    ]
+  })
+  const emails = context.config.contacts?.emails ?? []
+  const lookups = prepared.lookups
+  if (lookups === undefined || emails.length === 0) return searches
+  return [
+    ...searches,
+    Output.tally("emails", {
+      configured: new Set(emails.map((email) => email.toLowerCase())).size,
+      lookedUp: lookups.pending,
+      freeRequests: lookups.looked.reduce((sum, lookup) => sum + lookup.pages, 0),
+    }),
+  ]
+}
+
+/** Records a full refresh of the search still has to read from `position`. */
+const unreadRecords = (
+  context: Context,
+  name: string,
+  plan: Partitioner.Plan,
+  position: PagedQuery.Position,
+) =>
+  plan.parts.reduce((sum, part) => {
+    const key = PagedQuery.partKey(name, part.filters)
+    if (position.completed.includes(key)) return sum
+    const read =
+      position.current?.part === key ? (position.current.next_page - 1) * context.config.page_size : 0
+    return sum + Math.max(0, part.count - read)
+  }, 0)
+
+/**
+ * What an incremental read of a search will buy, at least: its reachable matches less every
+ * contact already bought and fresh (exact on a first run, when nothing is bought).
+ */
+const incrementalEstimate = (context: Context, plan: Partitioner.Plan): number =>
+  Math.max(0, plan.parts.reduce((sum, part) => sum + part.count, 0) - context.known.countFresh())
+
+/**
+ * Each search's estimate, then the emails', within what the budget has left, in read order: a full
+ * refresh reads what its partitions hold past its position, an incremental read buys what is not
+ * bought and fresh (an upper bound where searches overlap, revised as each one ends).
+ */
+export const estimates = (
+  context: Context,
+  prepared: Prepared,
+  position: PagedQuery.Position,
+  incremental: boolean,
+  available: number,
+): ContactOutput => {
+  const searches = context.config.contacts?.searches ?? []
+  const wanted = [
+    ...searches.map((search): readonly [string, number] => {
+      const plan = prepared.plans.get(search.name)
+      if (plan === undefined) return [searchWork(search), 0]
+      return [
+        searchWork(search),
+        incremental
+          ? incrementalEstimate(context, plan)
+          : unreadRecords(context, search.name, plan, position),
+      ]
+    }),
+    ...(prepared.lookups === undefined ? [] : [["emails", emailsToBuy(context, prepared.lookups)] as const]),
+  ]
+  const granted = wanted.reduce<{ left: number; byKey: ReadonlyArray<readonly [string, number]> }>(
+    ({ left, byKey }, [key, records]) => {
+      const within = Math.min(left, records)
+      return { left: left - within, byKey: [...byKey, [key, within]] }
+    },
+    { left: available, byKey: [] },
+  )
+  return Output.estimates(granted.byKey)
+}
+
+/** `outputs`, then an estimate under `key` revised to the records they held. */
+export const revisedAtEnd = (
+  key: string,
+  outputs: Stream.Stream<ContactOutput, ApiError.ApiError, CreditBudget.CreditBudget>,
+) =>
+  Stream.unwrap(
+    Effect.map(Ref.make(0), (records) =>
+      Stream.concat(
+        outputs.pipe(
+          Stream.tap((output) =>
+            output._tag === "Record" ? Ref.update(records, (n) => n + 1) : Effect.void,
+          ),
+        ),
+        Stream.fromEffect(Effect.map(Ref.get(records), (read) => Output.estimate(read, key))),
+      ),
+    ),
+  )

@@ -1,0 +1,178 @@
+/**
+ * A contacts search, read one of three ways, each through the purchase engine:
+ * - full refresh: the credited search, page by page, its position kept so a killed run resumes at
+ *   the next page;
+ * - the free listing: the preview lists the search's match ids, and only those not bought (or
+ *   stale) are bought by match_ids (Context.buyNew);
+ * - directly: a search of which nothing bought is fresh, with the budget to read it whole, would
+ *   buy every contact the listing returns, so it is read through the credited search instead, for
+ *   the same credits in about half the requests.
+ * Every way records what it bought in the one bought set.
+ */
+import {
+  type ApiError,
+  type Client,
+  type Contact,
+  CreditBudget,
+  Limits,
+  type Partitioner,
+} from "@salesintel/core"
+import { Effect, Ref, Stream } from "effect"
+import type { ContactSearch, SourceConfig } from "../../Config.ts"
+import * as PagedQuery from "../../components/PagedQuery.ts"
+import * as Purchases from "../../engine/Purchases.ts"
+import * as Output from "../../Output.ts"
+import { buyNew, type ContactOutput, type Context, contactRecord, matchId, searchWork } from "./Context.ts"
+
+const describe = (search: ContactSearch) => `contacts search "${search.name}"`
+
+/** A search read through the credited search, page by page: as full refresh and a direct read do. */
+const searchQuery = (context: Context, search: ContactSearch): PagedQuery.Options<Contact.Contact> => ({
+  client: context.client,
+  name: search.name,
+  filters: search.filters,
+  fetch: context.client.searchPeople,
+  credited: true,
+  pageSize: context.config.page_size,
+  concurrency: context.config.concurrency,
+  retry: context.config.retry,
+})
+
+/** The free listing of a search's match ids, as an incremental read walks it (and a plan too). */
+export const previewQuery = (
+  client: Client.SalesIntelClientService,
+  config: SourceConfig,
+  search: ContactSearch,
+): PagedQuery.Options<Contact.PreviewContact> => ({
+  client,
+  name: search.name,
+  filters: search.filters,
+  fetch: client.previewPeople,
+  credited: false,
+  pageSize: Limits.maxPageSize,
+  concurrency: config.concurrency,
+  retry: config.retry,
+})
+
+/** The position of a full refresh, kept in `position`; `unfinished` once a page is refused. */
+const resumeIn = (
+  position: Ref.Ref<PagedQuery.Position>,
+  unfinished: Ref.Ref<boolean>,
+): Purchases.Resume => ({
+  page: (part, page) => Ref.update(position, (p) => ({ ...p, current: { part, next_page: page + 1 } })),
+  // The next run resumes at the refused page, even if later pages landed after it.
+  refused: (part, nextPage) =>
+    Effect.zipRight(
+      Ref.set(unfinished, true),
+      Ref.update(position, (p) => ({ ...p, current: { part, next_page: nextPage } })),
+    ),
+  partDone: (part) =>
+    Ref.update(position, (p) => ({ completed: [...p.completed, part], current: undefined })),
+})
+
+export const fullRefreshSearch = (
+  context: Context,
+  search: ContactSearch,
+  plan: Partitioner.Plan | undefined,
+  position: Ref.Ref<PagedQuery.Position>,
+  unfinished: Ref.Ref<boolean>,
+): Stream.Stream<ContactOutput, ApiError.ApiError, CreditBudget.CreditBudget> =>
+  Stream.unwrap(
+    Effect.map(Ref.get(position), (start) =>
+      Purchases.creditedPages({
+        events: PagedQuery.run({ ...searchQuery(context, search), position: start, plan }),
+        keyOf: matchId,
+        resume: resumeIn(position, unfinished),
+        checkpoint: context.checkpoint,
+        bought: context.known,
+        record: contactRecord(context, search.name),
+        detail: describe(search),
+        work: searchWork(search),
+      }),
+    ),
+  )
+
+/** The free listing's ids, then the purchase of those not bought; its warnings after them. */
+const previewSearch = (context: Context, search: ContactSearch, plan: Partitioner.Plan | undefined) =>
+  Stream.unwrap(
+    Effect.gen(function* () {
+      const listingStopped = yield* Ref.make(false)
+      const pages = yield* Ref.make(0)
+      const warnings = yield* Ref.make<ReadonlyArray<string>>([])
+      const ids = PagedQuery.run({ ...previewQuery(context.client, context.config, search), plan }).pipe(
+        Stream.mapEffect((event) => {
+          switch (event._tag) {
+            case "Page":
+              return Effect.as(
+                Ref.update(pages, (n) => n + 1),
+                event.page.items.map((item) => item.record.match_id),
+              )
+            case "Refused":
+            case "Skipped":
+              return Effect.as(Ref.set(listingStopped, true), [])
+            case "Warning":
+              return Effect.as(
+                Ref.update(warnings, (all) => [...all, event.message]),
+                [],
+              )
+            case "Planned":
+            case "PartDone":
+              return Effect.succeed([])
+          }
+        }),
+        Stream.flattenIterables,
+      )
+      const after = Stream.unwrap(
+        Effect.map(Effect.zip(Ref.get(warnings), Ref.get(pages)), ([all, free]) =>
+          Stream.fromIterable<ContactOutput>([
+            ...all.map((message) => Output.log("WARN", message)),
+            Output.tally(searchWork(search), { freeRequests: free }),
+          ]),
+        ),
+      )
+      const where = { search: search.name, detail: describe(search), work: searchWork(search) }
+      return Stream.concat(buyNew(context, ids, where, listingStopped), after)
+    }),
+  )
+
+/** Read straight through the credited search; its parts are disjoint, so no part buys what another bought. */
+const directSearch = (context: Context, search: ContactSearch, plan: Partitioner.Plan) => {
+  const reachable = plan.parts.reduce((sum, part) => sum + part.count, 0)
+  const said = Output.log(
+    "INFO",
+    `${describe(search)}: none of its ${reachable} contacts bought yet (or every contact bought is due for refresh), read directly through the credited search`,
+  )
+  // A failure lets the pages in flight land first (they are paid for); the next run lists the rest.
+  const pages = Purchases.creditedPages({
+    events: PagedQuery.run({ ...searchQuery(context, search), plan, landInFlightOnFailure: true }),
+    keyOf: matchId,
+    checkpoint: context.checkpoint,
+    bought: context.known,
+    record: contactRecord(context, search.name),
+    detail: describe(search),
+    work: searchWork(search),
+  })
+  return Stream.concat(Stream.make(said), pages)
+}
+
+/**
+ * Whichever way costs fewer requests for the same credits: directly when no contact bought is fresh
+ * and the budget covers the whole search (plus the last page of each part, which reserves a full
+ * page); else the free listing, which buys contact by contact.
+ */
+export const incrementalSearch = (
+  context: Context,
+  search: ContactSearch,
+  plan: Partitioner.Plan | undefined,
+): Stream.Stream<ContactOutput, ApiError.ApiError, CreditBudget.CreditBudget> =>
+  Stream.unwrap(
+    Effect.gen(function* () {
+      const { available, closed } = yield* (yield* CreditBudget.CreditBudget).snapshot
+      if (plan === undefined || closed || context.known.hasFresh())
+        return previewSearch(context, search, plan)
+      const reachable = plan.parts.reduce((sum, part) => sum + part.count, 0)
+      return reachable + plan.parts.length * context.config.page_size <= available
+        ? directSearch(context, search, plan)
+        : previewSearch(context, search, plan)
+    }),
+  )
