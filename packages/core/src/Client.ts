@@ -262,137 +262,166 @@ const filterParameters = <A, I>(endpoint: Endpoint, schema: Schema.Schema<A, I>,
     invalid(endpoint, issue.path === "(root)" ? "filters" : `filters.${issue.path}`, issue.description),
   )
 
-export const make = (config: ConnectionConfig) =>
-  Effect.gen(function* () {
-    const http = yield* HttpClient.HttpClient
-    const rateLimit = yield* RateLimit.RequestRateLimit
-    const inFlight = yield* AdaptiveConcurrency.InFlight
-    /** Credited endpoints: a transport failure there may have been charged (see Retry.ts). */
-    const isCredited = (endpoint: Endpoint) =>
-      endpoint === "people.search" || endpoint === "technologies.append"
+/** Credited endpoints: a transport failure there may have been charged (see Retry.ts). */
+const isCredited = (endpoint: Endpoint) => endpoint === "people.search" || endpoint === "technologies.append"
 
-    /** One GET with retries; succeeds with the parsed JSON body of a 200. */
-    const getJson = (
-      endpoint: Endpoint,
-      parameters: ReadonlyArray<readonly [string, string]>,
-      techFilters: ReadonlyArray<string>,
-    ): Effect.Effect<unknown, ApiError> => {
-      const credited = isCredited(endpoint)
-      const timeoutMillis = credited ? config.credited_timeout_ms : config.timeout_ms
-      const request = HttpClientRequest.get(endpointUrl(config, endpointPaths[endpoint])).pipe(
-        HttpClientRequest.setUrlParams(parameters),
-        HttpClientRequest.setHeaders({
-          [apiKeyHeader]: Redacted.value(config.api_key),
-          Accept: "application/json",
+type GetJson = (
+  endpoint: Endpoint,
+  parameters: ReadonlyArray<readonly [string, string]>,
+  techFilters: ReadonlyArray<string>,
+) => Effect.Effect<unknown, ApiError>
+
+/** The exchange of one attempt: the GET, its status read into an answer or an error, under the timeout. */
+const exchangeOf = (
+  config: ConnectionConfig,
+  http: HttpClient.HttpClient,
+  endpoint: Endpoint,
+  parameters: ReadonlyArray<readonly [string, string]>,
+  techFilters: ReadonlyArray<string>,
+): Effect.Effect<unknown, ApiError> => {
+  const timeoutMillis = isCredited(endpoint) ? config.credited_timeout_ms : config.timeout_ms
+  const request = HttpClientRequest.get(endpointUrl(config, endpointPaths[endpoint])).pipe(
+    HttpClientRequest.setUrlParams(parameters),
+    HttpClientRequest.setHeaders({
+      [apiKeyHeader]: Redacted.value(config.api_key),
+      Accept: "application/json",
+    }),
+  )
+  const url = new URL(endpointUrl(config, endpointPaths[endpoint]))
+  const sent = parameters.map(([name]) => name)
+  return http.execute(request).pipe(
+    Effect.mapError((error) => transportFailure(endpoint, url, error)),
+    Effect.flatMap((response) =>
+      response.status >= 200 && response.status < 300
+        ? readJson(endpoint, response)
+        : errorForStatus(endpoint, response, techFilters, sent),
+    ),
+    Effect.timeoutFail({
+      duration: Duration.millis(timeoutMillis),
+      onTimeout: () =>
+        new Transport({
+          endpoint,
+          reason: "timeout",
+          description: `no complete answer within ${timeoutMillis} ms`,
         }),
-      )
-      const url = new URL(endpointUrl(config, endpointPaths[endpoint]))
-      const sent = parameters.map(([name]) => name)
-      // The timeout covers the exchange only, not the wait for the rate limit: a credited request
-      // that timed out while still queued here would count as possibly charged, never sent.
-      const exchange = http.execute(request).pipe(
-        Effect.mapError((error) => transportFailure(endpoint, url, error)),
-        Effect.flatMap((response) =>
-          response.status >= 200 && response.status < 300
-            ? readJson(endpoint, response)
-            : errorForStatus(endpoint, response, techFilters, sent),
-        ),
-        Effect.timeoutFail({
-          duration: Duration.millis(timeoutMillis),
-          onTimeout: () =>
-            new Transport({
-              endpoint,
-              reason: "timeout",
-              description: `no complete answer within ${timeoutMillis} ms`,
-            }),
-        }),
-      )
-      const attempt = rateLimit.limit(
-        Effect.gen(function* () {
-          const sentAt = yield* Clock.currentTimeMillis
-          const answer = yield* Effect.either(exchange)
-          // Any answer measures the latency; a fault that never answered (Transport) does not.
-          if (Either.isRight(answer) || answer.left._tag !== "Transport")
-            yield* inFlight.observe((yield* Clock.currentTimeMillis) - sentAt)
-          if (Either.isLeft(answer) && answer.left._tag === "RateLimited") {
-            // Everyone waits (the limit is the user's), and fewer requests go out after. A wait
-            // longer than max_retry_after_ms is not waited out (the request fails): no pause then,
-            // or the requests in flight would sit out a cooldown the run will not wait for.
-            const wait = answer.left.retryAfterMillis ?? config.retry.initial_delay_ms
-            if (wait <= config.retry.max_retry_after_ms) yield* rateLimit.pause(wait)
-            yield* inFlight.congested
-          }
-          return yield* answer
-        }),
-      )
-      const retryable = credited ? Retry.isRetryableWhenCredited : isRetryable
-      return Retry.withRetry(
-        config.retry,
-        retryable,
-      )(attempt).pipe(
-        Effect.locallyWith(Headers.currentRedactedNames, (names) => [...names, apiKeyHeader.toLowerCase()]),
-        Effect.withSpan(`SalesIntel.${endpoint}`, {
-          attributes: { parameters: Object.fromEntries(parameters) },
-        }),
-      )
-    }
+    }),
+  )
+}
 
-    const decodeEnvelope = (endpoint: Endpoint, body: unknown) =>
-      Either.mapLeft(
-        Schema.decodeUnknownEither(Envelope)(body),
-        (error) => new Decode({ endpoint, ...fromParseError(error) }),
+/** One GET with retries, paced by the rate limit and measured by the in-flight gate. */
+const getJsonWith =
+  (
+    config: ConnectionConfig,
+    http: HttpClient.HttpClient,
+    rateLimit: RateLimit.RequestRateLimit["Type"],
+    inFlight: AdaptiveConcurrency.InFlight["Type"],
+  ): GetJson =>
+  (endpoint, parameters, techFilters) => {
+    // The timeout covers the exchange only, not the wait for the rate limit: a credited request
+    // that timed out while still queued here would count as possibly charged, never sent.
+    const exchange = exchangeOf(config, http, endpoint, parameters, techFilters)
+    const attempt = rateLimit.limit(
+      Effect.gen(function* () {
+        const sentAt = yield* Clock.currentTimeMillis
+        const answer = yield* Effect.either(exchange)
+        // Any answer measures the latency; a fault that never answered (Transport) does not.
+        if (Either.isRight(answer) || answer.left._tag !== "Transport")
+          yield* inFlight.observe((yield* Clock.currentTimeMillis) - sentAt)
+        if (Either.isLeft(answer) && answer.left._tag === "RateLimited") {
+          // Everyone waits (the limit is the user's), and fewer requests go out after. A wait
+          // longer than max_retry_after_ms is not waited out (the request fails): no pause then,
+          // or the requests in flight would sit out a cooldown the run will not wait for.
+          const wait = answer.left.retryAfterMillis ?? config.retry.initial_delay_ms
+          if (wait <= config.retry.max_retry_after_ms) yield* rateLimit.pause(wait)
+          yield* inFlight.congested
+        }
+        return yield* answer
+      }),
+    )
+    const retryable = isCredited(endpoint) ? Retry.isRetryableWhenCredited : isRetryable
+    return Retry.withRetry(
+      config.retry,
+      retryable,
+    )(attempt).pipe(
+      Effect.locallyWith(Headers.currentRedactedNames, (names) => [...names, apiKeyHeader.toLowerCase()]),
+      Effect.withSpan(`SalesIntel.${endpoint}`, {
+        attributes: { parameters: Object.fromEntries(parameters) },
+      }),
+    )
+  }
+
+const decodeEnvelope = (endpoint: Endpoint, body: unknown) =>
+  Either.mapLeft(
+    Schema.decodeUnknownEither(Envelope)(body),
+    (error) => new Decode({ endpoint, ...fromParseError(error) }),
+  )
+
+const pageOf =
+  <A, I>(endpoint: Endpoint, records: Decoder<A, I>) =>
+  (paging: Paging, body: unknown): Effect.Effect<Page<A>, ApiError> =>
+    Effect.gen(function* () {
+      const envelope = yield* decodeEnvelope(endpoint, body)
+      const items = yield* Either.mapLeft(
+        decodeItems(records, envelope.search_results),
+        (issue) => new Decode({ endpoint, ...issue }),
       )
-
-    const pageOf =
-      <A, I>(endpoint: Endpoint, records: Decoder<A, I>) =>
-      (paging: Paging, body: unknown): Effect.Effect<Page<A>, ApiError> =>
-        Effect.gen(function* () {
-          const envelope = yield* decodeEnvelope(endpoint, body)
-          const items = yield* Either.mapLeft(
-            decodeItems(records, envelope.search_results),
-            (issue) => new Decode({ endpoint, ...issue }),
-          )
-          return {
-            page: paging.page,
-            pageSize: paging.pageSize,
-            resultCount: envelope.result_count ?? undefined,
-            isPreview: envelope.is_preview ?? endpoint === "people.preview",
-            items,
-          }
-        })
-
-    const paged =
-      <F, FI, A, I>(endpoint: Endpoint, filterSchema: Schema.Schema<F, FI>, records: Decoder<A, I>) =>
-      (filters: F, paging: Paging): Effect.Effect<Page<A>, ApiError> =>
-        Effect.gen(function* () {
-          const filterParams = yield* filterParameters(endpoint, filterSchema, filters)
-          const pageParams = yield* pagingParameters(endpoint, paging)
-          const techFilters = Filters.techFiltersUsed(filters as Readonly<Record<string, unknown>>)
-          const body = yield* getJson(endpoint, [...filterParams, ...pageParams], techFilters)
-          return yield* pageOf(endpoint, records)(paging, body)
-        })
-
-    const taxonomyCategories = Effect.gen(function* () {
-      const body = yield* getJson("taxonomy.categories", [], [])
-      // Undocumented body: accept a bare array as well as the usual envelope.
-      const records = Array.isArray(body) ? { search_results: body } : body
-      const envelope = yield* decodeEnvelope("taxonomy.categories", records)
-      return yield* Either.mapLeft(
-        decodeItems(decoders.category, envelope.search_results),
-        (issue) => new Decode({ endpoint: "taxonomy.categories", ...issue }),
-      )
+      return {
+        page: paging.page,
+        pageSize: paging.pageSize,
+        resultCount: envelope.result_count ?? undefined,
+        isPreview: envelope.is_preview ?? endpoint === "people.preview",
+        items,
+      }
     })
 
+/** A paged endpoint: its filters and paging checked and encoded, its page decoded. */
+const paged =
+  <F, FI, A, I>(
+    getJson: GetJson,
+    endpoint: Endpoint,
+    filterSchema: Schema.Schema<F, FI>,
+    records: Decoder<A, I>,
+  ) =>
+  (filters: F, paging: Paging): Effect.Effect<Page<A>, ApiError> =>
+    Effect.gen(function* () {
+      const filterParams = yield* filterParameters(endpoint, filterSchema, filters)
+      const pageParams = yield* pagingParameters(endpoint, paging)
+      const techFilters = Filters.techFiltersUsed(filters as Readonly<Record<string, unknown>>)
+      const body = yield* getJson(endpoint, [...filterParams, ...pageParams], techFilters)
+      return yield* pageOf(endpoint, records)(paging, body)
+    })
+
+const taxonomyCategoriesOf = (getJson: GetJson) =>
+  Effect.gen(function* () {
+    const body = yield* getJson("taxonomy.categories", [], [])
+    // Undocumented body: accept a bare array as well as the usual envelope.
+    const records = Array.isArray(body) ? { search_results: body } : body
+    const envelope = yield* decodeEnvelope("taxonomy.categories", records)
+    return yield* Either.mapLeft(
+      decodeItems(decoders.category, envelope.search_results),
+      (issue) => new Decode({ endpoint: "taxonomy.categories", ...issue }),
+    )
+  })
+
+export const make = (config: ConnectionConfig) =>
+  Effect.gen(function* () {
+    const getJson = getJsonWith(
+      config,
+      yield* HttpClient.HttpClient,
+      yield* RateLimit.RequestRateLimit,
+      yield* AdaptiveConcurrency.InFlight,
+    )
     return SalesIntelClient.of({
-      searchPeople: paged("people.search", Filters.PeopleFilters, decoders.contact),
-      previewPeople: paged("people.preview", Filters.PeopleFilters, decoders.previewContact),
+      searchPeople: paged(getJson, "people.search", Filters.PeopleFilters, decoders.contact),
+      previewPeople: paged(getJson, "people.preview", Filters.PeopleFilters, decoders.previewContact),
       appendTechnologies: paged(
+        getJson,
         "technologies.append",
         Filters.TechnologyFilters,
         decoders.companyTechnologies,
       ),
-      taxonomyCategories,
-      taxonomyProducts: paged("taxonomy.products", Filters.ProductFilters, decoders.product),
+      taxonomyCategories: taxonomyCategoriesOf(getJson),
+      taxonomyProducts: paged(getJson, "taxonomy.products", Filters.ProductFilters, decoders.product),
     })
   })
 

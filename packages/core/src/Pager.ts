@@ -111,215 +111,258 @@ const landedAfterRefusal = <A, E, R>(events: Stream.Stream<Event<A>, E, R>): Str
     Stream.filterMap((event) => event),
   )
 
+/** One query's paging: its settings, its budget, and what has happened to it so far. */
+interface Paged<A> {
+  readonly options: Options<A>
+  readonly budget: CreditBudget["Type"]
+  readonly withPermit: <X, E>(effect: Effect.Effect<X, E>) => Effect.Effect<X, E>
+  readonly pageSize: number
+  readonly deepestPage: number
+  /** The page whose reservation completes `plannedReserved`. */
+  readonly plannedLastPage: number | undefined
+  /**
+   * Reservations are made strictly in page order, even with pages in flight concurrently: page p
+   * waits for page p - 1's decision (its turn). Once one page is refused, no later page reserves.
+   */
+  readonly turnOf: (page: number) => Deferred.Deferred<void>
+  readonly refusal: Ref.Ref<Option.Option<BudgetExhausted>>
+  /** With landInFlightOnFailure: the first failure, raised once the pages in flight have landed. */
+  readonly failed: Ref.Ref<Option.Option<ApiError>>
+  /** The query's records, once known (planned, or counted by its first page). */
+  readonly knownTotal: Ref.Ref<number | undefined>
+}
+
+const recordsBefore = (paged: Paged<unknown>, page: number) => (page - 1) * paged.pageSize
+
+/** What a page reserves: a full page, or what `maxRecords` leaves (nothing on a free endpoint). */
+const worstCase = (paged: Paged<unknown>, page: number) => {
+  const { credited, maxRecords } = paged.options
+  if (!credited) return 0
+  return Math.min(
+    paged.pageSize,
+    maxRecords === undefined ? paged.pageSize : Math.max(0, maxRecords - recordsBefore(paged, page)),
+  )
+}
+
+/** Refusing a page also refuses every later one: the shortfall is counted, not scattered. */
+const reserveFor = <A>(paged: Paged<A>, page: number): Effect.Effect<Option.Option<Reservation>> =>
+  Effect.gen(function* () {
+    if (Option.isSome(yield* Ref.get(paged.refusal)) || Option.isSome(yield* Ref.get(paged.failed)))
+      return Option.none()
+    const needed = worstCase(paged, page)
+    const reservation = yield* paged.budget.reserve(needed)
+    if (Option.isNone(reservation)) {
+      const { available } = yield* paged.budget.snapshot
+      const total = yield* Ref.get(paged.knownTotal)
+      const recordsRemaining = total === undefined ? undefined : total - recordsBefore(paged, page)
+      const refused = new BudgetExhausted({
+        nextPage: page,
+        recordsRemaining,
+        creditsNeeded: needed,
+        creditsAvailable: available,
+      })
+      yield* Ref.set(paged.refusal, Option.some(refused))
+    }
+    return reservation
+  })
+
+/** A page's first reservation, taken in its turn; the next page's turn follows it. */
+const decide = <A>(paged: Paged<A>, page: number): Effect.Effect<Option.Option<Reservation>> =>
+  reserveFor(paged, page).pipe(
+    Effect.tap((reservation) =>
+      page === paged.plannedLastPage && paged.options.plannedReserved !== undefined
+        ? Deferred.succeed(paged.options.plannedReserved, Option.isSome(reservation))
+        : Effect.void,
+    ),
+    Effect.ensuring(Deferred.succeed(paged.turnOf(page + 1), undefined)),
+  )
+
+/** A page, in its turn: its event, or none when it was not sent after a failure. */
+const fetchPage = <A>(paged: Paged<A>, page: number): Effect.Effect<Option.Option<Event<A>>, ApiError> => {
+  const { options, budget, pageSize } = paged
+  const credited = options.credited
+  // The permit before the reservation: credits are held only for pages about to be sent.
+  const sent = paged.withPermit(
+    CreditedRequest.send({
+      budget,
+      firstReservation: decide(paged, page),
+      reserve: reserveFor(paged, page),
+      request: () => options.fetch({ page, pageSize }),
+      charged: (fetched) => (credited ? fetched.items.length : 0),
+      // A free page's transport faults are retried by the client; a credited page's here.
+      retry: credited ? (options.retry ?? defaultRetry) : noRetry,
+    }),
+  )
+  return Deferred.await(paged.turnOf(page)).pipe(
+    Effect.zipRight(
+      Effect.catchAll(
+        sent,
+        (error): Effect.Effect<Option.Option<CreditedRequest.Delivered<Page<A>>>, ApiError> =>
+          options.landInFlightOnFailure === true
+            ? Effect.as(
+                Ref.update(paged.failed, (first) => (Option.isSome(first) ? first : Option.some(error))),
+                Option.none(),
+              )
+            : Effect.fail(error),
+      ),
+    ),
+    Effect.flatMap(
+      Option.match({
+        // Not sent: refused (the budget's event), or after a failure (nothing to say).
+        onNone: () =>
+          Effect.map(
+            Ref.get(paged.refusal),
+            Option.map((refused): Event<A> => refused),
+          ),
+        onSome: ({ value }) =>
+          Effect.succeed(
+            Option.some(
+              new PageFetched({ page: value, creditsCharged: credited ? value.items.length : 0 }) as Event<A>,
+            ),
+          ),
+      }),
+    ),
+    // A page interrupted while waiting for its turn must still pass the turn on.
+    Effect.ensuring(Deferred.succeed(paged.turnOf(page + 1), undefined)),
+  )
+}
+
+const raiseFailure = <A>(paged: Paged<A>): Stream.Stream<never, ApiError> =>
+  Stream.unwrap(
+    Effect.map(Ref.get(paged.failed), Option.match({ onNone: () => Stream.empty, onSome: Stream.fail })),
+  )
+
+/** After the last page: says so if the query held more than paging can reach. */
+const trailer = <A>(paged: Paged<A>, total: number | undefined, resultCount: number | undefined) =>
+  Stream.unwrap(
+    Effect.map(Ref.get(paged.refusal), (refused): Stream.Stream<Event<A>> => {
+      const reachable = paged.deepestPage * paged.pageSize
+      if (Option.isSome(refused) || total === undefined || total <= reachable) return Stream.empty
+      return Stream.make(new DepthLimitReached({ resultCount, recordsReachable: reachable }))
+    }),
+  )
+
+const capped = (options: Options<unknown>, count: number | undefined) =>
+  count === undefined ? options.maxRecords : Math.min(count, options.maxRecords ?? Number.POSITIVE_INFINITY)
+
+const lastPageFor = (paged: Paged<unknown>, total: number) =>
+  Math.min(paged.deepestPage, Math.ceil(total / paged.pageSize))
+
+/** A query sized beforehand: every planned page through the concurrent stage from the start. */
+const plannedPages = <A>(paged: Paged<A>, startPage: number, concurrency: number, plannedTotal: number) =>
+  Effect.gen(function* () {
+    const { options } = paged
+    yield* Ref.set(paged.knownTotal, plannedTotal)
+    const lastPage = lastPageFor(paged, plannedTotal)
+    const counted = yield* Ref.make<number | undefined>(undefined)
+    const planned = (lastPage < startPage ? Stream.empty : Stream.range(startPage, lastPage)).pipe(
+      Stream.mapEffect((page) => fetchPage(paged, page), { concurrency }),
+      Stream.filterMap((event) => event),
+      Stream.tap((event) =>
+        event._tag === "PageFetched" && event.page.resultCount !== undefined
+          ? Ref.update(counted, (most) => Math.max(most ?? 0, event.page.resultCount ?? 0))
+          : Effect.void,
+      ),
+      landedAfterRefusal,
+    )
+    // The query grew since it was sized: read on from the page after the plan.
+    const more = Stream.unwrap(
+      Effect.map(
+        Effect.all([Ref.get(paged.refusal), Ref.get(paged.failed), Ref.get(counted)]),
+        ([refused, failure, count]) => {
+          const grown = capped(options, count)
+          const readOn =
+            Option.isNone(refused) &&
+            Option.isNone(failure) &&
+            grown !== undefined &&
+            grown > plannedTotal &&
+            lastPage < paged.deepestPage
+          return readOn
+            ? stream({ ...options, expectedRecords: undefined, startPage: Math.max(startPage, lastPage + 1) })
+            : trailer(paged, grown ?? plannedTotal, count)
+        },
+      ),
+    )
+    return Stream.concat(Stream.concat(planned, more), raiseFailure(paged))
+  })
+
+/** A query of unknown size: the first page alone, whose count says how many pages follow. */
+const countedPages = <A>(paged: Paged<A>, startPage: number, concurrency: number) =>
+  Effect.gen(function* () {
+    const firstEvent = yield* fetchPage(paged, startPage)
+    // Nothing in flight beside the first page: its failure is raised at once.
+    if (Option.isNone(firstEvent)) return raiseFailure(paged)
+    const first = firstEvent.value
+    if (first._tag !== "PageFetched" || first.page.items.length < paged.pageSize) return Stream.make(first)
+    const resultCount = first.page.resultCount
+    const reachableTotal = capped(paged.options, resultCount)
+    yield* Ref.set(paged.knownTotal, reachableTotal)
+    const lastPage = reachableTotal === undefined ? paged.deepestPage : lastPageFor(paged, reachableTotal)
+    const rest = (lastPage <= startPage ? Stream.empty : Stream.range(startPage + 1, lastPage)).pipe(
+      // Without a count, the end is the first short page: one page at a time, so that no page
+      // past the end is reserved.
+      Stream.mapEffect((page) => fetchPage(paged, page), {
+        concurrency: reachableTotal === undefined ? 1 : concurrency,
+      }),
+      Stream.filterMap((event) => event),
+      Stream.takeUntil(
+        (event) =>
+          reachableTotal === undefined &&
+          event._tag === "PageFetched" &&
+          event.page.items.length < paged.pageSize,
+      ),
+      landedAfterRefusal,
+    )
+    return Stream.concat(
+      Stream.make(first),
+      Stream.concat(Stream.concat(rest, trailer(paged, reachableTotal, resultCount)), raiseFailure(paged)),
+    )
+  })
+
+/** The turns of a query's pages, each made on first use by whichever page asks first. */
+const turns = () => {
+  const made = new Map<number, Deferred.Deferred<void>>()
+  return (page: number) => {
+    let turn = made.get(page)
+    if (turn === undefined) {
+      // Synchronous, so no two fibers race to make it.
+      turn = Deferred.unsafeMake<void>(FiberId.none)
+      made.set(page, turn)
+    }
+    return turn
+  }
+}
+
 export const stream = <A>(options: Options<A>): Stream.Stream<Event<A>, ApiError, CreditBudget> =>
   Stream.unwrap(
     Effect.gen(function* () {
-      const budget = yield* CreditBudget
       // Optional: without a gate (unit tests, callers that pace elsewhere) `concurrency` is fixed.
       const gate = yield* Effect.serviceOption(InFlight)
-      const withPermit = <X, E>(effect: Effect.Effect<X, E>): Effect.Effect<X, E> =>
-        Option.isSome(gate) ? gate.value.withPermit(effect) : effect
       const pageSize = Math.max(1, Math.min(maxPageSize, Math.floor(options.pageSize ?? maxPageSize)))
       const deepestPage = lastReachablePage(pageSize)
-      const { credited, maxRecords } = options
-      const recordsBefore = (page: number) => (page - 1) * pageSize
-      const worstCase = (page: number) =>
-        credited
-          ? Math.min(
-              pageSize,
-              maxRecords === undefined ? pageSize : Math.max(0, maxRecords - recordsBefore(page)),
-            )
-          : 0
-
-      // Reservations are made strictly in page order, even with pages in flight concurrently:
-      // page p waits for page p - 1's decision. Once one page is refused, no later page reserves.
-      const turns = new Map<number, Deferred.Deferred<void>>()
-      const turnOf = (page: number) => {
-        let turn = turns.get(page)
-        if (turn === undefined) {
-          // Made on first use by whichever page asks first; synchronous, so no two fibers race.
-          turn = Deferred.unsafeMake<void>(FiberId.none)
-          turns.set(page, turn)
-        }
-        return turn
-      }
-      const refusal = yield* Ref.make(Option.none<BudgetExhausted>())
-      // With landInFlightOnFailure: the first failure, raised once the pages in flight have landed.
-      const failed = yield* Ref.make(Option.none<ApiError>())
-      const raiseFailure = Stream.unwrap(
-        Effect.map(Ref.get(failed), Option.match({ onNone: () => Stream.empty, onSome: Stream.fail })),
-      )
-      let knownTotal: number | undefined
-
-      // Refusing a page also refuses every later one: the shortfall is counted, not scattered.
-      const reserveFor = (page: number): Effect.Effect<Option.Option<Reservation>> =>
-        Effect.gen(function* () {
-          if (Option.isSome(yield* Ref.get(refusal)) || Option.isSome(yield* Ref.get(failed)))
-            return Option.none()
-          const needed = worstCase(page)
-          const reservation = yield* budget.reserve(needed)
-          if (Option.isNone(reservation)) {
-            const { available } = yield* budget.snapshot
-            const recordsRemaining = knownTotal === undefined ? undefined : knownTotal - recordsBefore(page)
-            yield* Ref.set(
-              refusal,
-              Option.some(
-                new BudgetExhausted({
-                  nextPage: page,
-                  recordsRemaining,
-                  creditsNeeded: needed,
-                  creditsAvailable: available,
-                }),
-              ),
-            )
-          }
-          return reservation
-        })
-      const decide = (page: number): Effect.Effect<Option.Option<Reservation>> =>
-        reserveFor(page).pipe(
-          Effect.tap((reservation) =>
-            page === plannedLastPage && options.plannedReserved !== undefined
-              ? Deferred.succeed(options.plannedReserved, Option.isSome(reservation))
-              : Effect.void,
-          ),
-          Effect.ensuring(Deferred.succeed(turnOf(page + 1), undefined)),
-        )
-
-      const fetchPage = (page: number): Effect.Effect<Option.Option<Event<A>>, ApiError> =>
-        Deferred.await(turnOf(page)).pipe(
-          Effect.zipRight(
-            // The permit before the reservation: credits are held only for pages about to be sent.
-            withPermit(
-              CreditedRequest.send({
-                budget,
-                firstReservation: decide(page),
-                reserve: reserveFor(page),
-                request: () => options.fetch({ page, pageSize }),
-                charged: (fetched) => (credited ? fetched.items.length : 0),
-                // A free page's transport faults are retried by the client; a credited page's here.
-                retry: credited ? (options.retry ?? defaultRetry) : noRetry,
-              }),
-            ).pipe(
-              Effect.catchAll(
-                (error): Effect.Effect<Option.Option<CreditedRequest.Delivered<Page<A>>>, ApiError> =>
-                  options.landInFlightOnFailure === true
-                    ? Effect.as(
-                        Ref.update(failed, (first) => (Option.isSome(first) ? first : Option.some(error))),
-                        Option.none(),
-                      )
-                    : Effect.fail(error),
-              ),
-            ),
-          ),
-          Effect.flatMap(
-            Option.match({
-              // Not sent: refused (the budget's event), or after a failure (nothing to say).
-              onNone: () =>
-                Effect.map(
-                  Ref.get(refusal),
-                  Option.map((refused): Event<A> => refused),
-                ),
-              onSome: ({ value }) =>
-                Effect.succeed(
-                  Option.some(
-                    new PageFetched({
-                      page: value,
-                      creditsCharged: credited ? value.items.length : 0,
-                    }) as Event<A>,
-                  ),
-                ),
-            }),
-          ),
-          // A page interrupted while waiting for its turn must still pass the turn on.
-          Effect.ensuring(Deferred.succeed(turnOf(page + 1), undefined)),
-        )
-
-      const startPage = Math.max(1, Math.floor(options.startPage ?? 1))
-      if (startPage > deepestPage) return Stream.empty
-      yield* Deferred.succeed(turnOf(startPage), undefined)
-      const concurrency = Math.max(1, Math.floor(options.concurrency ?? 1))
-      const capped = (count: number | undefined) =>
-        count === undefined ? maxRecords : Math.min(count, maxRecords ?? Number.POSITIVE_INFINITY)
-      const lastPageFor = (total: number) => Math.min(deepestPage, Math.ceil(total / pageSize))
-      const plannedLastPage =
+      const plannedTotal =
         options.expectedRecords === undefined
           ? undefined
-          : lastPageFor(capped(options.expectedRecords) ?? options.expectedRecords)
-
-      // After the last page: say so if the query held more than paging can reach.
-      const trailer = (total: number | undefined, resultCount: number | undefined) =>
-        Stream.unwrap(
-          Effect.map(Ref.get(refusal), (refused): Stream.Stream<Event<A>> => {
-            if (Option.isSome(refused) || total === undefined || total <= deepestPage * pageSize)
-              return Stream.empty
-            return Stream.make(
-              new DepthLimitReached({ resultCount, recordsReachable: deepestPage * pageSize }),
-            )
-          }),
-        )
-
-      if (options.expectedRecords !== undefined) {
-        const plannedTotal = capped(options.expectedRecords) ?? options.expectedRecords
-        knownTotal = plannedTotal
-        const lastPage = lastPageFor(plannedTotal)
-        let counted: number | undefined
-        const planned = (lastPage < startPage ? Stream.empty : Stream.range(startPage, lastPage)).pipe(
-          Stream.mapEffect(fetchPage, { concurrency }),
-          Stream.filterMap((event) => event),
-          Stream.tap((event) =>
-            Effect.sync(() => {
-              if (event._tag === "PageFetched" && event.page.resultCount !== undefined)
-                counted = Math.max(counted ?? 0, event.page.resultCount)
-            }),
-          ),
-          landedAfterRefusal,
-        )
-        // The query grew since it was sized: read on from the page after the plan.
-        const more = Stream.unwrap(
-          Effect.map(Effect.zip(Ref.get(refusal), Ref.get(failed)), ([refused, failure]) => {
-            const grown = capped(counted)
-            return Option.isNone(refused) &&
-              Option.isNone(failure) &&
-              grown !== undefined &&
-              grown > plannedTotal &&
-              lastPage < deepestPage
-              ? stream({
-                  ...options,
-                  expectedRecords: undefined,
-                  startPage: Math.max(startPage, lastPage + 1),
-                })
-              : trailer(grown ?? plannedTotal, counted)
-          }),
-        )
-        return Stream.concat(Stream.concat(planned, more), raiseFailure)
+          : (capped(options, options.expectedRecords) ?? options.expectedRecords)
+      const paged: Paged<A> = {
+        options,
+        budget: yield* CreditBudget,
+        withPermit: (effect) => (Option.isSome(gate) ? gate.value.withPermit(effect) : effect),
+        pageSize,
+        deepestPage,
+        plannedLastPage:
+          plannedTotal === undefined ? undefined : Math.min(deepestPage, Math.ceil(plannedTotal / pageSize)),
+        turnOf: turns(),
+        refusal: yield* Ref.make(Option.none<BudgetExhausted>()),
+        failed: yield* Ref.make(Option.none<ApiError>()),
+        knownTotal: yield* Ref.make<number | undefined>(undefined),
       }
-
-      const firstEvent = yield* fetchPage(startPage)
-      // Nothing in flight beside the first page: its failure is raised at once.
-      if (Option.isNone(firstEvent)) return raiseFailure
-      const first = firstEvent.value
-      if (first._tag !== "PageFetched" || first.page.items.length < pageSize) return Stream.make(first)
-
-      const resultCount = first.page.resultCount
-      const reachableTotal = capped(resultCount)
-      knownTotal = reachableTotal
-      const lastPage = reachableTotal === undefined ? deepestPage : lastPageFor(reachableTotal)
-      const rest = (lastPage <= startPage ? Stream.empty : Stream.range(startPage + 1, lastPage)).pipe(
-        // Without a count, the end is the first short page: one page at a time, so that no page
-        // past the end is reserved.
-        Stream.mapEffect(fetchPage, { concurrency: reachableTotal === undefined ? 1 : concurrency }),
-        Stream.filterMap((event) => event),
-        Stream.takeUntil(
-          (event) =>
-            reachableTotal === undefined &&
-            event._tag === "PageFetched" &&
-            event.page.items.length < pageSize,
-        ),
-        landedAfterRefusal,
-      )
-      return Stream.concat(
-        Stream.make(first),
-        Stream.concat(Stream.concat(rest, trailer(reachableTotal, resultCount)), raiseFailure),
-      )
+      const startPage = Math.max(1, Math.floor(options.startPage ?? 1))
+      if (startPage > deepestPage) return Stream.empty
+      yield* Deferred.succeed(paged.turnOf(startPage), undefined)
+      const concurrency = Math.max(1, Math.floor(options.concurrency ?? 1))
+      return plannedTotal === undefined
+        ? yield* countedPages(paged, startPage, concurrency)
+        : yield* plannedPages(paged, startPage, concurrency, plannedTotal)
     }),
   )

@@ -1,40 +1,37 @@
 /**
  * What the next incremental read would cost, before it costs anything: the figures behind
- * `salesintel plan`. Free requests only (the preview and the taxonomy): the plan runs under a
- * credit budget of zero, so a credited request could not even be reserved, let alone sent.
+ * `salesintel plan`. The plan is the read itself, run dry: every configured stream's definition
+ * runs as a sync runs it, in the same order, under the same credit budget, against a client whose
+ * free endpoints are the provider's and whose credited ones are answered by a stand-in
+ * (engine/StandIn.ts) that charges the budget what the provider would and sends nothing. The
+ * streams tally their work as they go (requests, records bought, how each listed key stood against
+ * the bought set: Output.Tally), and the plan is those tallies, summed by piece of work. Plan and
+ * sync agree by construction: there is no second copy of the read's choices here.
  *
- * It reuses what the read itself runs, so the two cannot drift apart: each search's partitions
- * and free listing (PagedQuery, with the stream's own preview query), the email lookups, the
- * companies' due keys, the saved state's Schemas, and the same dedup (a contact found by two
- * searches, or by a search and an email, is bought once).
+ * - exact (default): each search's free listing is walked as the read walks it, and diffed
+ *   against the contacts already bought: the credits are what the next read spends, to the credit.
+ * - quick: counts only (the partitioning's requests); a listing is made up from the counts, every
+ *   id new, so a search's credits are its reachable matches, an upper bound.
  *
- * - exact (default): walks each search's free listing as the read will and diffs the ids against
- *   the contacts already bought: the credits are what the next read spends, to the credit.
- * - quick: counts only (one request per partition count); a search's credits are its reachable
- *   matches, an upper bound, since which of them are bought is not known without the listing.
- *
- * The credits are allotted in read order (searches, emails, then companies) within the budget,
- * as the read spends them. Companies are charged per company returned, which no free request
- * tells: they are counted at one credit per key due (a key may match no company, or several).
+ * Companies are charged per company returned, which no free request tells: the stand-in returns
+ * one company per key (a key may match no company, or several).
  */
-import { StreamState } from "@salesintel/airbyte"
-import { type ApiError, Client, CreditBudget, Limits, type Partitioner } from "@salesintel/core"
+import { StreamState, Streams } from "@salesintel/airbyte"
+import { type ApiError, Client, CreditBudget } from "@salesintel/core"
 import { Effect, Either, Stream } from "effect"
-import type { ContactSearch, SourceConfig } from "./Config.ts"
-import * as PagedQuery from "./components/PagedQuery.ts"
-import { DatedSet, epochDay } from "./DatedSet.ts"
+import type { SourceConfig } from "./Config.ts"
+import { epochDay } from "./DatedSet.ts"
+import { definitionOf } from "./Definitions.ts"
 import { BoughtSet } from "./engine/BoughtSet.ts"
+import { type Mode, standIn } from "./engine/StandIn.ts"
+import type * as Output from "./Output.ts"
 import { StateError } from "./StateError.ts"
-import { CompaniesState, dueKeys } from "./streams/Companies.ts"
 import { ContactsState } from "./streams/Contacts.ts"
 import { decodeState } from "./streams/common.ts"
-import { lookupEmail, pendingEmails } from "./streams/contacts/Emails.ts"
-import { previewQuery } from "./streams/contacts/Searches.ts"
 import { productQueries } from "./streams/Taxonomy.ts"
 
+export type { Mode }
 export { StateError }
-
-export type Mode = "exact" | "quick"
 
 export interface Requests {
   readonly free: number
@@ -135,101 +132,14 @@ export interface PlanOptions {
   readonly now: number
 }
 
-/**
- * The work a read does, as the request counter sees it. Every figure the request counts need,
- * kept apart from how they are counted so that `requestsOf` is the one place to change when the
- * read's way of fetching changes.
- */
-export type Work =
-  | {
-      readonly _tag: "Search"
-      /** Count requests the partition plan took. */
-      readonly countRequests: number
-      /** Each partition's count. */
-      readonly partCounts: ReadonlyArray<number>
-      /** Contacts bought (= credits). */
-      readonly credits: number
-      /**
-       * Read straight through the credited search (nothing of it fresh, the budget covering it):
-       * no free listing, one credited request per page of each partition.
-       */
-      readonly direct: boolean
-    }
-  | { readonly _tag: "Emails"; readonly lookupPages: number; readonly credits: number }
-  | { readonly _tag: "Companies"; readonly domainsBought: number; readonly namesBought: number }
-  | { readonly _tag: "Taxonomy"; readonly categoryRequests: number; readonly productPages: number }
+type Counts = Readonly<Partial<Record<Output.Count, number>>>
+type Tallies = ReadonlyMap<string, Counts>
 
-const pagesOf = (records: number, pageSize: number) => Math.ceil(records / pageSize)
-
-/**
- * The requests a read makes for `work`, as the read fetches today:
- * - a search: its partition counts, then its free listing page by page (50 ids a page), then
- *   its purchases by match_ids in batches of page_size ids; or, read directly (`direct`: nothing
- *   of it bought and fresh yet, the budget covering it), its partition counts and then each
- *   partition's credited pages, page_size records a page, for the same credits.
- * - emails: each email's free listing, then the purchases in batches of page_size ids;
- * - companies: batches of page_size keys per kind (one page each when a key names one company);
- * - taxonomy: one request for the categories, and each product term's pages.
- */
-export const requestsOf = (work: Work, pageSize: number): Requests => {
-  switch (work._tag) {
-    case "Search":
-      if (work.direct)
-        return {
-          free: work.countRequests,
-          credited: work.partCounts.reduce((sum, count) => sum + pagesOf(count, pageSize), 0),
-        }
-      return {
-        free:
-          work.countRequests +
-          work.partCounts.reduce((sum, count) => sum + pagesOf(count, Limits.maxPageSize), 0),
-        credited: pagesOf(work.credits, pageSize),
-      }
-    case "Emails":
-      return { free: work.lookupPages, credited: pagesOf(work.credits, pageSize) }
-    case "Companies":
-      return {
-        free: 0,
-        credited: pagesOf(work.domainsBought, pageSize) + pagesOf(work.namesBought, pageSize),
-      }
-    case "Taxonomy":
-      return { free: work.categoryRequests + work.productPages, credited: 0 }
-  }
-}
-
-const sumRequests = (all: ReadonlyArray<Requests>): Requests => ({
-  free: all.reduce((sum, r) => sum + r.free, 0),
-  credited: all.reduce((sum, r) => sum + r.credited, 0),
-})
-
-/** The budget as the read spends it: each piece of work in turn takes what it needs of what is left. */
-const allotter = (budget: number) => {
-  let left = budget
-  const allot = (due: number): number => {
-    const granted = Math.min(due, left)
-    left -= granted
-    return granted
-  }
-  return Object.assign(allot, { left: (): number => left })
-}
-
-/** Sorts match ids the way the read does: fresh, new, stale, or bought earlier in this read. */
-const classifier = (known: DatedSet, today: number, refreshAfterDays: number | undefined) => {
-  const buying = new Set<string>()
-  return () => {
-    const counts = { bought: 0, new: 0, stale: 0, earlier: 0 }
-    const add = (id: string) => {
-      if (buying.has(id)) counts.earlier++
-      else if (!known.has(id)) {
-        counts.new++
-        buying.add(id)
-      } else if (known.needsBuying(id, today, refreshAfterDays)) {
-        counts.stale++
-        buying.add(id)
-      } else counts.bought++
-    }
-    return { counts, add }
-  }
+const add = (tallies: Tallies, tally: Output.Tally): Tallies => {
+  const counts: Partial<Record<Output.Count, number>> = { ...tallies.get(tally.work) }
+  for (const [name, n] of Object.entries(tally.counts) as Array<[Output.Count, number]>)
+    counts[name] = (counts[name] ?? 0) + n
+  return new Map(tallies).set(tally.work, counts)
 }
 
 const decodeInput = (state: unknown) =>
@@ -238,197 +148,130 @@ const decodeInput = (state: unknown) =>
     onRight: Effect.succeed,
   })
 
+/**
+ * Every configured stream read as the sync reads it (registry order, incremental where the stream
+ * has it), its tallies summed; and the credits spent, as the budget counts them.
+ */
+const runDry = (config: SourceConfig, states: StreamState.InputState, startedAt: number) =>
+  Effect.gen(function* () {
+    const tallies = yield* Effect.reduce(Streams.names, new Map() as Tallies, (sum, name) => {
+      const definition = definitionOf(name)
+      if (definition === undefined || !definition.isConfigured(config)) return Effect.succeed(sum)
+      const syncMode = definition.stream.syncModes.includes("incremental") ? "incremental" : "full_refresh"
+      return definition
+        .read({ config, syncMode, state: states.get(name), startedAt })
+        .pipe(Stream.runFold(sum, (inner, output) => (output._tag === "Tally" ? add(inner, output) : inner)))
+    })
+    const { spent } = yield* (yield* CreditBudget.CreditBudget).snapshot
+    return { tallies, spent }
+  }).pipe(Effect.provide(CreditBudget.layer(config.credit_budget)))
+
+const requestsIn = (counts: Counts | undefined): Requests => ({
+  free: counts?.freeRequests ?? 0,
+  credited: counts?.creditedRequests ?? 0,
+})
+
+const dueIn = (counts: Counts | undefined) => (counts?.new ?? 0) + (counts?.stale ?? 0)
+
+const searchPlan = (tallies: Tallies, mode: Mode, name: string): SearchPlan => {
+  const counts = tallies.get(`search ${name}`)
+  const exact = (value: number | undefined) => (mode === "exact" ? (value ?? 0) : undefined)
+  return {
+    name,
+    matches: counts?.matches ?? 0,
+    partitions: counts?.partitions ?? 0,
+    unreachable: counts?.unreachable ?? 0,
+    bought: exact(counts?.held),
+    new: exact(counts?.new),
+    stale: exact(counts?.stale),
+    earlier: exact(counts?.earlier),
+    due: dueIn(counts),
+    credits: counts?.bought ?? 0,
+    requests: requestsIn(counts),
+  }
+}
+
+const emailsPlan = (tallies: Tallies): EmailsPlan => {
+  const counts = tallies.get("emails")
+  return {
+    configured: counts?.configured ?? 0,
+    lookedUp: counts?.lookedUp ?? 0,
+    matches: counts?.listed ?? 0,
+    bought: counts?.held ?? 0,
+    new: counts?.new ?? 0,
+    stale: counts?.stale ?? 0,
+    earlier: counts?.earlier ?? 0,
+    due: dueIn(counts),
+    credits: counts?.bought ?? 0,
+    requests: requestsIn(counts),
+  }
+}
+
+const keysPlan = (counts: Counts | undefined): KeysPlan => ({
+  configured: counts?.configured ?? 0,
+  new: counts?.new ?? 0,
+  stale: counts?.stale ?? 0,
+})
+
+const companiesPlan = (tallies: Tallies): CompaniesPlan => {
+  const domains = tallies.get("companies domains")
+  const names = tallies.get("companies names")
+  const bought = tallies.get("companies")
+  return {
+    domains: keysPlan(domains),
+    names: keysPlan(names),
+    due: dueIn(domains) + dueIn(names),
+    credits: bought?.bought ?? 0,
+    requests: requestsIn(bought),
+  }
+}
+
+/** The contacts part of the plan: the bought set as saved, then each search and the emails. */
+const contactsPlan = (options: PlanOptions, tallies: Tallies, states: StreamState.InputState) =>
+  Effect.gen(function* () {
+    const settings = options.config.contacts
+    if (settings === undefined) return undefined
+    const state = yield* decodeState("contacts", ContactsState, states.get("contacts"))
+    const known = BoughtSet.fromJson(state.known, epochDay(options.now), settings.refresh_after_days)
+    return {
+      inState: known.size,
+      staleInState: known.size - known.countFresh(),
+      searches: settings.searches.map((search) => searchPlan(tallies, options.mode, search.name)),
+      emails: settings.emails.length > 0 ? emailsPlan(tallies) : undefined,
+    }
+  })
+
 /** The plan of the next incremental read of `config` from `state`; free requests only. */
 export const plan = (
   options: PlanOptions,
 ): Effect.Effect<Plan, ApiError.ApiError | StateError, Client.SalesIntelClient> =>
   Effect.gen(function* () {
-    const { config, mode } = options
-    const client = yield* Client.SalesIntelClient
+    const { config } = options
     const states = yield* decodeInput(options.state)
-    const today = epochDay(options.now)
-    const allot = allotter(config.credit_budget)
-    const requests: Array<Requests> = []
-
-    // Read order: taxonomy (free), contacts (searches, then emails), companies.
-    let taxonomy: TaxonomyPlan | undefined
-    if (config.taxonomy !== undefined) {
-      const queries = productQueries(config)
-      const pages = yield* Effect.forEach(
-        queries,
-        (filters) =>
-          Effect.map(client.taxonomyProducts(filters, { page: 1, pageSize: 1 }), (page) =>
-            Math.max(1, pagesOf(Math.min(page.resultCount ?? 0, Limits.maxDepth), Limits.maxPageSize)),
-          ),
-        { concurrency: config.concurrency },
-      )
-      const taxonomyRequests = requestsOf(
-        { _tag: "Taxonomy", categoryRequests: 1, productPages: pages.reduce((a, b) => a + b, 0) },
-        config.page_size,
-      )
-      requests.push(taxonomyRequests)
-      taxonomy = { productQueries: queries.length, requests: taxonomyRequests }
-    }
-
-    let contacts: Plan["contacts"]
-    const contactSettings = config.contacts
-    if (contactSettings !== undefined) {
-      const state = yield* decodeState("contacts", ContactsState, states.get("contacts"))
-      const known = DatedSet.fromJson(state.known)
-      const refresh = contactSettings.refresh_after_days
-      const classify = classifier(known, today, refresh)
-      const freshInState = known.hasFresh(today, refresh)
-
-      const planSearch = (search: ContactSearch) =>
-        Effect.gen(function* () {
-          let partition: Partitioner.Plan | undefined
-          const sorted = classify()
-          if (mode === "quick") {
-            partition = yield* PagedQuery.partition(client, search.filters, config.concurrency)
-          } else {
-            yield* PagedQuery.run(previewQuery(client, config, search)).pipe(
-              Stream.runForEach((event) =>
-                Effect.sync(() => {
-                  if (event._tag === "Planned") partition = event.plan
-                  else if (event._tag === "Page")
-                    for (const item of event.page.items) sorted.add(item.record.match_id)
-                }),
-              ),
-            )
-          }
-          const parts = partition?.parts ?? []
-          const reachable = parts.reduce((sum, part) => sum + part.count, 0)
-          const due = mode === "quick" ? reachable : sorted.counts.new + sorted.counts.stale
-          // As the read chooses (streams/Contacts.ts incrementalSearch): directly when no contact
-          // bought is fresh (none in the state, and none bought by an earlier search of this read:
-          // the searches are the first to spend, so nothing of the budget is spent yet) and the
-          // budget covers the search plus the last page of each partition.
-          const direct =
-            !freshInState &&
-            allot.left() === config.credit_budget &&
-            reachable + parts.length * config.page_size <= allot.left()
-          const credits = allot(due)
-          const searchRequests = requestsOf(
-            {
-              _tag: "Search",
-              countRequests: partition?.countRequests ?? 0,
-              partCounts: parts.map((part) => part.count),
-              credits,
-              direct,
-            },
-            config.page_size,
-          )
-          requests.push(searchRequests)
-          const exact = <A>(value: A): A | undefined => (mode === "exact" ? value : undefined)
-          return {
-            name: search.name,
-            matches: partition?.total ?? 0,
-            partitions: parts.length,
-            unreachable: (partition?.unsplittable ?? []).reduce((sum, part) => sum + part.count, 0),
-            bought: exact(sorted.counts.bought),
-            new: exact(sorted.counts.new),
-            stale: exact(sorted.counts.stale),
-            earlier: exact(sorted.counts.earlier),
-            due,
-            credits,
-            requests: searchRequests,
-          } satisfies SearchPlan
-        })
-      // In order, one at a time: an earlier search's contacts are bought once (as the read does).
-      const searches = yield* Effect.forEach(contactSettings.searches, planSearch)
-
-      let emails: EmailsPlan | undefined
-      if (contactSettings.emails.length > 0) {
-        const emailsDone = BoughtSet.fromJson(state.emails, today, refresh)
-        const pending = pendingEmails(contactSettings, emailsDone, true)
-        const lookups = yield* Effect.forEach(
-          pending,
-          (email) => lookupEmail(client, email, contactSettings.match_on_job_history),
-          { concurrency: config.concurrency },
-        )
-        const sorted = classify()
-        for (const lookup of lookups) for (const id of lookup.ids) sorted.add(id)
-        const due = sorted.counts.new + sorted.counts.stale
-        const credits = allot(due)
-        const emailRequests = requestsOf(
-          { _tag: "Emails", lookupPages: lookups.reduce((sum, l) => sum + l.pages, 0), credits },
-          config.page_size,
-        )
-        requests.push(emailRequests)
-        emails = {
-          configured: new Set(contactSettings.emails.map((email) => email.toLowerCase())).size,
-          lookedUp: pending.length,
-          matches: lookups.reduce((sum, lookup) => sum + lookup.ids.length, 0),
-          ...sorted.counts,
-          due,
-          credits,
-          requests: emailRequests,
-        }
-      }
-      contacts = {
-        inState: known.size,
-        staleInState: known.size - known.countFresh(today, refresh),
-        searches,
-        emails,
-      }
-    }
-
-    let companies: CompaniesPlan | undefined
-    const companySettings = config.companies
-    if (companySettings !== undefined) {
-      const state = yield* decodeState("companies", CompaniesState, states.get("companies"))
-      const refresh = companySettings.refresh_after_days
-      const keysPlan = (keys: ReadonlyArray<string>, done: BoughtSet) => {
-        const due = dueKeys(keys, done)
-        const fresh = due.filter((key) => !done.has(key)).length
-        return {
-          due: due.length,
-          plan: {
-            configured: new Set(keys.map((k) => k.toLowerCase())).size,
-            new: fresh,
-            stale: due.length - fresh,
-          },
-        }
-      }
-      const domains = keysPlan(companySettings.domains, BoughtSet.fromJson(state.domains, today, refresh))
-      const names = keysPlan(companySettings.names, BoughtSet.fromJson(state.names, today, refresh))
-      // Domains first, then names, as the read buys them.
-      const domainsBought = allot(domains.due)
-      const namesBought = allot(names.due)
-      const companyRequests = requestsOf({ _tag: "Companies", domainsBought, namesBought }, config.page_size)
-      requests.push(companyRequests)
-      companies = {
-        domains: domains.plan,
-        names: names.plan,
-        due: domains.due + names.due,
-        credits: domainsBought + namesBought,
-        requests: companyRequests,
-      }
-    }
-
-    const dueCredits = [
-      ...(contacts?.searches.map((s) => s.due) ?? []),
-      contacts?.emails?.due ?? 0,
-      companies?.due ?? 0,
-    ]
-    const spent = [
-      ...(contacts?.searches.map((s) => s.credits) ?? []),
-      contacts?.emails?.credits ?? 0,
-      companies?.credits ?? 0,
-    ]
-    const total = sumRequests(requests)
-    const requestsPerMinute = config.requests_per_minute
+    const real = yield* Client.SalesIntelClient
+    const { tallies, spent } = yield* runDry(config, states, options.now).pipe(
+      Effect.provideService(Client.SalesIntelClient, standIn(real, options.mode)),
+    )
+    const contacts = yield* contactsPlan(options, tallies, states)
+    const companies = config.companies === undefined ? undefined : companiesPlan(tallies)
+    const taxonomy =
+      config.taxonomy === undefined
+        ? undefined
+        : { productQueries: productQueries(config).length, requests: requestsIn(tallies.get("taxonomy")) }
+    const all = [...tallies.values()].map(requestsIn)
+    const free = all.reduce((sum, r) => sum + r.free, 0)
+    const credited = all.reduce((sum, r) => sum + r.credited, 0)
+    const due = [...(contacts?.searches ?? []), ...(contacts?.emails === undefined ? [] : [contacts.emails])]
     return {
-      mode,
-      credits: spent.reduce((a, b) => a + b, 0),
-      creditsNeeded: dueCredits.reduce((a, b) => a + b, 0),
+      mode: options.mode,
+      credits: spent,
+      creditsNeeded: due.reduce((sum, work) => sum + work.due, 0) + (companies?.due ?? 0),
       creditBudget: config.credit_budget,
       contacts,
       companies,
       taxonomy,
-      requests: { ...total, total: total.free + total.credited },
-      requestsPerMinute,
-      seconds: ((total.free + total.credited) * 60) / requestsPerMinute,
+      requests: { free, credited, total: free + credited },
+      requestsPerMinute: config.requests_per_minute,
+      seconds: ((free + credited) * 60) / config.requests_per_minute,
     } satisfies Plan
-    // A budget of zero: every credited reservation is refused, so no credited request can be sent.
-  }).pipe(Effect.provide(CreditBudget.layer(0)))
+  })

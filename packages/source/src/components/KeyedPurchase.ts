@@ -49,112 +49,128 @@ interface Batch<K> {
   readonly unbought: ReadonlyArray<K>
 }
 
+/** One purchase's shared parts: its options, the budget and gate, and what stopped it. */
+interface Purchase<K, A, E, R> {
+  readonly options: Options<K, A, E, R>
+  readonly budget: CreditBudget.CreditBudgetService
+  readonly gate: Option.Option<AdaptiveConcurrency.InFlight["Type"]>
+  /** A batch was cut short by the budget: every later key is unbought. */
+  readonly refused: Ref.Ref<boolean>
+  /** The first definite failure: no new batch is sent, and it is raised after those in flight. */
+  readonly failure: Ref.Ref<Option.Option<ApiError.ApiError>>
+}
+
+/** Formed one at a time, in key order: the budget decides each batch's size before the next. */
+const form =
+  <K, A, E, R>(purchase: Purchase<K, A, E, R>) =>
+  (chunk: Chunk.Chunk<K>): Effect.Effect<Batch<K>> =>
+    Effect.gen(function* () {
+      const keys = Chunk.toReadonlyArray(chunk)
+      if (yield* Ref.get(purchase.refused)) return { keys: [], reservation: Option.none(), unbought: keys }
+      const reservation = yield* purchase.budget.reserveUpTo(keys.length)
+      const granted = Option.match(reservation, { onNone: () => 0, onSome: (held) => held.credits })
+      if (granted < keys.length) yield* Ref.set(purchase.refused, true)
+      return { keys: keys.slice(0, granted), reservation, unbought: keys.slice(granted) }
+    })
+
+/** A batch that matched more records than keys: the rest of its pages, budgeted by the Pager. */
+const morePages = <K, A, E, R>(purchase: Purchase<K, A, E, R>, keys: ReadonlyArray<K>, pageSize: number) =>
+  Pager.stream({
+    fetch: (paging) => purchase.options.fetch(keys, paging),
+    credited: true,
+    pageSize,
+    startPage: 2,
+    retry: purchase.options.retry,
+  }).pipe(
+    Stream.map((event): Event<K, A> => {
+      switch (event._tag) {
+        case "PageFetched":
+          return { _tag: "Bought", keys, items: event.page.items }
+        case "BudgetExhausted":
+          return { _tag: "Unbought", keys }
+        default: // DepthLimitReached
+          return { _tag: "DepthLimitReached", keys }
+      }
+    }),
+    Stream.provideService(CreditBudget.CreditBudget, purchase.budget),
+  )
+
+/** The batch's one credited request (then its further pages, if it has more records than keys). */
+const buy = <K, A, E, R>(
+  purchase: Purchase<K, A, E, R>,
+  batch: Batch<K>,
+): Stream.Stream<Event<K, A>, ApiError.ApiError> => {
+  const { budget, options, gate } = purchase
+  const unbought: ReadonlyArray<Event<K, A>> =
+    batch.unbought.length === 0 ? [] : [{ _tag: "Unbought", keys: batch.unbought }]
+  if (Option.isNone(batch.reservation) || batch.keys.length === 0) return Stream.fromIterable(unbought)
+  const pageSize = batch.keys.length
+  const request = CreditedRequest.send({
+    budget,
+    // A stop requested, or a definite failure met, while the batch waited its turn: not sent.
+    firstReservation: Effect.flatMap(
+      Effect.zip(budget.snapshot, Ref.get(purchase.failure)),
+      ([snapshot, failed]) =>
+        snapshot.closed || Option.isSome(failed)
+          ? Effect.as(budget.release(Option.getOrThrow(batch.reservation)), Option.none())
+          : Effect.succeed(batch.reservation),
+    ),
+    reserve: budget.reserve(pageSize),
+    request: () => options.fetch(batch.keys, { page: 1, pageSize }),
+    charged: (page) => page.items.length,
+    retry: options.retry,
+  })
+  // A permit around the one request only (morePages takes its own per page): never nested.
+  const first = Option.isSome(gate) ? gate.value.withPermit(request) : request
+  return Stream.unwrap(
+    Effect.map(first, (delivered): Stream.Stream<Event<K, A>, ApiError.ApiError> => {
+      if (Option.isNone(delivered))
+        return Stream.fromIterable([{ _tag: "Unbought", keys: batch.keys }, ...unbought])
+      const page = delivered.value.value
+      const bought = Stream.make<Array<Event<K, A>>>({ _tag: "Bought", keys: batch.keys, items: page.items })
+      const more =
+        options.oneRecordPerKey || page.items.length < pageSize || (page.resultCount ?? 0) <= pageSize
+          ? Stream.empty
+          : morePages(purchase, batch.keys, pageSize)
+      return Stream.concat(Stream.concat(bought, more), Stream.fromIterable(unbought))
+    }),
+  )
+}
+
 export const run = <K, A, E, R>(
   options: Options<K, A, E, R>,
 ): Stream.Stream<Event<K, A>, E | ApiError.ApiError, R | CreditBudget.CreditBudget> =>
   Stream.unwrap(
     Effect.gen(function* () {
-      const budget = yield* CreditBudget.CreditBudget
-      const gate = yield* Effect.serviceOption(AdaptiveConcurrency.InFlight)
-      const refused = yield* Ref.make(false)
-      const failure = yield* Ref.make(Option.none<ApiError.ApiError>())
-
-      // Formed one at a time, in key order: the budget decides each batch's size before the next.
-      const form = (chunk: Chunk.Chunk<K>): Effect.Effect<Batch<K>> =>
-        Effect.gen(function* () {
-          const keys = Chunk.toReadonlyArray(chunk)
-          if (yield* Ref.get(refused)) return { keys: [], reservation: Option.none(), unbought: keys }
-          const reservation = yield* budget.reserveUpTo(keys.length)
-          const granted = Option.match(reservation, { onNone: () => 0, onSome: (held) => held.credits })
-          if (granted < keys.length) yield* Ref.set(refused, true)
-          return { keys: keys.slice(0, granted), reservation, unbought: keys.slice(granted) }
-        })
-
-      const buy = (batch: Batch<K>): Stream.Stream<Event<K, A>, ApiError.ApiError> => {
-        const unbought: ReadonlyArray<Event<K, A>> =
-          batch.unbought.length === 0 ? [] : [{ _tag: "Unbought", keys: batch.unbought }]
-        if (Option.isNone(batch.reservation) || batch.keys.length === 0) return Stream.fromIterable(unbought)
-        const pageSize = batch.keys.length
-        // A permit around the one request only (morePages takes its own per page): never nested.
-        const withPermit = <X, E>(effect: Effect.Effect<X, E>): Effect.Effect<X, E> =>
-          Option.isSome(gate) ? gate.value.withPermit(effect) : effect
-        const first = withPermit(
-          CreditedRequest.send({
-            budget,
-            // A stop requested, or a definite failure met, while the batch waited its turn: not sent.
-            firstReservation: Effect.flatMap(
-              Effect.zip(budget.snapshot, Ref.get(failure)),
-              ([snapshot, failed]) =>
-                snapshot.closed || Option.isSome(failed)
-                  ? Effect.as(budget.release(Option.getOrThrow(batch.reservation)), Option.none())
-                  : Effect.succeed(batch.reservation),
-            ),
-            reserve: budget.reserve(pageSize),
-            request: () => options.fetch(batch.keys, { page: 1, pageSize }),
-            charged: (page) => page.items.length,
-            retry: options.retry,
-          }),
-        )
-        return Stream.unwrap(
-          Effect.map(first, (delivered): Stream.Stream<Event<K, A>, ApiError.ApiError> => {
-            if (Option.isNone(delivered))
-              return Stream.fromIterable([{ _tag: "Unbought", keys: batch.keys }, ...unbought])
-            const page = delivered.value.value
-            const bought = Stream.make<Array<Event<K, A>>>({
-              _tag: "Bought",
-              keys: batch.keys,
-              items: page.items,
-            })
-            const more =
-              options.oneRecordPerKey || page.items.length < pageSize || (page.resultCount ?? 0) <= pageSize
-                ? Stream.empty
-                : morePages(batch.keys, pageSize)
-            return Stream.concat(Stream.concat(bought, more), Stream.fromIterable(unbought))
-          }),
-        )
+      const purchase: Purchase<K, A, E, R> = {
+        options,
+        budget: yield* CreditBudget.CreditBudget,
+        gate: yield* Effect.serviceOption(AdaptiveConcurrency.InFlight),
+        refused: yield* Ref.make(false),
+        failure: yield* Ref.make(Option.none<ApiError.ApiError>()),
       }
-
-      // A batch that matched more records than keys: the rest of its pages, budgeted by the Pager.
-      const morePages = (keys: ReadonlyArray<K>, pageSize: number) =>
-        Pager.stream({
-          fetch: (paging) => options.fetch(keys, paging),
-          credited: true,
-          pageSize,
-          startPage: 2,
-          retry: options.retry,
-        }).pipe(
-          Stream.map((event): Event<K, A> => {
-            switch (event._tag) {
-              case "PageFetched":
-                return { _tag: "Bought", keys, items: event.page.items }
-              case "BudgetExhausted":
-                return { _tag: "Unbought", keys }
-              default: // DepthLimitReached
-                return { _tag: "DepthLimitReached", keys }
-            }
-          }),
-          Stream.provideService(CreditBudget.CreditBudget, budget),
-        )
-
       // A definite failure (a 402, say) does not cut the other batches in flight short: they land
       // and are emitted (and accounted as delivered, not as unknown), no new batch is sent, and
       // the failure is raised after them.
       const landed = (batch: Batch<K>) =>
-        Stream.runCollect(buy(batch)).pipe(
+        Stream.runCollect(buy(purchase, batch)).pipe(
           Effect.catchAll((error) =>
             Effect.as(
-              Effect.zipRight(Ref.set(failure, Option.some(error)), Ref.set(refused, true)),
+              Effect.zipRight(Ref.set(purchase.failure, Option.some(error)), Ref.set(purchase.refused, true)),
               Chunk.empty<Event<K, A>>(),
             ),
           ),
         )
       const raised = Stream.unwrap(
-        Effect.map(Ref.get(failure), Option.match({ onNone: () => Stream.empty, onSome: Stream.fail })),
+        Effect.map(
+          Ref.get(purchase.failure),
+          Option.match({ onNone: () => Stream.empty, onSome: Stream.fail }),
+        ),
       )
       return options.keys.pipe(
-        Stream.takeUntilEffect(() => Effect.map(Ref.get(failure), Option.isSome)),
+        Stream.takeUntilEffect(() => Effect.map(Ref.get(purchase.failure), Option.isSome)),
         Stream.grouped(options.pageSize),
-        Stream.mapEffect(form),
+        Stream.mapEffect(form(purchase)),
         Stream.mapEffect(landed, { concurrency: options.concurrency }),
         Stream.flattenIterables,
         Stream.concat(raised),

@@ -10,7 +10,7 @@
 import type { ApiError, Client, Connection, Filters, Page } from "@salesintel/core"
 import { CreditBudget, Pager, Partitioner } from "@salesintel/core"
 import { Chunk, Deferred, Effect, Fiber, Queue, Ref, Stream, type Take } from "effect"
-import { canonicalJson } from "../streams/common.ts"
+import { canonicalJson } from "../CanonicalJson.ts"
 
 export interface Position {
   /** Keys of the parts read to the end. */
@@ -66,6 +66,128 @@ export type Event<A> =
   /** A part not begun because an earlier one was refused: `records` it holds, all unread. */
   | { readonly _tag: "Skipped"; readonly part: string; readonly records: number }
 
+/** The search's parts' events as the caller reads them, and the flag a refusal sets. */
+interface Shared {
+  /** Once a part is refused, no later part is read (its pages in flight still land). */
+  readonly refused: Ref.Ref<boolean>
+}
+
+/** One part read through the Pager, from the saved position when it is the current part. */
+const partEvents = <A>(
+  options: Options<A>,
+  shared: Shared,
+  part: Partitioner.Part,
+  plannedReserved: Deferred.Deferred<boolean>,
+): Stream.Stream<Event<A>, ApiError.ApiError, CreditBudget.CreditBudget> => {
+  const key = partKey(options.name, part.filters)
+  const current = options.position?.current
+  const pages = Pager.stream({
+    fetch: (paging) => options.fetch(part.filters, paging),
+    credited: options.credited,
+    pageSize: options.pageSize,
+    concurrency: options.concurrency,
+    startPage: current?.part === key ? current.next_page : 1,
+    expectedRecords: part.count,
+    retry: options.retry,
+    landInFlightOnFailure: options.landInFlightOnFailure,
+    plannedReserved,
+  }).pipe(
+    Stream.mapEffect((event): Effect.Effect<Event<A>> => {
+      switch (event._tag) {
+        case "PageFetched":
+          return Effect.map(Ref.get(shared.refused), (afterGap) => ({
+            _tag: "Page",
+            part: key,
+            page: event.page,
+            afterGap,
+          }))
+        case "BudgetExhausted":
+          return Effect.as(Ref.set(shared.refused, true), {
+            _tag: "Refused",
+            part: key,
+            nextPage: event.nextPage,
+            records:
+              event.recordsRemaining ?? Math.max(0, part.count - (event.nextPage - 1) * options.pageSize),
+          })
+        default: // DepthLimitReached
+          return Effect.succeed({
+            _tag: "Warning",
+            message: `contacts search "${options.name}": a partition grew past the paging depth while it was read (${event.resultCount ?? "?"} records, ${event.recordsReachable} reachable); the rest is read on the next run.`,
+          })
+      }
+    }),
+  )
+  // A part refused part-way is not done: the next run resumes it.
+  const done = Stream.unwrap(
+    Effect.map(Ref.get(shared.refused), (wasRefused) =>
+      wasRefused ? Stream.empty : Stream.make<Array<Event<A>>>({ _tag: "PartDone", part: key }),
+    ),
+  )
+  return Stream.concat(pages, done)
+}
+
+/**
+ * Waits until a part has reserved its last page (true), or was refused or ended (false), then
+ * until it ended if it did not reserve them all, so that the next part knows what happened.
+ */
+const handOver = (reserved: Deferred.Deferred<boolean>, ended: Effect.Effect<unknown>) =>
+  Effect.flatMap(Effect.raceFirst(Deferred.await(reserved), Effect.as(ended, false)), (allReserved) =>
+    allReserved ? Effect.void : Effect.asVoid(ended),
+  )
+
+/**
+ * The parts are read one after the other, but a part begins as soon as the one before has
+ * reserved its last page, while that one's last pages are still in flight: no pause of one
+ * latency between parts. The first part streams straight to the caller; each later one runs ahead
+ * into a queue of one event, read in part order. Credits are still reserved in part order, page by
+ * page. What a later part adds to the pages paid for and not yet emitted (what a kill without
+ * warning may buy again) is that queue: one page, and one waiting to enter it.
+ */
+const pipelined = <A>(options: Options<A>, shared: Shared, toRead: ReadonlyArray<Partitioner.Part>) =>
+  Effect.gen(function* () {
+    const scope = yield* Effect.scope
+    const failed = yield* Ref.make(false)
+    const eventsOf = (part: Partitioner.Part, plannedReserved: Deferred.Deferred<boolean>) =>
+      Stream.unwrap(
+        Effect.map(Ref.get(shared.refused), (stop) =>
+          stop
+            ? Stream.make<Array<Event<A>>>({
+                _tag: "Skipped",
+                part: partKey(options.name, part.filters),
+                records: part.count,
+              })
+            : partEvents(options, shared, part, plannedReserved),
+        ),
+      ).pipe(Stream.tapErrorCause(() => Ref.set(failed, true)))
+    const [firstPart, ...laterParts] = toRead
+    if (firstPart === undefined) return Stream.empty
+    const firstReserved = yield* Deferred.make<boolean>()
+    const firstEnded = yield* Deferred.make<void>()
+    const first = eventsOf(firstPart, firstReserved).pipe(
+      Stream.ensuring(Deferred.succeed(firstEnded, undefined)),
+    )
+    const queues = yield* Effect.forEach(laterParts, () =>
+      Queue.bounded<Take.Take<Event<A>, ApiError.ApiError>>(1),
+    )
+    const startLaterParts = Effect.gen(function* () {
+      yield* handOver(firstReserved, Deferred.await(firstEnded))
+      for (const [index, part] of laterParts.entries()) {
+        const queue = queues[index]
+        if (queue === undefined || (yield* Ref.get(failed))) return
+        const reserved = yield* Deferred.make<boolean>()
+        const reading = yield* Effect.forkIn(Stream.runIntoQueue(eventsOf(part, reserved), queue), scope)
+        yield* handOver(reserved, Fiber.await(reading))
+      }
+    })
+    yield* Effect.forkIn(startLaterParts, scope)
+    return Stream.concat(
+      first,
+      Stream.concatAll(
+        Chunk.fromIterable(queues.map((queue) => Stream.flattenTake(Stream.fromQueue(queue)))),
+      ),
+    )
+  })
+
 export const run = <A>(
   options: Options<A>,
 ): Stream.Stream<Event<A>, ApiError.ApiError, CreditBudget.CreditBudget> =>
@@ -90,121 +212,15 @@ export const run = <A>(
       // The plan first (what a caller estimates from), then the warnings, then the pages.
       const opening: ReadonlyArray<Event<A>> = [{ _tag: "Planned", plan: parts }, ...warnings]
       const completed = new Set(options.position?.completed ?? [])
-      // Once a part is refused, no later part is read (its pages in flight still land).
-      const refused = yield* Ref.make(false)
-      const partEvents = (
-        part: Partitioner.Part,
-        plannedReserved: Deferred.Deferred<boolean>,
-      ): Stream.Stream<Event<A>, ApiError.ApiError, CreditBudget.CreditBudget> => {
-        const key = partKey(options.name, part.filters)
-        const current = options.position?.current
-        const pages = Pager.stream({
-          fetch: (paging) => options.fetch(part.filters, paging),
-          credited: options.credited,
-          pageSize: options.pageSize,
-          concurrency: options.concurrency,
-          startPage: current?.part === key ? current.next_page : 1,
-          expectedRecords: part.count,
-          retry: options.retry,
-          landInFlightOnFailure: options.landInFlightOnFailure,
-          plannedReserved,
-        }).pipe(
-          Stream.mapEffect((event): Effect.Effect<Event<A>> => {
-            switch (event._tag) {
-              case "PageFetched":
-                return Effect.map(Ref.get(refused), (afterGap) => ({
-                  _tag: "Page",
-                  part: key,
-                  page: event.page,
-                  afterGap,
-                }))
-              case "BudgetExhausted":
-                return Effect.as(Ref.set(refused, true), {
-                  _tag: "Refused",
-                  part: key,
-                  nextPage: event.nextPage,
-                  records:
-                    event.recordsRemaining ??
-                    Math.max(0, part.count - (event.nextPage - 1) * options.pageSize),
-                })
-              default: // DepthLimitReached
-                return Effect.succeed({
-                  _tag: "Warning",
-                  message: `contacts search "${options.name}": a partition grew past the paging depth while it was read (${event.resultCount ?? "?"} records, ${event.recordsReachable} reachable); the rest is read on the next run.`,
-                })
-            }
-          }),
-        )
-        // A part refused part-way is not done: the next run resumes it.
-        const done = Stream.unwrap(
-          Effect.map(Ref.get(refused), (wasRefused) =>
-            wasRefused ? Stream.empty : Stream.make<Array<Event<A>>>({ _tag: "PartDone", part: key }),
-          ),
-        )
-        return Stream.concat(pages, done)
-      }
-      // The parts are read one after the other, but a part begins as soon as the one before has
-      // reserved its last page, while that one's last pages are still in flight: no pause of one
-      // latency between parts. The first part streams straight to the caller; each later one runs
-      // ahead into a queue of one event, read in part order. Credits are still reserved in part
-      // order, page by page. What a later part adds to the pages paid for and not yet emitted (what
-      // a kill without warning may buy again) is that queue: one page, and one waiting to enter it.
       const toRead = parts.parts.filter((part) => !completed.has(partKey(options.name, part.filters)))
-      const scope = yield* Effect.scope
-      const failed = yield* Ref.make(false)
-      const eventsOf = (part: Partitioner.Part, plannedReserved: Deferred.Deferred<boolean>) =>
-        Stream.unwrap(
-          Effect.map(Ref.get(refused), (stop) =>
-            stop
-              ? Stream.make<Array<Event<A>>>({
-                  _tag: "Skipped",
-                  part: partKey(options.name, part.filters),
-                  records: part.count,
-                })
-              : partEvents(part, plannedReserved),
-          ),
-        ).pipe(Stream.tapErrorCause(() => Ref.set(failed, true)))
-      // Waits until `part` has reserved its last page (true), or was refused or ended (false), then
-      // until it ended if it did not reserve them all, so that the next part knows what happened.
-      const handOver = (reserved: Deferred.Deferred<boolean>, ended: Effect.Effect<unknown>) =>
-        Effect.flatMap(Effect.raceFirst(Deferred.await(reserved), Effect.as(ended, false)), (allReserved) =>
-          allReserved ? Effect.void : Effect.asVoid(ended),
-        )
-
-      const [firstPart, ...laterParts] = toRead
-      if (firstPart === undefined) return Stream.fromIterable(opening)
-      const firstReserved = yield* Deferred.make<boolean>()
-      const firstEnded = yield* Deferred.make<void>()
-      const first = eventsOf(firstPart, firstReserved).pipe(
-        Stream.ensuring(Deferred.succeed(firstEnded, undefined)),
-      )
-      const queues = yield* Effect.forEach(laterParts, () =>
-        Queue.bounded<Take.Take<Event<A>, ApiError.ApiError>>(1),
-      )
-      const startLaterParts = Effect.gen(function* () {
-        yield* handOver(firstReserved, Deferred.await(firstEnded))
-        for (const [index, part] of laterParts.entries()) {
-          const queue = queues[index]
-          if (queue === undefined || (yield* Ref.get(failed))) return
-          const reserved = yield* Deferred.make<boolean>()
-          const reading = yield* Effect.forkIn(Stream.runIntoQueue(eventsOf(part, reserved), queue), scope)
-          yield* handOver(reserved, Fiber.await(reading))
-        }
-      })
-      yield* Effect.forkIn(startLaterParts, scope)
-      const partStreams = Stream.concat(
-        first,
-        Stream.concatAll(
-          Chunk.fromIterable(queues.map((queue) => Stream.flattenTake(Stream.fromQueue(queue)))),
-        ),
-      )
-      return Stream.concat(Stream.fromIterable(opening), partStreams)
+      const shared: Shared = { refused: yield* Ref.make(false) }
+      return Stream.concat(Stream.fromIterable(opening), yield* pipelined(options, shared, toRead))
     }),
   )
 
 /**
  * The search's partitions, sized with the free preview's counts: what `run` reads, and what a
- * plan (Plan.ts) counts without reading.
+ * read's estimate sizes itself with.
  */
 export const partition = (
   client: Pick<Client.SalesIntelClientService, "previewPeople">,

@@ -33,6 +33,18 @@ const setUp = () => {
   )
   return { bought, checkpoint }
 }
+const paymentRequired: Stream.Stream<never, ApiError.ApiError> = Stream.fail(
+  new ApiError.PaymentRequired({ endpoint: "people.search" }),
+)
+
+/** The tallies of `work`, summed. */
+const tallied = (outputs: ReadonlyArray<Output.Output<Contact.Contact>>, work: string) =>
+  outputs.reduce<Record<string, number>>((sum, output) => {
+    if (output._tag !== "Tally" || output.work !== work) return sum
+    for (const [name, n] of Object.entries(output.counts)) sum[name] = (sum[name] ?? 0) + (n ?? 0)
+    return sum
+  }, {})
+
 const record = (item: Page.Item<Contact.Contact>) => Output.record(Streams.streams.contacts, item)
 
 /** The outputs in a compact form: R:<match id>, C:<ids held>, S:<records>:<detail>, W:<message>. */
@@ -91,6 +103,7 @@ describe("Purchases.creditedPages", () => {
             bought,
             record,
             detail: "search s",
+            work: "search s",
           }),
         )
         expect(brief(outputs.outputs)).toEqual([
@@ -108,6 +121,13 @@ describe("Purchases.creditedPages", () => {
         // The page that landed after the refused one does not move the position past it.
         expect(yield* Ref.get(moves)).toEqual(["page a1", "done a", "page b1", "refused b2"])
         expect(bought.size).toBe(4)
+        // Three credited pages, four records bought, all of them new to the set.
+        expect(tallied(outputs.outputs, "search s")).toEqual({
+          creditedRequests: 3,
+          bought: 4,
+          new: 4,
+          stale: 0,
+        })
       }),
   )
 
@@ -122,6 +142,7 @@ describe("Purchases.creditedPages", () => {
           bought,
           record,
           detail: "search s",
+          work: "search s",
         }),
       )
       expect(brief(outputs.outputs)).toEqual(["R:m-1", "C:1", "C:1"])
@@ -137,15 +158,13 @@ describe("Purchases.creditedPages", () => {
         const pages = Array.from({ length: 7 }, (_, i) => pageEvent("a", i + 1, [2 * i, 2 * i + 1]))
         const outputs = yield* collect(
           Purchases.creditedPages({
-            events: Stream.concat(
-              Stream.fromIterable(pages),
-              Stream.fail(new ApiError.PaymentRequired({ endpoint: "people.search" })),
-            ),
+            events: Stream.concat(Stream.fromIterable(pages), paymentRequired),
             keyOf: (value) => value.match_id,
             checkpoint,
             bought,
             record,
             detail: "search s",
+            work: "search s",
           }),
         )
         // 500 held: one checkpoint per 10 records, so after pages 5 (10 records); then the failure's.
@@ -185,6 +204,7 @@ describe("Purchases.keyedBatches", () => {
             bought,
             record,
             detail: "emails",
+            work: "emails",
           }),
         )
         expect(brief(outputs.outputs)).toEqual([
@@ -206,10 +226,7 @@ describe("Purchases.keyedBatches", () => {
         const { bought, checkpoint } = setUp()
         const outputs = yield* collect(
           Purchases.keyedBatches({
-            events: Stream.concat(
-              Stream.make(batch([1]), batch([2])),
-              Stream.fail(new ApiError.PaymentRequired({ endpoint: "people.search" })),
-            ),
+            events: Stream.concat(Stream.make(batch([1]), batch([2])), paymentRequired),
             recordBought: (event) => bought.record(event.items.map((each) => each.record.match_id)),
             everyBatch: false,
             shortfall: () => Effect.succeed(undefined),
@@ -217,6 +234,7 @@ describe("Purchases.keyedBatches", () => {
             bought,
             record,
             detail: "search s",
+            work: "search s",
           }),
         )
         expect(brief(outputs.outputs)).toEqual(["R:m-1", "C:1", "R:m-2", "C:2", "C:2"])

@@ -1,4 +1,4 @@
-/** Pieces every stream definition shares: decoding its state, record metadata, part keys. */
+/** What every stream definition shares: decoding its saved state. */
 import { ParseIssue } from "@salesintel/core"
 import { Effect, Schema } from "effect"
 import { StateError } from "../StateError.ts"
@@ -13,14 +13,4 @@ export const decodeState = <A, I>(stream: string, schema: Schema.Schema<A, I>, s
       const issue = ParseIssue.fromParseError(error)
       return new StateError({ stream, path: issue.path, description: issue.description })
     }),
-  )
-
-/** JSON with object keys sorted: the same filters always give the same text. */
-export const canonicalJson = (value: unknown): string =>
-  JSON.stringify(value, (_, inner: unknown) =>
-    inner !== null && typeof inner === "object" && !Array.isArray(inner)
-      ? Object.fromEntries(
-          Object.entries(inner as Record<string, unknown>).sort(([a], [b]) => a.localeCompare(b)),
-        )
-      : inner,
   )

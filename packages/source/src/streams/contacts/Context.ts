@@ -32,6 +32,9 @@ export const contactRecord =
       [Streams.addedFields.fetchedAt]: context.fetchedAt,
     })
 
+/** A search as logs and shortfalls name it. */
+export const describeSearch = (search: ContactSearch): string => `contacts search "${search.name}"`
+
 /** The work a search's tallies and estimates count under. */
 export const searchWork = (search: ContactSearch): string => `search ${search.name}`
 

@@ -9,22 +9,21 @@
  *   the same credits in about half the requests.
  * Every way records what it bought in the one bought set.
  */
-import {
-  type ApiError,
-  type Client,
-  type Contact,
-  CreditBudget,
-  Limits,
-  type Partitioner,
-} from "@salesintel/core"
+import { type ApiError, type Contact, CreditBudget, type Partitioner } from "@salesintel/core"
 import { Effect, Ref, Stream } from "effect"
-import type { ContactSearch, SourceConfig } from "../../Config.ts"
+import type { ContactSearch } from "../../Config.ts"
 import * as PagedQuery from "../../components/PagedQuery.ts"
 import * as Purchases from "../../engine/Purchases.ts"
 import * as Output from "../../Output.ts"
-import { buyNew, type ContactOutput, type Context, contactRecord, matchId, searchWork } from "./Context.ts"
-
-const describe = (search: ContactSearch) => `contacts search "${search.name}"`
+import {
+  type ContactOutput,
+  type Context,
+  contactRecord,
+  describeSearch as describe,
+  matchId,
+  searchWork,
+} from "./Context.ts"
+import { listedSearch } from "./Listing.ts"
 
 /** A search read through the credited search, page by page: as full refresh and a direct read do. */
 const searchQuery = (context: Context, search: ContactSearch): PagedQuery.Options<Contact.Contact> => ({
@@ -36,22 +35,6 @@ const searchQuery = (context: Context, search: ContactSearch): PagedQuery.Option
   pageSize: context.config.page_size,
   concurrency: context.config.concurrency,
   retry: context.config.retry,
-})
-
-/** The free listing of a search's match ids, as an incremental read walks it (and a plan too). */
-export const previewQuery = (
-  client: Client.SalesIntelClientService,
-  config: SourceConfig,
-  search: ContactSearch,
-): PagedQuery.Options<Contact.PreviewContact> => ({
-  client,
-  name: search.name,
-  filters: search.filters,
-  fetch: client.previewPeople,
-  credited: false,
-  pageSize: Limits.maxPageSize,
-  concurrency: config.concurrency,
-  retry: config.retry,
 })
 
 /** The position of a full refresh, kept in `position`; `unfinished` once a page is refused. */
@@ -92,49 +75,6 @@ export const fullRefreshSearch = (
     ),
   )
 
-/** The free listing's ids, then the purchase of those not bought; its warnings after them. */
-const previewSearch = (context: Context, search: ContactSearch, plan: Partitioner.Plan | undefined) =>
-  Stream.unwrap(
-    Effect.gen(function* () {
-      const listingStopped = yield* Ref.make(false)
-      const pages = yield* Ref.make(0)
-      const warnings = yield* Ref.make<ReadonlyArray<string>>([])
-      const ids = PagedQuery.run({ ...previewQuery(context.client, context.config, search), plan }).pipe(
-        Stream.mapEffect((event) => {
-          switch (event._tag) {
-            case "Page":
-              return Effect.as(
-                Ref.update(pages, (n) => n + 1),
-                event.page.items.map((item) => item.record.match_id),
-              )
-            case "Refused":
-            case "Skipped":
-              return Effect.as(Ref.set(listingStopped, true), [])
-            case "Warning":
-              return Effect.as(
-                Ref.update(warnings, (all) => [...all, event.message]),
-                [],
-              )
-            case "Planned":
-            case "PartDone":
-              return Effect.succeed([])
-          }
-        }),
-        Stream.flattenIterables,
-      )
-      const after = Stream.unwrap(
-        Effect.map(Effect.zip(Ref.get(warnings), Ref.get(pages)), ([all, free]) =>
-          Stream.fromIterable<ContactOutput>([
-            ...all.map((message) => Output.log("WARN", message)),
-            Output.tally(searchWork(search), { freeRequests: free }),
-          ]),
-        ),
-      )
-      const where = { search: search.name, detail: describe(search), work: searchWork(search) }
-      return Stream.concat(buyNew(context, ids, where, listingStopped), after)
-    }),
-  )
-
 /** Read straight through the credited search; its parts are disjoint, so no part buys what another bought. */
 const directSearch = (context: Context, search: ContactSearch, plan: Partitioner.Plan) => {
   const reachable = plan.parts.reduce((sum, part) => sum + part.count, 0)
@@ -168,11 +108,10 @@ export const incrementalSearch = (
   Stream.unwrap(
     Effect.gen(function* () {
       const { available, closed } = yield* (yield* CreditBudget.CreditBudget).snapshot
-      if (plan === undefined || closed || context.known.hasFresh())
-        return previewSearch(context, search, plan)
+      if (plan === undefined || closed || context.known.hasFresh()) return listedSearch(context, search, plan)
       const reachable = plan.parts.reduce((sum, part) => sum + part.count, 0)
       return reachable + plan.parts.length * context.config.page_size <= available
         ? directSearch(context, search, plan)
-        : previewSearch(context, search, plan)
+        : listedSearch(context, search, plan)
     }),
   )

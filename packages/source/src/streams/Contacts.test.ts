@@ -1,0 +1,198 @@
+/**
+ * Every way the contacts stream buys, on the provider in memory (testing/FakeProvider.ts): what
+ * it asks, what it is charged, what it checkpoints, and what a later read from that state buys.
+ * And the plan of each read, which is the same read run dry: its credits and requests are the
+ * read's, to the credit and the request.
+ */
+import { describe, expect, it } from "@effect/vitest"
+import type { Catalog } from "@salesintel/airbyte"
+import { CreditBudget } from "@salesintel/core"
+import { Chunk, Effect, Either, Layer, Stream } from "effect"
+import * as Config from "../Config.ts"
+import type * as Output from "../Output.ts"
+import * as Plan from "../Plan.ts"
+import { fakeProvider } from "../testing/FakeProvider.ts"
+import { contacts } from "./Contacts.ts"
+
+const now = Date.UTC(2026, 10, 24)
+
+const configOf = (contactsConfig: Record<string, unknown>, budget = 10_000) =>
+  Either.getOrThrow(
+    Config.decode({
+      api_key: "test-key",
+      credit_budget: budget,
+      page_size: 10,
+      concurrency: 4,
+      contacts: { searches: [{ name: "all", filters: { job_levels: ["mgr"] } }], ...contactsConfig },
+    }),
+  )
+
+interface Ran {
+  readonly outputs: ReadonlyArray<Output.Output<unknown>>
+  readonly failure: string | undefined
+  /** The last checkpoint's state: what the next read starts from. */
+  readonly state: unknown
+}
+
+const readWith = (
+  provider: ReturnType<typeof fakeProvider>,
+  config: Config.SourceConfig,
+  state: unknown,
+  syncMode: Catalog.SyncMode = "incremental",
+  closed = false,
+) =>
+  Effect.gen(function* () {
+    const budget = yield* CreditBudget.make(config.credit_budget)
+    if (closed) yield* budget.close
+    const all = yield* contacts
+      .read({ config, syncMode, state, startedAt: now })
+      .pipe(
+        Stream.either,
+        Stream.runCollect,
+        Effect.provide(Layer.merge(provider.layer, Layer.succeed(CreditBudget.CreditBudget, budget))),
+      )
+    const elements = Chunk.toReadonlyArray(all)
+    const outputs = elements.flatMap((element) => (Either.isRight(element) ? [element.right] : []))
+    const checkpoints = outputs.flatMap((output) => (output._tag === "Checkpoint" ? [output.state] : []))
+    return {
+      outputs,
+      failure: elements.flatMap((element) => (Either.isLeft(element) ? [element.left._tag] : []))[0],
+      state: checkpoints.at(-1) ?? state,
+    } satisfies Ran
+  })
+
+const records = (ran: Ran) => ran.outputs.filter((output) => output._tag === "Record").length
+const shortfalls = (ran: Ran) =>
+  ran.outputs.flatMap((output) => (output._tag === "Shortfall" ? [output.records] : []))
+
+/** The plan of a read from `state`, then that read: the plan's figures against what it did. */
+const planThenRead = (
+  provider: ReturnType<typeof fakeProvider>,
+  config: Config.SourceConfig,
+  state: unknown,
+) =>
+  Effect.gen(function* () {
+    const plan = yield* Plan.plan({
+      config,
+      state: state === undefined ? [] : [stateMessage(state)],
+      mode: "exact",
+      now,
+    }).pipe(Effect.provide(provider.layer))
+    const before = { ...provider.requests, charged: provider.charged() }
+    const ran = yield* readWith(provider, config, state)
+    const asked = provider.requests.search + provider.requests.preview - before.search - before.preview
+    return { plan, ran, credits: provider.charged() - before.charged, requests: asked }
+  })
+
+const stateMessage = (state: unknown) => ({
+  type: "STREAM",
+  stream: { stream_descriptor: { name: "contacts" }, stream_state: state },
+})
+
+describe("contacts, on the provider in memory", () => {
+  it.effect(
+    "a first incremental read goes straight through the credited search, then buys nothing again",
+    () =>
+      Effect.gen(function* () {
+        const provider = fakeProvider({ contacts: 95 })
+        const config = configOf({})
+        const first = yield* planThenRead(provider, config, undefined)
+        // One count, then ten credited pages: no free listing, no purchase by ids (the plan asked
+        // the free preview only, and no credited request at all).
+        expect(provider.requests.search).toBe(10)
+        expect(first.requests).toBe(11)
+        expect(first.plan.requests).toEqual({ free: 1, credited: 10, total: 11 })
+        expect(first.credits).toBe(95)
+        expect(records(first.ran)).toBe(95)
+        expect(first.plan.credits).toBe(95)
+        expect(first.plan.requests.total).toBe(first.requests)
+        const again = yield* planThenRead(provider, config, first.ran.state)
+        expect(again.credits).toBe(0)
+        expect(again.plan.credits).toBe(0)
+        expect(again.plan.contacts?.searches[0]?.bought).toBe(95)
+        expect(again.plan.requests.total).toBe(again.requests)
+      }),
+  )
+
+  it.effect("a full refresh records what it bought: the incremental read after it buys nothing", () =>
+    Effect.gen(function* () {
+      const provider = fakeProvider({ contacts: 42 })
+      const config = configOf({})
+      const full = yield* readWith(provider, config, undefined, "full_refresh")
+      expect(provider.charged()).toBe(42)
+      const next = yield* readWith(provider, config, full.state)
+      expect(provider.charged()).toBe(42)
+      expect(records(next)).toBe(0)
+    }),
+  )
+
+  it.effect("the free listing buys only what is not held, by match ids, and the plan says so first", () =>
+    Effect.gen(function* () {
+      const provider = fakeProvider({ contacts: 60 })
+      const small = yield* readWith(fakeProvider({ contacts: 25 }), configOf({}), undefined)
+      const run = yield* planThenRead(provider, configOf({}), small.state)
+      expect(run.credits).toBe(35)
+      // One count and two free listing pages (50 ids a page), then 4 purchases of up to 10 ids.
+      expect(provider.requests.search).toBe(4)
+      const search = run.plan.contacts?.searches[0]
+      expect([search?.bought, search?.new, search?.due, search?.credits]).toEqual([25, 35, 35, 35])
+      expect(run.plan.requests.total).toBe(run.requests)
+    }),
+  )
+
+  it.effect("an email's contact bought by a search is not bought again; the email's own is", () =>
+    Effect.gen(function* () {
+      const provider = fakeProvider({ contacts: 30 })
+      const held = yield* readWith(fakeProvider({ contacts: 10 }), configOf({}), undefined)
+      const emails = [provider.contact(3)?.email, provider.contact(20)?.email, "nobody@example.com"]
+      const config = configOf({ searches: [], emails })
+      const run = yield* planThenRead(provider, config, held.state)
+      expect(run.credits).toBe(1)
+      expect(run.plan.contacts?.emails).toMatchObject({
+        lookedUp: 3,
+        matches: 2,
+        bought: 1,
+        new: 1,
+        credits: 1,
+      })
+      expect(run.plan.requests.total).toBe(run.requests)
+    }),
+  )
+
+  it.effect("a budget below the search's needs buys up to it and says what it left", () =>
+    Effect.gen(function* () {
+      const provider = fakeProvider({ contacts: 95 })
+      const held = yield* readWith(fakeProvider({ contacts: 5 }), configOf({}), undefined)
+      const run = yield* planThenRead(provider, configOf({}, 33), held.state)
+      expect(run.credits).toBe(33)
+      expect(shortfalls(run.ran)).toEqual([90 - 33])
+      expect([run.plan.credits, run.plan.creditsNeeded]).toEqual([33, 90])
+    }),
+  )
+
+  it.effect("a stop requested before the read: nothing is asked, nothing charged, the state kept", () =>
+    Effect.gen(function* () {
+      const provider = fakeProvider({ contacts: 20 })
+      const state = { known: { "20000": ["m-1"] }, emails: {} }
+      const ran = yield* readWith(provider, configOf({}), state, "incremental", true)
+      expect(provider.requests).toEqual({ search: 0, preview: 0, append: 0 })
+      expect(ran.state).toEqual(state)
+    }),
+  )
+
+  it.effect(
+    "a 402 mid-search: what landed is checkpointed before the failure, and the rerun buys only the rest",
+    () =>
+      Effect.gen(function* () {
+        const failing = fakeProvider({ contacts: 95, paymentRequiredOnPage: 4 })
+        const config = { ...configOf({}), concurrency: 1 }
+        const cut = yield* readWith(failing, config, undefined)
+        expect(cut.failure).toBe("PaymentRequired")
+        expect(cut.outputs.at(-1)?._tag).toBe("Checkpoint")
+        expect(failing.charged()).toBe(30)
+        const provider = fakeProvider({ contacts: 95 })
+        yield* readWith(provider, config, cut.state)
+        expect(provider.charged()).toBe(65)
+      }),
+  )
+})

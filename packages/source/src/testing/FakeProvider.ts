@@ -1,0 +1,83 @@
+/**
+ * Test support: the provider in memory, behind the client's own interface, for fast tests of the
+ * buying logic (no HTTP, no sandbox). Every contact matches any search filters; `email` finds the
+ * contact of that email; `match_ids` buys those contacts. Companies are one per domain. It counts
+ * the requests by endpoint and the credits it charged (one per record of a credited answer), and
+ * can refuse a credited search page with a 402.
+ */
+import { ApiError, Client, Contact, type Page } from "@salesintel/core"
+import { Effect, Layer, Schema } from "effect"
+import { contact } from "../../../core/src/testing/Records.ts"
+
+export interface FakeProviderOptions {
+  readonly contacts: number
+  /** A credited search page (not a purchase by match ids) that is refused with a 402. */
+  readonly paymentRequiredOnPage?: number
+}
+
+const decode = Schema.decodeUnknownSync(Contact.Contact)
+
+const pageOf = <A>(paging: Client.Paging, matching: ReadonlyArray<Page.Item<A>>): Page.Page<A> => ({
+  page: paging.page,
+  pageSize: paging.pageSize,
+  resultCount: matching.length,
+  isPreview: false,
+  items: matching.slice((paging.page - 1) * paging.pageSize, paging.page * paging.pageSize),
+})
+
+export const fakeProvider = (options: FakeProviderOptions) => {
+  const items = Array.from({ length: options.contacts }, (_, i) => {
+    const raw = contact(i)
+    return { record: decode(raw), raw }
+  })
+  const byId = new Map(items.map((item) => [item.record.match_id, item]))
+  const requests = { search: 0, preview: 0, append: 0 }
+  let charged = 0
+  const matching = (filters: { readonly email?: ReadonlyArray<string> | undefined }) =>
+    filters.email === undefined
+      ? items
+      : items.filter((item) => filters.email?.includes(item.record.email ?? ""))
+  const service: Client.SalesIntelClientService = {
+    searchPeople: (filters, paging) =>
+      Effect.suspend(() => {
+        requests.search++
+        const ids = filters.match_ids
+        if (ids === undefined && paging.page === options.paymentRequiredOnPage)
+          return Effect.fail(new ApiError.PaymentRequired({ endpoint: "people.search" }))
+        const page =
+          ids === undefined
+            ? pageOf(paging, matching(filters))
+            : pageOf(
+                paging,
+                ids.flatMap((id) => byId.get(id) ?? []),
+              )
+        charged += page.items.length
+        return Effect.succeed(page)
+      }),
+    previewPeople: (filters, paging) =>
+      Effect.sync(() => {
+        requests.preview++
+        return pageOf(paging, matching(filters))
+      }),
+    appendTechnologies: (filters, paging) =>
+      Effect.sync(() => {
+        requests.append++
+        const keys = filters.company_domain ?? []
+        const companies = keys.map((domain, i) => ({
+          record: { company_id: i + 1 },
+          raw: { company_id: i + 1, domain },
+        }))
+        charged += Math.min(paging.pageSize, companies.length)
+        return pageOf(paging, companies)
+      }),
+    taxonomyCategories: Effect.succeed([]),
+    taxonomyProducts: (_, paging) => Effect.succeed(pageOf(paging, [])),
+  }
+  return {
+    layer: Layer.succeed(Client.SalesIntelClient, service),
+    requests,
+    charged: () => charged,
+    /** The match id and the email of the contact at `index`. */
+    contact: (index: number) => items[index]?.record,
+  }
+}
