@@ -11,7 +11,7 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { Message } from "@salesintel/airbyte"
 import { type Sandbox, startSandbox } from "@salesintel/sandbox"
-import { Commands } from "@salesintel/source"
+import { Commands, type Read } from "@salesintel/source"
 import { Deferred, Effect, Either, Stream } from "effect"
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest"
 import { messageProblems } from "../packages/airbyte/src/testing/AirbyteSchema.ts"
@@ -53,12 +53,19 @@ const sleep = (millis: number) => new Promise((resolve) => setTimeout(resolve, m
 /** Runs a read in process; every message is checked against the official protocol schema. */
 const read = async (inputs: Commands.ReadInputs) => {
   const prepared = Either.getOrThrow(Commands.prepareRead(inputs))
-  const chunk = await Effect.runPromise(
-    Stream.runCollect(prepared.read.messages).pipe(Effect.provide(Commands.layerFor(prepared.config))),
+  const items = await Effect.runPromise(
+    Stream.runCollect(prepared.read.items).pipe(Effect.provide(Commands.layerFor(prepared.config))),
   )
-  const messages = [...chunk]
+  const messages = [...items].flatMap((item) => (item._tag === "Message" ? [item.message] : []))
   for (const message of messages) expect(messageProblems(message)).toEqual([])
-  return { messages, summary: prepared.read.summary, ...views(messages) }
+  return { messages, summary: summaryOf(items), ...views(messages) }
+}
+
+/** The read's summary: its last item. */
+const summaryOf = (items: Iterable<Read.Item>): Read.ReadSummary => {
+  const last = [...items].at(-1)
+  if (last?._tag !== "Summary") throw new Error("the read did not end with its summary")
+  return last.summary
 }
 
 const views = (messages: ReadonlyArray<Message.Message>) => {
@@ -215,12 +222,16 @@ describe("the purchase engine against the sandbox", () => {
       }),
     )
     const messages: Array<Message.Message> = []
+    const items: Array<Read.Item> = []
     await Effect.runPromise(
-      Stream.runForEach(prepared.read.messages, (message) =>
+      Stream.runForEach(prepared.read.items, (item) =>
         Effect.sync(() => {
-          messages.push(message)
+          items.push(item)
+          if (item._tag !== "Message") return
+          messages.push(item.message)
           // Stop once a few pages have come in: more are in flight at that moment.
-          if (message.type === "RECORD" && messages.length === 120) Deferred.unsafeDone(stop, Effect.void)
+          if (item.message.type === "RECORD" && messages.length === 120)
+            Deferred.unsafeDone(stop, Effect.void)
         }),
       ).pipe(Effect.provide(Commands.layerFor(prepared.config))),
     )
@@ -237,7 +248,7 @@ describe("the purchase engine against the sandbox", () => {
     expect(result.statuses("taxonomy_categories")).toEqual(["INCOMPLETE"])
     const types = messages.map((m) => m.type)
     expect(types.lastIndexOf("STATE")).toBeGreaterThan(types.lastIndexOf("RECORD"))
-    expect(prepared.read.summary.stopped).toBe(true)
+    expect(summaryOf(items).stopped).toBe(true)
     // What was left is counted whole: the refused part's rest and the parts not begun.
     const total = await previewCount({ job_levels: "mgr" })
     const warning = result.logs.find((log) => log.startsWith("stopped on request"))

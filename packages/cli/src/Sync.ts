@@ -18,7 +18,7 @@ import {
   State,
   type StopSignal,
 } from "@salesintel/postgres"
-import { Commands } from "@salesintel/source"
+import { Commands, type Config, Read } from "@salesintel/source"
 import { Data, Deferred, Effect, Either, Ref, Stream } from "effect"
 import { type Counts, type Output, Reporter } from "./Progress.ts"
 
@@ -156,156 +156,188 @@ export const sync = (
       })
       if (Either.isLeft(prepared)) return yield* failRun(new SyncConfigError({ description: prepared.left }))
       const { config, read } = prepared.right
-      const reporter = new Reporter(options.progress)
-      const started = Date.now()
-      const recordsByStream = new Map<string, number>()
-      // The source's ESTIMATE traces: the progress line shows done of estimated, and time left.
-      const estimatedByStream = new Map<string, number>()
-      let records = 0
-      let checkpoints = 0
-      let creditsSpent = 0
-      const counts = (): Counts => ({
-        records,
-        recordsByStream,
-        estimatedByStream,
-        pages: read.summary.pages,
-        checkpoints,
-        creditsSpent,
-        creditBudget: config.credit_budget,
-        elapsedMillis: Date.now() - started,
-      })
-      const logLine = (message: Message.LogMessage | Message.TraceErrorMessage) =>
-        Effect.sync(() => {
-          const text =
-            options.logFormat === "json"
-              ? JSON.stringify({
-                  timestamp: new Date().toISOString(),
-                  logLevel: message.type === "LOG" ? message.log.level : "ERROR",
-                  message: message.type === "LOG" ? message.log.message : message.trace.error.message,
-                  annotations: {
-                    from: "source",
-                    ...(message.type === "TRACE" ? { failure_type: message.trace.error.failure_type } : {}),
-                  },
-                })
-              : message.type === "LOG"
-                ? `${message.log.level} ${message.log.message}`
-                : `ERROR (${message.trace.error.failure_type}) ${message.trace.error.message}`
-          if (message.type === "TRACE" || message.log.level !== "INFO" || options.progress.isTTY !== true)
-            options.progress.write(`${options.progress.isTTY === true ? "\r\x1b[K" : ""}${text}\n`)
-        })
-
-      // Credits spent per stream, as the budget moves between messages (a message's stream is the
-      // one whose pages it came from), and at each STATE what its commit records in the run row.
-      const creditsByStream = new Map<string, number>()
-      const creditsAtState = new WeakMap<Message.StateMessage, ReadonlyMap<string, number>>()
-      const committed = yield* Ref.make<Readonly<Record<string, Runs.StreamFigures>>>({})
-      const streamOf = (message: Message.Message): string | undefined =>
-        message.type === "RECORD"
-          ? message.record.stream
-          : message.type === "STATE"
-            ? message.state.stream.stream_descriptor.name
-            : undefined
-      const loaded = yield* Effect.gen(function* () {
-        const budget = yield* CreditBudget.CreditBudget
-        const messages = read.messages.pipe(
-          Stream.tap((message) =>
-            Effect.gen(function* () {
-              if (message.type === "RECORD") {
-                records++
-                recordsByStream.set(
-                  message.record.stream,
-                  (recordsByStream.get(message.record.stream) ?? 0) + 1,
-                )
-              } else if (message.type === "TRACE" && message.trace.type === "ESTIMATE") {
-                const { name, row_estimate } = message.trace.estimate
-                if (row_estimate !== undefined) estimatedByStream.set(name, row_estimate)
-              }
-              const spent = (yield* budget.snapshot).spent
-              const stream = streamOf(message)
-              if (stream !== undefined) {
-                creditsByStream.set(stream, (creditsByStream.get(stream) ?? 0) + spent - creditsSpent)
-                creditsSpent = spent
-              }
-              if (message.type === "STATE") creditsAtState.set(message, new Map(creditsByStream))
-              reporter.update(counts(), Date.now())
-            }),
-          ),
-        )
-        return yield* Loader.load(messages, {
-          schema: options.schema,
-          syncModes: Catalog.destinationSyncModes(catalog),
-          ensureSchema: false,
-          endedOnItsOwn: Effect.map(Deferred.isDone(stop), (stopped) => !stopped),
-          onMessage: logLine,
-          beforeCommit: ({ state, records }) => {
-            const credits = creditsAtState.get(state)
-            const figures = Object.fromEntries(
-              Object.entries(records).map(([stream, count]) => [
-                stream,
-                { records: count, credits: credits?.get(stream) ?? 0 },
-              ]),
-            )
-            return Effect.zipRight(Runs.progress(options.schema, runId, figures), Ref.set(committed, figures))
-          },
-          onStateCommitted: () =>
-            Effect.sync(() => {
-              checkpoints++
-            }),
-        })
-      }).pipe(Effect.provide(Commands.layerFor(config)), Effect.either)
-
-      creditsSpent = read.summary.creditsSpent
-      reporter.finish(counts())
-      const signal = (yield* Deferred.isDone(stop)) ? yield* Deferred.await(stop) : undefined
-      const loadError = Either.isLeft(loaded) ? loaded.left.message : undefined
-      const error = loadError ?? read.summary.failure?.message
-      const streams = read.summary.streams
-        .filter((stream) => stream.status !== "nothing to read")
-        .map((stream) => ({
-          stream: stream.stream,
-          records: stream.records,
-          credits: stream.creditsSpent,
-          recordsLeft: stream.recordsLeft,
-        }))
-      const status: SyncOutcome["status"] =
-        signal !== undefined ? "interrupted" : error === undefined ? "succeeded" : "failed"
-      // A run that did not succeed records what committed (its last commit's records), and every
-      // credit the source spent: spent is spent, committed or not.
-      const lastCommit = yield* Ref.get(committed)
-      const figures =
-        status === "succeeded"
-          ? Object.fromEntries(streams.map((s) => [s.stream, { records: s.records, credits: s.credits }]))
-          : Object.fromEntries(
-              streams.map((s) => [
-                s.stream,
-                { records: lastCommit[s.stream]?.records ?? 0, credits: s.credits },
-              ]),
-            )
-      yield* RunLifecycle.end(
-        options.schema,
-        runId,
-        {
-          status,
-          streams: figures,
-          creditsUncertain: read.summary.creditsUncertain,
-          ...(error === undefined ? {} : { error }),
-        },
-        Either.isLeft(loaded),
-      )
-      return {
-        runId,
-        status,
-        signal,
-        abandoned,
-        streams,
-        creditsSpent,
-        creditsUncertain: read.summary.creditsUncertain,
-        creditBudget: config.credit_budget,
-        checkpoints,
-        error,
-      } satisfies SyncOutcome
+      const loadedRead = yield* loadRead(options, runId, catalog, config, read.items)
+      return yield* endRun(options, { runId, abandoned, config, stop }, loadedRead)
     }),
   )
+
+/** The run's end: its status, what it committed and spent, recorded in the run row and returned. */
+const endRun = (
+  options: SyncOptions,
+  run: {
+    readonly runId: Runs.RunId
+    readonly abandoned: ReadonlyArray<Runs.RunId>
+    readonly config: Config.SourceConfig
+    readonly stop: Deferred.Deferred<StopSignal.Signal>
+  },
+  { loaded, summary, checkpoints, committed }: Effect.Effect.Success<ReturnType<typeof loadRead>>,
+) =>
+  Effect.gen(function* () {
+    const { runId, abandoned, config, stop } = run
+    const signal = (yield* Deferred.isDone(stop)) ? yield* Deferred.await(stop) : undefined
+    const loadError = Either.isLeft(loaded) ? loaded.left.message : undefined
+    const error = loadError ?? summary?.failure?.message
+    const streams = (summary?.streams ?? [])
+      .filter((stream) => stream.status !== "nothing to read")
+      .map((stream) => ({
+        stream: stream.stream,
+        records: stream.records,
+        credits: stream.creditsSpent,
+        recordsLeft: stream.recordsLeft,
+      }))
+    const status: SyncOutcome["status"] =
+      signal !== undefined ? "interrupted" : error === undefined ? "succeeded" : "failed"
+    // A run that did not succeed records what committed (its last commit's records), and every
+    // credit the source spent: spent is spent, committed or not.
+    const figures =
+      status === "succeeded"
+        ? Object.fromEntries(streams.map((s) => [s.stream, { records: s.records, credits: s.credits }]))
+        : Object.fromEntries(
+            streams.map((s) => [
+              s.stream,
+              { records: committed[s.stream]?.records ?? 0, credits: s.credits },
+            ]),
+          )
+    const creditsUncertain = summary?.creditsUncertain ?? 0
+    yield* RunLifecycle.end(
+      options.schema,
+      runId,
+      { status, streams: figures, creditsUncertain, ...(error === undefined ? {} : { error }) },
+      Either.isLeft(loaded),
+    )
+    return {
+      runId,
+      status,
+      signal,
+      abandoned,
+      streams,
+      creditsSpent: summary?.creditsSpent ?? 0,
+      creditsUncertain,
+      creditBudget: config.credit_budget,
+      checkpoints,
+      error,
+    } satisfies SyncOutcome
+  })
+
+/** A source LOG or TRACE line, as the sync writes it to its progress output. */
+const logLine =
+  (options: SyncOptions) =>
+  (message: Message.LogMessage | Message.TraceErrorMessage): Effect.Effect<void> =>
+    Effect.sync(() => {
+      const text =
+        options.logFormat === "json"
+          ? JSON.stringify({
+              timestamp: new Date().toISOString(),
+              logLevel: message.type === "LOG" ? message.log.level : "ERROR",
+              message: message.type === "LOG" ? message.log.message : message.trace.error.message,
+              annotations: {
+                from: "source",
+                ...(message.type === "TRACE" ? { failure_type: message.trace.error.failure_type } : {}),
+              },
+            })
+          : message.type === "LOG"
+            ? `${message.log.level} ${message.log.message}`
+            : `ERROR (${message.trace.error.failure_type}) ${message.trace.error.message}`
+      if (message.type === "TRACE" || message.log.level !== "INFO" || options.progress.isTTY !== true)
+        options.progress.write(`${options.progress.isTTY === true ? "\r\x1b[K" : ""}${text}\n`)
+    })
+
+/**
+ * The read's items as they pass on their way to the loader: the progress line's counts (records,
+ * estimates, pages), and the credits each stream had spent at each STATE (the read says so just
+ * before the STATE), which that STATE's commit records in the run row. The read's summary is its
+ * last item.
+ */
+const follower = (options: SyncOptions, config: Config.SourceConfig) => {
+  const reporter = new Reporter(options.progress)
+  const started = Date.now()
+  const recordsByStream = new Map<string, number>()
+  const estimatedByStream = new Map<string, number>()
+  const creditsByStream = new Map<string, number>()
+  const creditsAtState = new WeakMap<Message.StateMessage, ReadonlyMap<string, number>>()
+  const live = { records: 0, pages: 0, checkpoints: 0, creditsSpent: 0 }
+  let summary: Read.ReadSummary | undefined
+  const counts = (): Counts => ({
+    ...live,
+    recordsByStream,
+    estimatedByStream,
+    creditBudget: config.credit_budget,
+    elapsedMillis: Date.now() - started,
+  })
+  const see = (item: Read.Item, spent: number) => {
+    live.creditsSpent = spent
+    if (item._tag === "Summary") summary = item.summary
+    else if (item._tag === "PageRead") live.pages++
+    else if (item._tag === "Spent") creditsByStream.set(item.stream, item.credits)
+    else if (item.message.type === "RECORD") {
+      live.records++
+      recordsByStream.set(
+        item.message.record.stream,
+        (recordsByStream.get(item.message.record.stream) ?? 0) + 1,
+      )
+    } else if (item.message.type === "STATE") creditsAtState.set(item.message, new Map(creditsByStream))
+    else if (item.message.type === "TRACE" && item.message.trace.type === "ESTIMATE") {
+      const { name, row_estimate } = item.message.trace.estimate
+      if (row_estimate !== undefined) estimatedByStream.set(name, row_estimate)
+    }
+    reporter.update(counts(), Date.now())
+  }
+  return {
+    see,
+    creditsAt: (state: Message.StateMessage) => creditsAtState.get(state),
+    committed: () => live.checkpoints++,
+    finish: () => reporter.finish(counts()),
+    summary: () => summary,
+    checkpoints: () => live.checkpoints,
+  }
+}
+
+/** The read's items loaded into the target, each STATE committed with the run row's figures so far. */
+const loadRead = (
+  options: SyncOptions,
+  runId: Runs.RunId,
+  catalog: Catalog.ConfiguredCatalog,
+  config: Config.SourceConfig,
+  items: Read.Read["items"],
+) =>
+  Effect.gen(function* () {
+    const follow = follower(options, config)
+    const committed = yield* Ref.make<Readonly<Record<string, Runs.StreamFigures>>>({})
+    const stop = options.stop
+    const loaded = yield* Effect.gen(function* () {
+      const budget = yield* CreditBudget.CreditBudget
+      // The budget is read for the progress line only; the run's figures come from the read's items.
+      const seen = items.pipe(
+        Stream.tap((item) => Effect.map(budget.snapshot, ({ spent }) => follow.see(item, spent))),
+      )
+      return yield* Loader.load(Read.messagesOf(seen), {
+        schema: options.schema,
+        syncModes: Catalog.destinationSyncModes(catalog),
+        ensureSchema: false,
+        endedOnItsOwn:
+          stop === undefined ? Effect.succeed(true) : Effect.map(Deferred.isDone(stop), (done) => !done),
+        onMessage: logLine(options),
+        beforeCommit: ({ state, records }) => {
+          const credits = follow.creditsAt(state)
+          const figures = Object.fromEntries(
+            Object.entries(records).map(([stream, count]) => [
+              stream,
+              { records: count, credits: credits?.get(stream) ?? 0 },
+            ]),
+          )
+          return Effect.zipRight(Runs.progress(options.schema, runId, figures), Ref.set(committed, figures))
+        },
+        onStateCommitted: () => Effect.sync(follow.committed),
+      })
+    }).pipe(Effect.provide(Commands.layerFor(config)), Effect.either)
+    follow.finish()
+    return {
+      loaded,
+      summary: follow.summary(),
+      checkpoints: follow.checkpoints(),
+      committed: yield* Ref.get(committed),
+    }
+  })
 
 /** What a finished sync says on stdout. */
 export const describe = (outcome: SyncOutcome, target: string): string => {

@@ -45,10 +45,17 @@ export const recordFilter = (
  * A read's messages with the excluded fields taken out of every RECORD: the messages as they are
  * (no stage added) when nothing is excluded.
  */
+/** Each message as it leaves: a record without its excluded fields, anything else as it is. */
+export const excluding = (
+  config: SourceConfig,
+  entry: Catalog.ConfiguredStream,
+): ((message: Message.Message) => Message.Message) => {
+  if (excludedPaths(config, entry).length === 0) return (message) => message
+  const filter = recordFilter(config, entry)
+  return (message) => (message.type === "RECORD" ? filter(message) : message)
+}
+
 export const withoutExcluded =
   (config: SourceConfig, entry: Catalog.ConfiguredStream) =>
-  <E, R>(messages: Stream.Stream<Message.Message, E, R>): Stream.Stream<Message.Message, E, R> => {
-    if (excludedPaths(config, entry).length === 0) return messages
-    const filter = recordFilter(config, entry)
-    return Stream.map(messages, (message) => (message.type === "RECORD" ? filter(message) : message))
-  }
+  <E, R>(messages: Stream.Stream<Message.Message, E, R>): Stream.Stream<Message.Message, E, R> =>
+    excludedPaths(config, entry).length === 0 ? messages : Stream.map(messages, excluding(config, entry))

@@ -17,40 +17,55 @@
  */
 import { Catalog, Message, type StreamState } from "@salesintel/airbyte"
 import { ApiError, type Client, CreditBudget } from "@salesintel/core"
-import { Cause, Effect, Option, Redacted, Stream } from "effect"
+import { Cause, Effect, Option, Redacted, Ref, Stream } from "effect"
 import type { SourceConfig } from "./Config.ts"
 import { definitionOf } from "./Definitions.ts"
-import { withoutExcluded } from "./Exclusions.ts"
-import type { Output } from "./Output.ts"
+import { excluding } from "./Exclusions.ts"
+import type * as Output from "./Output.ts"
 import type { StateError } from "./StateError.ts"
 
 export interface StreamSummary {
   readonly stream: string
   readonly syncMode: Catalog.SyncMode
-  records: number
+  readonly records: number
   /** Pages of records read (free and credited). */
-  pages: number
-  creditsSpent: number
+  readonly pages: number
+  readonly creditsSpent: number
   /** Records the budget did not cover, when counted. */
-  recordsLeft: number
-  creditsNeeded: number
-  status: "running" | "succeeded" | "failed" | "nothing to read"
+  readonly recordsLeft: number
+  readonly creditsNeeded: number
+  readonly status: "succeeded" | "failed" | "nothing to read" | "not started"
   /** Ended early (budget shortfall, stop request, failure): said with STREAM_STATUS INCOMPLETE. */
-  incomplete: boolean
+  readonly incomplete: boolean
 }
 
 export interface ReadSummary {
-  readonly streams: Array<StreamSummary>
-  /** Pages of records read so far, all streams: live while the read runs. */
-  pages: number
-  creditsSpent: number
+  readonly streams: ReadonlyArray<StreamSummary>
+  readonly pages: number
+  readonly creditsSpent: number
   /** Of creditsSpent, credits possibly charged without delivery (credited requests whose outcome is unknown). */
-  creditsUncertain: number
+  readonly creditsUncertain: number
   readonly creditBudget: number
   /** A stop was requested (stopWhen completed) before the read ended. */
-  stopped: boolean
-  failure: { readonly failureType: Message.FailureType; readonly message: string } | undefined
+  readonly stopped: boolean
+  readonly failure: { readonly failureType: Message.FailureType; readonly message: string } | undefined
 }
+
+/**
+ * What a read yields: its protocol messages, a mark for each page of records read (for progress),
+ * the credits a stream had spent when it wrote each checkpoint (just before that STATE message),
+ * and last, once, the read's summary: a value made from what the streams yielded, never an object
+ * changed while they run.
+ */
+export type Item =
+  | { readonly _tag: "Message"; readonly message: Message.Message }
+  | { readonly _tag: "PageRead"; readonly stream: string }
+  | { readonly _tag: "Spent"; readonly stream: string; readonly credits: number }
+  | { readonly _tag: "Summary"; readonly summary: ReadSummary }
+
+/** The protocol messages of a read's items: what the source writes on stdout. */
+export const messagesOf = <E, R>(items: Stream.Stream<Item, E, R>): Stream.Stream<Message.Message, E, R> =>
+  Stream.filterMap(items, (item) => (item._tag === "Message" ? Option.some(item.message) : Option.none()))
 
 export const failureTypeOf = (error: ApiError.ApiError | StateError): Message.FailureType => {
   switch (error._tag) {
@@ -138,261 +153,337 @@ export interface ReadOptions {
 }
 
 export interface Read {
-  readonly messages: Stream.Stream<
-    Message.Message,
-    never,
-    Client.SalesIntelClient | CreditBudget.CreditBudget
-  >
-  /** Complete once `messages` has been consumed. */
-  readonly summary: ReadSummary
+  /** The read's items; its summary is the last of them. */
+  readonly items: Stream.Stream<Item, never, Client.SalesIntelClient | CreditBudget.CreditBudget>
+  /** Its protocol messages alone: what the source writes on stdout. */
+  readonly messages: Stream.Stream<Message.Message, never, Client.SalesIntelClient | CreditBudget.CreditBudget>
 }
 
-/** The messages of a read, and its summary (complete once the messages have been consumed). */
-export const read = (options: ReadOptions): Read => {
-  const { config, catalog, state, startedAt } = options
-  const scrub = scrubber(config)
-  const summary: ReadSummary = {
-    streams: [],
-    pages: 0,
-    creditsSpent: 0,
-    creditsUncertain: 0,
-    creditBudget: config.credit_budget,
-    stopped: false,
-    failure: undefined,
-  }
-  const status = (stream: string, value: Message.StreamStatus) =>
-    Message.streamStatus(stream, value, Date.now())
+/** A stream's figures as its outputs come, made into its summary when it ends. */
+interface Figures {
+  readonly records: number
+  readonly pages: number
+  readonly recordsLeft: number
+  readonly creditsNeeded: number
+  readonly incomplete: boolean
+  /** Records since the last checkpoint: what its STATE message counts. */
+  readonly sinceCheckpoint: number
+}
 
-  // The budget service is resolved once, up front: stream finalizers can run outside the region
-  // where layers were provided, so no finalizer below may look a service up itself.
-  // Built when the stream's turn comes (not when the catalog is read), so a stop requested during
-  // an earlier stream is seen here.
-  const runStream = (budget: CreditBudget.CreditBudgetService, entry: Catalog.ConfiguredStream) =>
-    Stream.suspend(() => streamMessages(budget, entry))
-  const streamMessages = (budget: CreditBudget.CreditBudgetService, entry: Catalog.ConfiguredStream) => {
-    const definition = definitionOf(entry.stream.name)
-    const { syncMode, downgraded } = Catalog.syncModeOf(entry)
-    const streamSummary: StreamSummary = {
-      stream: entry.stream.name,
-      syncMode,
-      records: 0,
-      pages: 0,
-      creditsSpent: 0,
-      recordsLeft: 0,
-      creditsNeeded: 0,
-      status: "running",
-      incomplete: false,
-    }
-    summary.streams.push(streamSummary)
-    if (summary.stopped) {
-      // Stopped before this stream began: it is not started, and says so.
-      streamSummary.incomplete = true
-      return Stream.make(status(entry.stream.name, "INCOMPLETE"))
-    }
-    if (definition === undefined || !definition.isConfigured(config)) {
-      streamSummary.status = "nothing to read"
-      return Stream.make(
-        status(entry.stream.name, "STARTED"),
-        Message.log("INFO", `stream ${entry.stream.name}: nothing configured to read`),
-        status(entry.stream.name, "COMPLETE"),
+const noFigures: Figures = {
+  records: 0,
+  pages: 0,
+  recordsLeft: 0,
+  creditsNeeded: 0,
+  incomplete: false,
+  sinceCheckpoint: 0,
+}
+
+/** What the streams of one read share. */
+interface Run {
+  readonly options: ReadOptions
+  readonly budget: CreditBudget.CreditBudgetService
+  /** A stop was requested. */
+  readonly stopped: Ref.Ref<boolean>
+  /** The summaries of the streams ended so far, in catalog order. */
+  readonly ended: Ref.Ref<ReadonlyArray<StreamSummary>>
+}
+
+const message = (value: Message.Message): Item => ({ _tag: "Message", message: value })
+const status = (stream: string, value: Message.StreamStatus): Item =>
+  message(Message.streamStatus(stream, value, Date.now()))
+
+/** One stream's part of the read: what it emits turned into items, its figures kept as it goes. */
+interface StreamRun {
+  readonly run: Run
+  readonly name: string
+  readonly figures: Ref.Ref<Figures>
+  readonly estimate: Estimate
+  /** What the budget had spent when the stream began. */
+  readonly spentBefore: number
+}
+
+const estimateItem = (stream: StreamRun, records: number): Item =>
+  message(
+    Message.estimate(stream.name, stream.estimate.rows(records), stream.estimate.bytes(records), Date.now()),
+  )
+
+const recordItems = (stream: StreamRun, output: Output.RecordOutput<unknown>) =>
+  Ref.modify(stream.figures, (figures): [ReadonlyArray<Item>, Figures] => {
+    const records = figures.records + 1
+    const record = message(Message.record(stream.name, output.data, Date.now(), output.decoded))
+    // Once the sample of record sizes is taken, the estimate is said again with its bytes.
+    const sized = stream.estimate.sample(output.data) ? [estimateItem(stream, records)] : []
+    const items = records === 1 ? [status(stream.name, "RUNNING"), record, ...sized] : [record, ...sized]
+    return [items, { ...figures, records, sinceCheckpoint: figures.sinceCheckpoint + 1 }]
+  })
+
+/** A checkpoint: the credits the stream has spent, then its STATE counting the records since the last. */
+const checkpointItems = (stream: StreamRun, output: Output.Checkpoint) =>
+  Effect.flatMap(stream.run.budget.snapshot, ({ spent }) =>
+    Ref.modify(stream.figures, (figures): [ReadonlyArray<Item>, Figures] => [
+      [
+        { _tag: "Spent", stream: stream.name, credits: spent - stream.spentBefore },
+        message(Message.streamState(stream.name, output.state, figures.sinceCheckpoint)),
+      ],
+      { ...figures, sinceCheckpoint: 0 },
+    ]),
+  )
+
+const shortfallItems = (stream: StreamRun, output: Output.Shortfall) =>
+  Effect.flatMap(Ref.get(stream.run.stopped), (stopped) =>
+    Ref.modify(stream.figures, (figures): [ReadonlyArray<Item>, Figures] => {
+      const records = output.records ?? "some"
+      const text = stopped
+        ? `${stream.name}: stopped on request before ${records} records of ${output.detail}`
+        : `${stream.name}: the credit budget did not cover ${records} records of ${output.detail}`
+      return [
+        [message(Message.log("WARN", text))],
+        {
+          ...figures,
+          incomplete: true,
+          recordsLeft: figures.recordsLeft + (output.records ?? 0),
+          creditsNeeded: figures.creditsNeeded + (output.credits ?? 0),
+        },
+      ]
+    }),
+  )
+
+const itemsOf = (stream: StreamRun, output: Output.Output<unknown>): Effect.Effect<ReadonlyArray<Item>> => {
+  switch (output._tag) {
+    case "Record":
+      return recordItems(stream, output)
+    case "Estimate":
+      for (const [key, records] of output.records) stream.estimate.set(key, records)
+      return Effect.map(Ref.get(stream.figures), (figures) => [estimateItem(stream, figures.records)])
+    case "Checkpoint":
+      return checkpointItems(stream, output)
+    case "PageRead":
+      return Effect.as(
+        Ref.update(stream.figures, (figures) => ({ ...figures, pages: figures.pages + 1 })),
+        [{ _tag: "PageRead", stream: stream.name }],
       )
+    case "Log":
+      return Effect.succeed([message(Message.log(output.level, `${stream.name}: ${output.message}`))])
+    case "Shortfall":
+      return shortfallItems(stream, output)
+    case "Tally":
+      return Effect.succeed([])
+  }
+}
+
+/** The stream's summary, from its figures, recorded among the streams ended. */
+const endStream = (stream: StreamRun, syncMode: Catalog.SyncMode, outcome: "succeeded" | "failed") =>
+  Effect.gen(function* () {
+    const figures = yield* Ref.get(stream.figures)
+    const { spent } = yield* stream.run.budget.snapshot
+    // A stop during the stream may have cut work no output counted: not complete.
+    const stopped = yield* Ref.get(stream.run.stopped)
+    const summary: StreamSummary = {
+      stream: stream.name,
+      syncMode,
+      records: figures.records,
+      pages: figures.pages,
+      creditsSpent: spent - stream.spentBefore,
+      recordsLeft: figures.recordsLeft,
+      creditsNeeded: figures.creditsNeeded,
+      status: outcome,
+      incomplete: figures.incomplete || stopped || outcome === "failed",
     }
-    let sinceCheckpoint = 0
-    const name = definition.stream.name
-    const estimate = new Estimate()
-    const toMessage = (output: Output<unknown>): ReadonlyArray<Message.Message> => {
-      switch (output._tag) {
-        case "Record": {
-          sinceCheckpoint++
-          streamSummary.records++
-          const record = Message.record(name, output.data, Date.now(), output.decoded)
-          // Once the sample of record sizes is taken, the estimate is said again with its bytes.
-          const sized = estimate.sample(output.data)
-            ? [
-                Message.estimate(
-                  name,
-                  estimate.rows(streamSummary.records),
-                  estimate.bytes(streamSummary.records),
-                  Date.now(),
-                ),
-              ]
-            : []
-          return streamSummary.records === 1
-            ? [status(name, "RUNNING"), record, ...sized]
-            : [record, ...sized]
-        }
-        case "Estimate":
-          for (const [key, records] of output.records) estimate.set(key, records)
-          return [
-            Message.estimate(
-              name,
-              estimate.rows(streamSummary.records),
-              estimate.bytes(streamSummary.records),
-              Date.now(),
-            ),
-          ]
-        case "Checkpoint": {
-          const message = Message.streamState(name, output.state, sinceCheckpoint)
-          sinceCheckpoint = 0
-          return [message]
-        }
-        case "Tally":
-          return []
-        case "PageRead":
-          streamSummary.pages++
-          summary.pages++
-          return []
-        case "Log":
-          return [Message.log(output.level, `${name}: ${output.message}`)]
-        case "Shortfall":
-          streamSummary.incomplete = true
-          streamSummary.recordsLeft += output.records ?? 0
-          streamSummary.creditsNeeded += output.credits ?? 0
-          return [
+    yield* Ref.update(stream.run.ended, (ended) => [...ended, summary])
+    return summary
+  })
+
+/** A stream that is not read (stopped before it began, or nothing configured), summarised as such. */
+const notRead = (run: Run, entry: Catalog.ConfiguredStream, state: "nothing to read" | "not started") =>
+  Effect.as(
+    Ref.update(run.ended, (ended) => [
+      ...ended,
+      {
+        ...noFigures,
+        stream: entry.stream.name,
+        syncMode: Catalog.syncModeOf(entry).syncMode,
+        creditsSpent: 0,
+        status: state,
+        incomplete: state === "not started",
+      },
+    ]),
+    state === "not started"
+      ? [status(entry.stream.name, "INCOMPLETE")]
+      : [
+          status(entry.stream.name, "STARTED"),
+          message(Message.log("INFO", `stream ${entry.stream.name}: nothing configured to read`)),
+          status(entry.stream.name, "COMPLETE"),
+        ],
+  )
+
+/** One configured stream of the catalog, read: STARTED, its items, then its closing line and status. */
+const streamItems = (run: Run, entry: Catalog.ConfiguredStream) =>
+  Stream.unwrap(
+    Effect.gen(function* () {
+      const { config, state, startedAt } = run.options
+      const definition = definitionOf(entry.stream.name)
+      // Stopped before this stream began: it is not started, and says so.
+      if (yield* Ref.get(run.stopped)) return Stream.fromIterable(yield* notRead(run, entry, "not started"))
+      if (definition === undefined || !definition.isConfigured(config))
+        return Stream.fromIterable(yield* notRead(run, entry, "nothing to read"))
+      const { syncMode, downgraded } = Catalog.syncModeOf(entry)
+      const name = definition.stream.name
+      const stream: StreamRun = {
+        run,
+        name,
+        figures: yield* Ref.make(noFigures),
+        estimate: new Estimate(),
+        spentBefore: (yield* run.budget.snapshot).spent,
+      }
+      const exclude = excluding(config, entry)
+      const opening = [status(name, "STARTED")]
+      if (downgraded)
+        opening.push(
+          message(
             Message.log(
               "WARN",
-              summary.stopped
-                ? `${name}: stopped on request before ${output.records ?? "some"} records of ${output.detail}`
-                : `${name}: the credit budget did not cover ${output.records ?? "some"} records of ${output.detail}`,
+              `${name}: the catalog asks for ${entry.sync_mode}, which this stream does not support; it is read in full (full_refresh)`,
             ),
-          ]
-      }
-    }
-    const spentNow = Effect.map(budget.snapshot, (snapshot) => {
-      // Also when the read fails part-way: the run's uncertain credits must still be reported.
-      summary.creditsUncertain = snapshot.uncertain
-      return snapshot.spent
-    })
-    return Stream.unwrap(
-      Effect.map(spentNow, (spentBefore) =>
-        definition.read({ config, syncMode, state: state.get(name), startedAt }).pipe(
-          Stream.mapConcat(toMessage),
-          // Excluded fields (config exclude_fields, catalog field selection) leave before the record does.
-          withoutExcluded(config, entry),
-          (messages) =>
-            Stream.concat(
-              Stream.make(
-                status(name, "STARTED"),
-                ...(downgraded
-                  ? [
-                      Message.log(
-                        "WARN",
-                        `${name}: the catalog asks for ${entry.sync_mode}, which this stream does not support; it is read in full (full_refresh)`,
-                      ),
-                    ]
-                  : []),
-              ),
-              messages,
-            ),
-          Stream.ensuring(
-            Effect.map(spentNow, (spentAfter) => {
-              streamSummary.creditsSpent = spentAfter - spentBefore
-              // Also when the read fails part-way (a 402, say): the total must still be right.
-              summary.creditsSpent = spentAfter
-              if (streamSummary.status === "running") streamSummary.status = "failed"
-            }),
           ),
-          (messages) =>
-            Stream.concat(
-              messages,
-              Stream.suspend(() => {
-                streamSummary.status = "succeeded"
-                // A stop during the stream may have cut work no output counted: not complete.
-                if (summary.stopped) streamSummary.incomplete = true
-                return Stream.make(
-                  Message.log(
-                    "INFO",
-                    `${name}: ${streamSummary.records} records (${syncMode}), ${streamSummary.creditsSpent} credits`,
-                  ),
-                  status(name, streamSummary.incomplete ? "INCOMPLETE" : "COMPLETE"),
-                )
-              }),
+        )
+      const items = definition.read({ config, syncMode, state: state.get(name), startedAt }).pipe(
+        Stream.mapEffect((output) => itemsOf(stream, output)),
+        Stream.flattenIterables,
+        // Excluded fields (config exclude_fields, catalog field selection) leave before the record does.
+        Stream.map((item) => (item._tag === "Message" ? message(exclude(item.message)) : item)),
+        Stream.tapErrorCause(() => endStream(stream, syncMode, "failed")),
+      )
+      const closing = Stream.unwrap(
+        Effect.map(endStream(stream, syncMode, "succeeded"), (summary) =>
+          Stream.make(
+            message(
+              Message.log(
+                "INFO",
+                `${name}: ${summary.records} records (${syncMode}), ${summary.creditsSpent} credits`,
+              ),
             ),
+            status(name, summary.incomplete ? "INCOMPLETE" : "COMPLETE"),
+          ),
         ),
+      )
+      return Stream.concat(Stream.fromIterable(opening), Stream.concat(items, closing))
+    }),
+  )
+
+/** The read's summary, from the streams' summaries and the budget. */
+const summaryOf = (run: Run, failure: ReadSummary["failure"]) =>
+  Effect.gen(function* () {
+    const snapshot = yield* run.budget.snapshot
+    const streams = yield* Ref.get(run.ended)
+    return {
+      streams,
+      pages: streams.reduce((sum, s) => sum + s.pages, 0),
+      creditsSpent: snapshot.spent,
+      creditsUncertain: snapshot.uncertain,
+      creditBudget: run.options.config.credit_budget,
+      stopped: yield* Ref.get(run.stopped),
+      failure,
+    } satisfies ReadSummary
+  })
+
+/** After the last stream: what the budget left unread, and the read's closing line. */
+const closingLines = (run: Run, summary: ReadSummary): ReadonlyArray<Item> => {
+  const { config } = run.options
+  const left = summary.streams.filter((s) => s.recordsLeft > 0)
+  const available = config.credit_budget - summary.creditsSpent
+  const lines: Array<Message.Message> = []
+  if (left.length > 0) {
+    const records = left.reduce((sum, s) => sum + s.recordsLeft, 0)
+    const credits = left.reduce((sum, s) => sum + s.creditsNeeded, 0)
+    const why = summary.stopped ? "stopped on request" : "credit budget reached"
+    lines.push(
+      Message.log(
+        "WARN",
+        `${why}: ${summary.creditsSpent} of ${config.credit_budget} credits spent, ${available} unspent; ${records} records were left unread (${left.map((s) => `${s.stream} ${s.recordsLeft}`).join(", ")}), needing about ${credits} credits in all. The state is saved: ${summary.stopped ? "run again" : "raise credit_budget or run again"} to continue.`,
       ),
     )
   }
+  lines.push(
+    Message.log(
+      "INFO",
+      `read ${summary.stopped ? "stopped on request" : "finished"}: ${summary.streams.map((s) => `${s.stream} ${s.records}`).join(", ")} records; ${summary.creditsSpent} of ${config.credit_budget} credits spent, ${summary.creditsUncertain} of them possibly charged without delivery`,
+    ),
+  )
+  return lines.map(message)
+}
 
-  const closing = (budget: CreditBudget.CreditBudgetService) =>
-    Stream.unwrap(
-      Effect.gen(function* () {
-        const snapshot = yield* budget.snapshot
-        summary.creditsSpent = snapshot.spent
-        summary.creditsUncertain = snapshot.uncertain
-        const left = summary.streams.filter((s) => s.recordsLeft > 0)
-        const lines: Array<Message.Message> = []
-        if (left.length > 0) {
-          const records = left.reduce((sum, s) => sum + s.recordsLeft, 0)
-          const credits = left.reduce((sum, s) => sum + s.creditsNeeded, 0)
-          const why = summary.stopped ? "stopped on request" : "credit budget reached"
-          lines.push(
-            Message.log(
-              "WARN",
-              `${why}: ${snapshot.spent} of ${config.credit_budget} credits spent, ${snapshot.available} unspent; ${records} records were left unread (${left.map((s) => `${s.stream} ${s.recordsLeft}`).join(", ")}), needing about ${credits} credits in all. The state is saved: ${summary.stopped ? "run again" : "raise credit_budget or run again"} to continue.`,
-            ),
-          )
-        }
-        lines.push(
-          Message.log(
-            "INFO",
-            `read ${summary.stopped ? "stopped on request" : "finished"}: ${summary.streams.map((s) => `${s.stream} ${s.records}`).join(", ")} records; ${snapshot.spent} of ${config.credit_budget} credits spent, ${snapshot.uncertain} of them possibly charged without delivery`,
-          ),
-        )
-        return Stream.fromIterable(lines)
-      }),
-    )
-
-  // The stop request closes the budget: every later reservation (credited or free page, purchase)
-  // is refused, so each stream ends at its next request with what it has, and checkpoints it.
-  const watchStop = (budget: CreditBudget.CreditBudgetService) =>
-    options.stopWhen === undefined
-      ? Effect.void
-      : Effect.forkScoped(
-          Effect.zipRight(
-            options.stopWhen,
-            Effect.zipRight(
-              Effect.sync(() => {
-                summary.stopped = true
-              }),
-              budget.close,
-            ),
-          ),
-        )
-
-  const messages = Stream.unwrapScoped(
-    Effect.gen(function* () {
-      const budget = yield* CreditBudget.CreditBudget
-      yield* watchStop(budget)
-      return Stream.fromIterable(catalog.streams).pipe(
-        Stream.flatMap((entry) => runStream(budget, entry)),
-        Stream.concat(closing(budget)),
-      )
-    }),
-  ).pipe(
-    Stream.catchAllCause((cause) => {
-      const failure = Cause.failureOption(cause)
-      const failureType = Option.match(failure, {
-        onNone: () => "system_error" as const,
-        onSome: failureTypeOf,
-      })
-      const message = Option.match(failure, {
-        onNone: () => `unexpected failure: ${Cause.pretty(cause).split("\n")[0] ?? "unknown"}`,
-        onSome: (error) => error.message,
-      })
-      summary.failure = { failureType, message: scrub(message) }
-      const failedStream = summary.streams.find((s) => s.status === "failed" || s.status === "running")
-      if (failedStream !== undefined) failedStream.incomplete = true
-      return Stream.make(
-        ...(failedStream === undefined ? [] : [status(failedStream.stream, "INCOMPLETE")]),
-        Message.traceError(failureType, scrub(message), Date.now(), {
+/** The first failure, as the TRACE error that ends the read (after its stream's INCOMPLETE). */
+const failureItems = (run: Run, cause: Cause.Cause<ApiError.ApiError | StateError>) =>
+  Effect.gen(function* () {
+    const scrub = scrubber(run.options.config)
+    const failure = Cause.failureOption(cause)
+    const failureType = Option.match(failure, {
+      onNone: () => "system_error" as const,
+      onSome: failureTypeOf,
+    })
+    const text = Option.match(failure, {
+      onNone: () => `unexpected failure: ${Cause.pretty(cause).split("\n")[0] ?? "unknown"}`,
+      onSome: (error) => error.message,
+    })
+    const summary = yield* summaryOf(run, { failureType, message: scrub(text) })
+    const failedStream = summary.streams.find((s) => s.status === "failed")
+    const items: ReadonlyArray<Item> = [
+      ...(failedStream === undefined ? [] : [status(failedStream.stream, "INCOMPLETE")]),
+      message(
+        Message.traceError(failureType, scrub(text), Date.now(), {
           internal: scrub(Cause.pretty(cause)).slice(0, 4_000),
           ...(failedStream === undefined ? {} : { stream: failedStream.stream }),
         }),
+      ),
+      { _tag: "Summary", summary },
+    ]
+    return items
+  })
+
+/**
+ * The stop request closes the run's budget: every later reservation (credited or free page,
+ * purchase) is refused, so each stream ends at its next request with what it has, and checkpoints it.
+ */
+const watchStop = (run: Run) =>
+  run.options.stopWhen === undefined
+    ? Effect.void
+    : Effect.forkScoped(
+        Effect.zipRight(run.options.stopWhen, Effect.zipRight(Ref.set(run.stopped, true), run.budget.close)),
+      )
+
+/** The items of a read: every stream of the catalog in order, then the closing lines and the summary. */
+export const read = (options: ReadOptions): Read => {
+  const scrub = scrubber(options.config)
+  const items = Stream.unwrapScoped(
+    Effect.gen(function* () {
+      const run: Run = {
+        options,
+        budget: yield* CreditBudget.CreditBudget,
+        stopped: yield* Ref.make(false),
+        ended: yield* Ref.make<ReadonlyArray<StreamSummary>>([]),
+      }
+      yield* watchStop(run)
+      const ending = Stream.unwrap(
+        Effect.map(summaryOf(run, undefined), (summary) =>
+          Stream.fromIterable([...closingLines(run, summary), { _tag: "Summary", summary } as const]),
+        ),
+      )
+      // Each stream built when its turn comes, so a stop requested during an earlier one is seen.
+      return Stream.fromIterable(options.catalog.streams).pipe(
+        Stream.flatMap((entry) => streamItems(run, entry)),
+        Stream.concat(ending),
+        Stream.catchAllCause((cause) =>
+          Stream.unwrap(Effect.map(failureItems(run, cause), Stream.fromIterable)),
+        ),
       )
     }),
-    Stream.map((message) =>
-      message.type === "LOG" ? Message.log(message.log.level, scrub(message.log.message)) : message,
+  ).pipe(
+    Stream.map((item) =>
+      item._tag === "Message" && item.message.type === "LOG"
+        ? message(Message.log(item.message.log.level, scrub(item.message.log.message)))
+        : item,
     ),
   )
-  return { messages, summary }
+  return { items, messages: messagesOf(items) }
 }
