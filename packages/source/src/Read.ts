@@ -156,7 +156,11 @@ export interface Read {
   /** The read's items; its summary is the last of them. */
   readonly items: Stream.Stream<Item, never, Client.SalesIntelClient | CreditBudget.CreditBudget>
   /** Its protocol messages alone: what the source writes on stdout. */
-  readonly messages: Stream.Stream<Message.Message, never, Client.SalesIntelClient | CreditBudget.CreditBudget>
+  readonly messages: Stream.Stream<
+    Message.Message,
+    never,
+    Client.SalesIntelClient | CreditBudget.CreditBudget
+  >
 }
 
 /** A stream's figures as its outputs come, made into its summary when it ends. */
