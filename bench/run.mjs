@@ -13,6 +13,7 @@ const order = [
   "load-throughput",
   "sync-throughput",
   "sync-memory",
+  "scale",
 ]
 const filters = process.argv.slice(2)
 const chosen = order.filter((name) => filters.length === 0 || filters.some((filter) => name.includes(filter)))

@@ -24,6 +24,7 @@ import { Effect, Stream } from "effect"
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest"
 import { messageProblems } from "../packages/airbyte/src/testing/AirbyteSchema.ts"
 import { backends, open } from "../packages/postgres/src/testing/Backends.ts"
+import { boughtIds } from "../packages/source/src/testing/BoughtIds.ts"
 
 const source = fileURLToPath(new URL("../packages/source/bin/source-salesintel.js", import.meta.url))
 
@@ -281,9 +282,7 @@ const readInProcess = async (
   return {
     messages,
     state: last === undefined ? [] : [last.state],
-    known: new Set(
-      Object.values((last?.state.stream.stream_state?.known ?? {}) as Record<string, string[]>).flat(),
-    ),
+    known: boughtIds(last?.state.stream.stream_state?.known),
   }
 }
 

@@ -9,6 +9,7 @@ import { Commands } from "@salesintel/source"
 import { Effect, Either, Stream } from "effect"
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest"
 import { messageProblems } from "../packages/airbyte/src/testing/AirbyteSchema.ts"
+import { boughtIds } from "../packages/source/src/testing/BoughtIds.ts"
 
 let sandbox: Sandbox
 
@@ -68,10 +69,10 @@ const readContacts = async (config: unknown, stateOfContacts?: unknown) => {
   for (const message of messages) expect(messageProblems(message)).toEqual([])
   const ids = messages.flatMap((m) => (m.type === "RECORD" ? [String(m.record.data.match_id)] : []))
   const states = messages.flatMap((m) => (m.type === "STATE" ? [m.state.stream.stream_state] : []))
-  const last = states.at(-1) as { known: Record<string, ReadonlyArray<string>> } | undefined
+  const last = states.at(-1) as { known: unknown } | undefined
   return {
     ids,
-    known: new Set(Object.values(last?.known ?? {}).flat()),
+    known: boughtIds(last?.known),
     lastState: last,
     logs: messages.flatMap((m) => (m.type === "LOG" ? [m.log.message] : [])),
     failed: messages.some((m) => m.type === "TRACE" && m.trace.type === "ERROR"),

@@ -14,6 +14,7 @@ import { Commands } from "@salesintel/source"
 import { Effect, Either, Stream } from "effect"
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest"
 import { messageProblems } from "../packages/airbyte/src/testing/AirbyteSchema.ts"
+import { boughtIds } from "../packages/source/src/testing/BoughtIds.ts"
 
 let sandbox: Sandbox
 
@@ -265,14 +266,8 @@ describe("source-salesintel against the sandbox", () => {
     const beforeTrace = first.messages.at(-3)
     expect(first.messages.at(-2)).toMatchObject({ trace: { stream_status: { status: "INCOMPLETE" } } })
     expect(beforeTrace?.type).toBe("STATE")
-    const known = Object.values(
-      (
-        (beforeTrace as Message.StateMessage).state.stream.stream_state as {
-          known: Record<string, string[]>
-        }
-      ).known,
-    ).flat()
-    expect(new Set(known)).toEqual(new Set(bought))
+    const known = boughtIds((beforeTrace as Message.StateMessage).state.stream.stream_state?.known)
+    expect(known).toEqual(new Set(bought))
 
     // The read's own summary (what `salesintel sync` records) counts what the failed read spent.
     sandbox.reset()

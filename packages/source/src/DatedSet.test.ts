@@ -1,5 +1,9 @@
+import { Either, Schema } from "effect"
 import { describe, expect, it } from "vitest"
-import { DatedSet, epochDay } from "./DatedSet.ts"
+import { DatedSet, DatedSetJson, epochDay, packAt } from "./DatedSet.ts"
+
+/** The state's JSON read back as a source reads it. */
+const decode = (json: unknown) => DatedSet.fromJson(Schema.decodeUnknownSync(DatedSetJson)(json))
 
 describe("DatedSet", () => {
   it("round-trips through its compact JSON, grouped by day", () => {
@@ -9,7 +13,52 @@ describe("DatedSet", () => {
     set.add("m-3", 20_000)
     set.add("m-1", 19_000) // an older day never replaces a newer one
     expect(set.toJson()).toEqual({ "20000": ["m-1", "m-3"], "20001": ["m-2"] })
-    expect(DatedSet.fromJson(set.toJson()).toJson()).toEqual(set.toJson())
+    expect(decode(set.toJson()).toJson()).toEqual(set.toJson())
+  })
+
+  it("packs a day of many ids into one string, and reads it back exactly", () => {
+    const set = new DatedSet()
+    const ids = Array.from(
+      { length: 5_000 },
+      (_, i) => `m-${((i * 2_654_435_761) >>> 0).toString(36).padStart(7, "0")}`,
+    )
+    for (const id of ids) set.add(id, 20_000)
+    const few = Array.from({ length: packAt - 1 }, (_, i) => `other-${i}`)
+    for (const id of few) set.add(id, 20_001)
+    const json = set.toJson()
+    const packed = json["20000"]
+    expect(typeof packed).toBe("string")
+    // A shorter day stays a readable list.
+    expect(json["20001"]).toEqual(few)
+    const bytesPerId = JSON.stringify(packed).length / ids.length
+    expect(bytesPerId).toBeLessThan(3.5)
+    const back = decode(JSON.parse(JSON.stringify(json)))
+    expect(back.size).toBe(ids.length + few.length)
+    for (const id of [...ids, ...few]) expect(back.has(id)).toBe(true)
+  })
+
+  it("packs ids of any shape: leading zeros, long tokens, no token, non-ASCII", () => {
+    const set = new DatedSet()
+    const odd = [
+      "m-0000000",
+      "m-000001",
+      "abcdefghijklmnopqrstuvwxyz",
+      "UPPER-CASE",
+      "é-ünïcødé-1",
+      "",
+      "9",
+      ...Array.from({ length: packAt }, (_, i) => `x${i}`),
+    ]
+    for (const id of odd) set.add(id, 20_000)
+    const back = decode(set.toJson())
+    expect(back.size).toBe(odd.length)
+    for (const id of odd) expect(back.has(id)).toBe(true)
+  })
+
+  it("refuses packed ids that do not unpack, with the day's path", () => {
+    const result = Schema.decodeUnknownEither(DatedSetJson)({ "20000": "ids1:not-base64!" })
+    expect(Either.isLeft(result)).toBe(true)
+    if (Either.isLeft(result)) expect(String(result.left)).toMatch(/\["20000"\][\s\S]*do not unpack/)
   })
 
   it("needs buying when unknown or older than refresh_after_days", () => {

@@ -6,7 +6,8 @@
  * memory a Map from key to a day number, in the state JSON grouped by day
  * (`{"20413": ["m-1", "m-2"]}`), so each key is written once with no per-key timestamp.
  */
-import { Schema } from "effect"
+import { Effect, ParseResult, Schema } from "effect"
+import { pack, packedPrefix, unpack } from "./engine/PackedIds.ts"
 
 /** Days since 1970-01-01 (UTC). */
 export const epochDay = (millis: number): number => Math.floor(millis / 86_400_000)
@@ -17,12 +18,39 @@ const DayKey = Schema.String.pipe(Schema.pattern(/^(0|[1-9]\d{0,5})$/)).annotati
   description: 'a day number as the key (days since 1970-01-01, such as "20413")',
 })
 
+/** A day's ids packed into one string (engine/PackedIds.ts), read back as the list it holds. */
+const PackedIds = Schema.transformOrFail(
+  Schema.String.pipe(Schema.startsWith(packedPrefix)).annotations({
+    description: `a list of ids, or ids packed as a string starting "${packedPrefix}"`,
+  }),
+  Schema.Array(Schema.String),
+  {
+    strict: true,
+    decode: (packed, _, ast) =>
+      Effect.try({
+        try: () => unpack(packed),
+        catch: (error) =>
+          new ParseResult.Type(ast, packed, `packed ids that do not unpack (${(error as Error).message})`),
+      }),
+    encode: (ids) => ParseResult.succeed(pack(ids)),
+  },
+)
+
 /**
- * The JSON form: day number (as a string key) to the keys bought that day. A key that is not a
- * day is refused with its path: skipped, its ids would be bought again.
+ * The JSON form: day number (as a string key) to the keys bought that day, as a list, or packed
+ * into one string when the day has many (`packAt` or more). A key that is not a day is refused with
+ * its path: skipped, its ids would be bought again.
  */
-export const DatedSetJson = Schema.Record({ key: DayKey, value: Schema.Array(Schema.String) })
+export const DatedSetJson = Schema.Record({
+  key: DayKey,
+  value: Schema.Union(Schema.Array(Schema.String), PackedIds),
+})
 export type DatedSetJson = typeof DatedSetJson.Type
+/** The form written to the state: a day's ids as a list, or packed. */
+export type DatedSetOutput = Readonly<Record<string, ReadonlyArray<string> | string>>
+
+/** A day with this many ids or more is written packed (a shorter list stays readable). */
+export const packAt = 64
 
 export class DatedSet {
   private readonly days = new Map<string, number>()
@@ -70,7 +98,7 @@ export class DatedSet {
     return fresh
   }
 
-  toJson(): DatedSetJson {
+  toJson(): DatedSetOutput {
     const byDay = new Map<number, Array<string>>()
     for (const [key, day] of this.days) {
       let keys = byDay.get(day)
@@ -80,8 +108,11 @@ export class DatedSet {
       }
       keys.push(key)
     }
-    const json: Record<string, ReadonlyArray<string>> = {}
-    for (const day of [...byDay.keys()].sort((a, b) => a - b)) json[String(day)] = byDay.get(day) ?? []
+    const json: Record<string, ReadonlyArray<string> | string> = {}
+    for (const day of [...byDay.keys()].sort((a, b) => a - b)) {
+      const keys = byDay.get(day) ?? []
+      json[String(day)] = keys.length >= packAt ? pack(keys) : keys
+    }
     return json
   }
 }

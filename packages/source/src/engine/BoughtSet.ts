@@ -9,7 +9,7 @@
  */
 import type { Effect } from "effect"
 import * as Checkpoints from "../components/Checkpoints.ts"
-import { DatedSet, type DatedSetJson } from "../DatedSet.ts"
+import { DatedSet, type DatedSetJson, type DatedSetOutput } from "../DatedSet.ts"
 
 export class BoughtSet {
   /** The keys recorded by this run (a key listed again was bought by an earlier piece of it). */
@@ -63,7 +63,7 @@ export class BoughtSet {
     return this.set.countFresh(this.today, this.refreshAfterDays)
   }
 
-  toJson(): DatedSetJson {
+  toJson(): DatedSetOutput {
     return this.set.toJson()
   }
 

@@ -28,9 +28,7 @@ const today = 20_000
 /** A bought set, and the checkpoint of it: the keys it holds when the checkpoint is taken. */
 const setUp = () => {
   const bought = BoughtSet.fromJson({}, today, undefined)
-  const checkpoint = Effect.sync(() =>
-    Output.checkpoint({ held: [...Object.values(bought.toJson()).flat()] }),
-  )
+  const checkpoint = Effect.sync(() => Output.checkpoint({ held: bought.size }))
   return { bought, checkpoint }
 }
 const paymentRequired: Stream.Stream<never, ApiError.ApiError> = Stream.fail(
@@ -54,7 +52,7 @@ const brief = (outputs: ReadonlyArray<Output.Output<Contact.Contact>>) =>
       case "Record":
         return [`R:${output.decoded.value.match_id}`]
       case "Checkpoint":
-        return [`C:${(output.state.held as ReadonlyArray<string>).length}`]
+        return [`C:${output.state.held}`]
       case "Shortfall":
         return [`S:${output.records}:${output.detail}`]
       case "Log":

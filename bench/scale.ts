@@ -1,0 +1,251 @@
+/**
+ * Benchmark (npm run bench -- scale): a customer's size. The sandbox at 1,000,000 contacts (50,000
+ * companies, no rate limit, no latency) and one search of about 260,000 contacts
+ * (`job_levels: ["mgr"]`), the client's limit lifted (`requests_per_minute` 1,000,000), synced into
+ * a fresh schema of the local Postgres with `salesintel sync` as a user runs it (its shebang's
+ * node flags, under `/usr/bin/time -v`). It prints, each against its aim:
+ *
+ * - the first sync: wall time, peak RSS (aim: under 200 MB), credits;
+ * - the contacts STATE as the sync saved it (`_state`): bytes, and bytes per contact held
+ *   (aim: under 64 KB whatever the holdings);
+ * - the STATE through the pipe (`source-salesintel read`, a first read of the search): the
+ *   largest STATE line and all STATE lines' bytes, and bytes per id (aim: at most 5);
+ * - a rerun with nothing new: wall, peak RSS, credits (aim: 0);
+ * - a SIGKILL when the sandbox has charged 90% of the search, then a rerun: the credits bought
+ *   twice (aim: no more than the pages in flight, `concurrency` 64 x 50 + 150 = 3,350).
+ *
+ * It takes several minutes (five reads of the whole search). `BENCH_SCALE_CONTACTS` and
+ * `BENCH_SCALE_COMPANIES` change the sandbox's size (e.g. 200000 for a quick look).
+ */
+import { spawn, spawnSync } from "node:child_process"
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import { createInterface } from "node:readline"
+import { fileURLToPath } from "node:url"
+import pg from "pg"
+import { accountCounts, post, startSandbox } from "./sandbox.ts"
+
+// Compiled to bench/dist/: the packages are two folders up.
+const cliBin = fileURLToPath(new URL("../../packages/cli/bin/salesintel.js", import.meta.url))
+const sourceBin = fileURLToPath(new URL("../../packages/source/bin/source-salesintel.js", import.meta.url))
+const contacts = Number(process.env.BENCH_SCALE_CONTACTS ?? 1_000_000)
+const companies = Number(process.env.BENCH_SCALE_COMPANIES ?? 50_000)
+const url = process.env.DATABASE_URL || "postgres://postgres@127.0.0.1:5432/test"
+const schema = "salesintel_bench_scale"
+const time = "/usr/bin/time"
+const aims = { rssMb: 200, syncStateBytes: 64 * 1024, pipeBytesPerId: 5, rebought: 64 * 50 + 150 }
+
+const query = async <A>(sql: string, values: ReadonlyArray<unknown> = []): Promise<ReadonlyArray<A>> => {
+  const client = new pg.Client({ connectionString: url })
+  await client.connect()
+  try {
+    return (await client.query(sql, [...values])).rows as ReadonlyArray<A>
+  } finally {
+    await client.end()
+  }
+}
+
+/** The node flags a command's shebang gives it (`#!/usr/bin/env -S node --flag ...`). */
+const shebangFlags = (bin: string): ReadonlyArray<string> => {
+  const first = readFileSync(bin, "utf8").split("\n")[0] ?? ""
+  return first.startsWith("#!") ? first.split(/\s+/).filter((word) => word.startsWith("--")) : []
+}
+
+const syncCommand = (configPath: string) => [
+  process.execPath,
+  ...shebangFlags(cliBin),
+  cliBin,
+  "sync",
+  "--config",
+  configPath,
+  "--database-url",
+  url,
+  "--schema",
+  schema,
+]
+
+interface Measured {
+  readonly seconds: number
+  readonly peakRssMb: number
+  readonly credits: number
+}
+
+/** A sync under /usr/bin/time -v, with the sandbox's charge for it. */
+const timedSync = async (sandboxUrl: string, configPath: string): Promise<Measured> => {
+  const before = (await accountCounts(sandboxUrl)).credits
+  const started = performance.now()
+  const result = spawnSync(time, ["-v", ...syncCommand(configPath)], {
+    encoding: "utf8",
+    maxBuffer: 64 * 1024 * 1024,
+  })
+  const seconds = (performance.now() - started) / 1000
+  if (result.status !== 0) throw new Error(`sync failed (${result.status}):\n${result.stderr.slice(-4000)}`)
+  const rss = /Maximum resident set size \(kbytes\): (\d+)/.exec(result.stderr)
+  return {
+    seconds,
+    peakRssMb: rss?.[1] === undefined ? Number.NaN : Number(rss[1]) / 1024,
+    credits: (await accountCounts(sandboxUrl)).credits - before,
+  }
+}
+
+/** The contacts STATE as the sync saved it, and its bytes. */
+const savedState = async () => {
+  const [row] = await query<{ bytes: number; state: unknown }>(
+    `SELECT octet_length(state::text) AS bytes, state FROM ${schema}._state WHERE stream = 'contacts'`,
+  )
+  return { bytes: Number(row?.bytes ?? 0), state: row?.state }
+}
+
+/**
+ * The source through the pipe, a first read of the search (no state): the STATE lines it writes,
+ * the largest and all of them (what a loader saves; `salesintel sync` saves the same STATEs).
+ */
+const pipeStates = async (configPath: string, directory: string) => {
+  const catalogPath = join(directory, "catalog.json")
+  const discovered = spawnSync(process.execPath, [sourceBin, "discover", "--config", configPath], {
+    encoding: "utf8",
+  })
+  const catalogLine = discovered.stdout.split("\n").find((line) => line.includes('"CATALOG"')) ?? "{}"
+  const catalog = JSON.parse(catalogLine) as { catalog: { streams: ReadonlyArray<{ name: string }> } }
+  const contactsStream = catalog.catalog.streams.find((entry) => entry.name === "contacts")
+  const configured = {
+    streams: [{ stream: contactsStream, sync_mode: "incremental", destination_sync_mode: "append" }],
+  }
+  writeFileSync(catalogPath, JSON.stringify(configured))
+  const args = [
+    ...shebangFlags(sourceBin),
+    sourceBin,
+    "read",
+    "--config",
+    configPath,
+    "--catalog",
+    catalogPath,
+  ]
+  const child = spawn(process.execPath, args, { stdio: ["ignore", "pipe", "inherit"] })
+  let largest = 0
+  let total = 0
+  let count = 0
+  for await (const line of createInterface({ input: child.stdout })) {
+    if (!line.startsWith('{"type":"STATE"')) continue
+    const bytes = Buffer.byteLength(line)
+    largest = Math.max(largest, bytes)
+    total += bytes
+    count++
+  }
+  const code = await new Promise((resolve) => child.once("exit", resolve))
+  if (code !== 0) throw new Error(`read failed (${code})`)
+  return { largest, total, count }
+}
+
+/** A sync killed (SIGKILL) once the sandbox has charged `share` of `total`, then run again. */
+const killedThenRerun = async (sandboxUrl: string, configPath: string, total: number, share: number) => {
+  await query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`)
+  await post(`${sandboxUrl}/_sandbox/reset`)
+  const [command, ...args] = syncCommand(configPath)
+  const child = spawn(command ?? process.execPath, args, { stdio: "ignore" })
+  const deadline = Date.now() + 15 * 60_000
+  let charged = 0
+  while (Date.now() < deadline && child.exitCode === null) {
+    // A poll may meet a kept-alive socket the sandbox just closed: the next one asks again.
+    charged = await accountCounts(sandboxUrl).then(
+      (counts) => counts.credits,
+      () => charged,
+    )
+    if (charged >= total * share) break
+    await new Promise((resolve) => setTimeout(resolve, 50))
+  }
+  child.kill("SIGKILL")
+  await new Promise((resolve) => child.once("exit", resolve))
+  const beforeKill = (await accountCounts(sandboxUrl)).credits
+  const rerun = await timedSync(sandboxUrl, configPath)
+  return { beforeKill, rerun, rebought: beforeKill + rerun.credits - total }
+}
+
+const line = (what: string, figure: string, aim: string, met: boolean) =>
+  console.log(`${what.padEnd(44)} ${figure.padStart(16)}   ${met ? "meets" : "MISSES"} ${aim}`)
+const n = (value: number) => Math.round(value).toLocaleString("en-US")
+
+const main = async () => {
+  console.log(
+    `scale: sandbox of ${n(contacts)} contacts and ${n(companies)} companies (no rate limit, no latency); one search job_levels=mgr; the client at 1,000,000 requests/min; into Postgres (${schema})`,
+  )
+  const { url: sandboxUrl, child } = await startSandbox([
+    "--requests-per-minute",
+    "0",
+    "--contacts",
+    String(contacts),
+    "--companies",
+    String(companies),
+  ])
+  const directory = mkdtempSync(join(tmpdir(), "salesintel-bench-scale-"))
+  try {
+    const configPath = join(directory, "config.json")
+    const search = { name: "managers", filters: { job_levels: ["mgr"] } }
+    const config = { api_key: "sandbox-full", base_url: sandboxUrl, credit_budget: 10_000_000 }
+    writeFileSync(
+      configPath,
+      JSON.stringify({ ...config, requests_per_minute: 1_000_000, contacts: { searches: [search] } }),
+    )
+    await query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`)
+    await post(`${sandboxUrl}/_sandbox/reset`)
+    const first = await timedSync(sandboxUrl, configPath)
+    line("first sync: wall", `${first.seconds.toFixed(1)} s`, "(figure)", true)
+    line(
+      "first sync: peak RSS",
+      `${first.peakRssMb.toFixed(0)} MB`,
+      `under ${aims.rssMb} MB`,
+      first.peakRssMb < aims.rssMb,
+    )
+    line("first sync: credits", n(first.credits), "(the search's contacts)", true)
+    const saved = await savedState()
+    // Every contact the first sync bought is held (the search is read once, nothing twice).
+    const held = first.credits
+    line(
+      "sync STATE (contacts, in _state)",
+      `${n(saved.bytes)} B`,
+      "under 64 KB",
+      saved.bytes < aims.syncStateBytes,
+    )
+    line("  per contact held", `${(saved.bytes / Math.max(1, held)).toFixed(2)} B`, `(${n(held)} held)`, true)
+    await post(`${sandboxUrl}/_sandbox/reset`)
+    const pipe = await pipeStates(configPath, directory)
+    const perId = pipe.largest / Math.max(1, held)
+    line(
+      "pipe STATE: largest line",
+      `${n(pipe.largest)} B`,
+      `at most ${aims.pipeBytesPerId} B per id`,
+      perId <= aims.pipeBytesPerId,
+    )
+    line(
+      "  per id",
+      `${perId.toFixed(2)} B`,
+      `(${pipe.count} STATE lines, ${n(pipe.total)} B in all)`,
+      perId <= aims.pipeBytesPerId,
+    )
+    await post(`${sandboxUrl}/_sandbox/reset`)
+    const again = await timedSync(sandboxUrl, configPath)
+    line("rerun, nothing new: wall", `${again.seconds.toFixed(1)} s`, "(figure)", true)
+    line(
+      "rerun, nothing new: peak RSS",
+      `${again.peakRssMb.toFixed(0)} MB`,
+      `under ${aims.rssMb} MB`,
+      again.peakRssMb < aims.rssMb,
+    )
+    line("rerun, nothing new: credits", n(again.credits), "0", again.credits === 0)
+    const killed = await killedThenRerun(sandboxUrl, configPath, first.credits, 0.9)
+    line("SIGKILL at 90%: charged before the kill", n(killed.beforeKill), "(figure)", true)
+    line(
+      "SIGKILL at 90%: bought again by the rerun",
+      n(killed.rebought),
+      `at most ${n(aims.rebought)} (pages in flight)`,
+      killed.rebought <= aims.rebought,
+    )
+  } finally {
+    child.kill()
+    rmSync(directory, { recursive: true, force: true })
+    await query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`)
+  }
+}
+
+await main()
