@@ -47,12 +47,34 @@ export const post = (url: string, body?: unknown): Promise<void> =>
     outgoing.end(body === undefined ? undefined : JSON.stringify(body))
   })
 
+/** GETs JSON on a connection of its own (as `post`: no kept-alive socket the server may close). */
+const getJson = (url: string): Promise<unknown> =>
+  new Promise((resolve, reject) => {
+    const outgoing = request(url, { method: "GET", agent: false }, (response) => {
+      let body = ""
+      response.setEncoding("utf8")
+      response.on("data", (chunk: string) => {
+        body += chunk
+      })
+      response.on("end", () => {
+        if (response.statusCode !== 200) return reject(new Error(`GET ${url}: ${response.statusCode}`))
+        try {
+          resolve(JSON.parse(body))
+        } catch (error) {
+          reject(error)
+        }
+      })
+    })
+    outgoing.on("error", reject)
+    outgoing.end()
+  })
+
 /** The sandbox's own count of one key's requests (every endpoint), of its 429s, and its charge. */
 export const accountCounts = async (
   url: string,
   key = "sandbox-full",
 ): Promise<{ readonly requests: number; readonly rateLimited: number; readonly credits: number }> => {
-  const answer = (await (await fetch(`${url}/_sandbox/accounts`)).json()) as {
+  const answer = (await getJson(`${url}/_sandbox/accounts`)) as {
     accounts: Record<string, { credits_charged: number; requests: Record<string, Record<string, number>> }>
   }
   const account = answer.accounts[key]

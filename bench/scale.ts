@@ -23,6 +23,7 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { createInterface } from "node:readline"
 import { fileURLToPath } from "node:url"
+import { PackedIds } from "@salesintel/source"
 import pg from "pg"
 import { accountCounts, post, startSandbox } from "./sandbox.ts"
 
@@ -138,6 +139,25 @@ const pipeStates = async (configPath: string, directory: string) => {
   return { largest, total, count }
 }
 
+/**
+ * The sandbox's ids are an index scrambled by a multiplication, which packs better than ids drawn
+ * at random: so the same count of random 32-bit ids is packed too, and set against the least any
+ * encoding can take for them (log2 of the number of such sets, n (log2(2^32 / n) + log2 e) bits,
+ * in base64's 4 characters per 3 bytes).
+ */
+const randomIdsPacked = (count: number) => {
+  const ids = new Set<string>()
+  while (ids.size < count)
+    ids.add(
+      `m-${Math.floor(Math.random() * 2 ** 32)
+        .toString(36)
+        .padStart(7, "0")}`,
+    )
+  const bytes = JSON.stringify(PackedIds.pack(ids)).length
+  const leastBits = count * (Math.log2(2 ** 32 / count) + Math.log2(Math.E))
+  return { perId: bytes / count, leastPerId: ((leastBits / 8) * 4) / 3 / count }
+}
+
 /** A sync killed (SIGKILL) once the sandbox has charged `share` of `total`, then run again. */
 const killedThenRerun = async (sandboxUrl: string, configPath: string, total: number, share: number) => {
   await query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`)
@@ -222,6 +242,13 @@ const main = async () => {
       `${perId.toFixed(2)} B`,
       `(${pipe.count} STATE lines, ${n(pipe.total)} B in all)`,
       perId <= aims.pipeBytesPerId,
+    )
+    const random = randomIdsPacked(held)
+    line(
+      "  the same count of random ids, packed",
+      `${random.perId.toFixed(2)} B`,
+      `(the least any encoding takes: ${random.leastPerId.toFixed(2)} B)`,
+      random.perId <= aims.pipeBytesPerId,
     )
     await post(`${sandboxUrl}/_sandbox/reset`)
     const again = await timedSync(sandboxUrl, configPath)

@@ -5,6 +5,7 @@
 export * as Commands from "./Commands.ts"
 export * as Config from "./Config.ts"
 export * as Definitions from "./Definitions.ts"
+export * as PackedIds from "./engine/PackedIds.ts"
 export * as Plan from "./Plan.ts"
 export * as Read from "./Read.ts"
 export * as Spec from "./Spec.ts"
