@@ -10,5 +10,7 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 60_000,
     reporters: ["default"],
+    // Says which Postgres the tests use, and fails the run if they leave a schema or database in it.
+    globalSetup: ["integration-tests/catalogue.ts"],
   },
 })

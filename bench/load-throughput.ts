@@ -245,6 +245,7 @@ const layerFor = (target: string, pgliteDir: string): Layer.Layer<Db.Database, u
 const noDatabase: Db.DatabaseService = {
   kind: "pg",
   query: () => Effect.succeed([]),
+  queryResult: () => Effect.succeed({ columns: [], rows: [] }),
   exec: () => Effect.void,
   copyIn: () => Effect.void,
 }

@@ -12,8 +12,11 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFil
 import { tmpdir } from "node:os"
 import { dirname, join } from "node:path"
 import { fileURLToPath } from "node:url"
+import { Database } from "@salesintel/postgres"
 import { type Sandbox, startSandbox } from "@salesintel/sandbox"
+import { Effect } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { backends, open } from "../packages/postgres/src/testing/Backends.ts"
 import { contactMessages } from "../packages/postgres/src/testing/Records.ts"
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..")
@@ -134,6 +137,24 @@ describe("usage errors of source-salesintel leave its stdout (the protocol's) em
     )
     for (const one of ended) expectUsageError(one, "source-salesintel", /^source-salesintel \w+: /)
     expect(ended[0]?.stderr).toContain("missing option --config; missing option --catalog")
+  })
+})
+
+describe("a bad value names its option, and what was expected", () => {
+  it("--format, --limit, --max-width, and SQL with no statement in it", slow, async () => {
+    const cases: ReadonlyArray<readonly [ReadonlyArray<string>, RegExp]> = [
+      [["sql", "--format", "xml", "select 1"], /--format 'xml': expected table, csv or json/],
+      [["status", "--limit", "x"], /--limit 'x': expected how many runs, a whole number from 1/],
+      [["status", "--limit", "0"], /--limit '0': expected/],
+      [["sql", "--max-width", "x", "select 1"], /--max-width 'x': expected a width/],
+      [["sql", ""], /SQL: expected one or more statements, got none/],
+      [["sql", " ; ;"], /SQL: expected one or more statements, got none/],
+    ]
+    const ended = await Promise.all(cases.map(([args]) => run("salesintel", args)))
+    cases.forEach(([, says], index) => {
+      const one = ended[index]
+      if (one !== undefined) expectUsageError(one, "salesintel", says)
+    })
   })
 })
 
@@ -384,5 +405,42 @@ describe("salesintel-pg load's stdout", () => {
     expect(tty.status).toBe(0)
     expect(tty.stdout).toContain("load succeeded (run 1): 6 records, 3 STATE messages committed (not echoed")
     expect(tty.stdout).not.toContain('"type":"STATE"')
+  })
+})
+
+describe.each(await backends())("salesintel sql on $name", (backend) => {
+  it("shows every column of a result, even those that share a name", slow, async () => {
+    const db = await open(backend, "cli sql columns")
+    const schema = `"${db.schema}"`
+    await db.run(
+      Effect.flatMap(Database.Database, (database) =>
+        database.exec(
+          `CREATE SCHEMA ${schema}; CREATE TABLE ${schema}.t (x int); INSERT INTO ${schema}.t VALUES (1), (2), (2)`,
+        ),
+      ),
+    )
+    const target = db.url === undefined ? ["--pglite-dir", db.pgliteDir ?? ""] : ["--database-url", db.url]
+    // PGlite's files are one process's at a time: the bin's, while it runs.
+    await db.suspend()
+    try {
+      const sql = (...args: ReadonlyArray<string>) =>
+        run("salesintel", ["sql", ...target, "--schema", db.schema, ...args])
+      // One after the other: a PGlite directory is one process's at a time.
+      const counts = await sql("select count(*), count(distinct x) from t")
+      const csv = await sql("--format", "csv", "select 1 as a, 2 as a")
+      const json = await sql("--format", "json", "select 1 as a, 2 as a, 3 as b")
+      const join = await sql("select t.x, u.x from t join t as u on u.x > t.x")
+      expect(counts.stdout.split("\n").slice(0, 3)).toEqual([
+        "count | count",
+        "------+------",
+        "    3 |     2",
+      ])
+      expect(csv.stdout).toBe("a,a\r\n1,2\r\n")
+      expect(JSON.parse(json.stdout)).toEqual([{ a: 1, a_2: 2, b: 3 }])
+      expect(join.stdout.split("\n").slice(0, 3)).toEqual(["x | x", "--+--", "1 | 2"])
+    } finally {
+      await db.resume()
+      await db.close()
+    }
   })
 })

@@ -79,6 +79,8 @@ const servers = all.filter((backend) => backend.name !== "pglite")
 
 describe.each(servers.length > 0 ? servers : all)(
   "excluded fields are absent everywhere on $name",
+  // Each test starts the built commands in processes of their own: slow on a loaded machine.
+  { timeout: 180_000 },
   (backend) => {
     let database: Awaited<ReturnType<typeof open>>
     beforeAll(async () => {
@@ -268,6 +270,4 @@ describe.each(servers.length > 0 ? servers : all)(
       expect(source.filter((contact) => typeof contact?.email === "string").length).toBeGreaterThan(0)
     })
   },
-  // Each test starts the built commands in processes of their own: slow on a loaded machine.
-  { timeout: 180_000 },
 )

@@ -12,5 +12,6 @@ export default defineConfig({
     testTimeout: 180_000,
     hookTimeout: 180_000,
     reporters: ["verbose"],
+    globalSetup: ["integration-tests/catalogue.ts"],
   },
 })

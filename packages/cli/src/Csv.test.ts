@@ -6,9 +6,9 @@ describe("Csv.format (RFC 4180)", () => {
     const text = format(
       ["id", "name", "note"],
       [
-        { id: 1, name: 'a "quoted", name', note: null },
-        { id: 2, name: "two\nlines", note: "" },
-        { id: 3n, name: "plain", note: { tags: ["x"] } },
+        [1, 'a "quoted", name', null],
+        [2, "two\nlines", ""],
+        [3n, "plain", { tags: ["x"] }],
       ],
     )
     expect(text).toBe(
@@ -23,9 +23,13 @@ describe("Csv.format (RFC 4180)", () => {
   })
 
   it("writes dates in ISO 8601 and nothing for a statement without columns", () => {
-    expect(format(["at"], [{ at: new Date("2026-01-02T03:04:05.000Z") }])).toBe(
+    expect(format(["at"], [[new Date("2026-01-02T03:04:05.000Z")]])).toBe(
       "at\r\n2026-01-02T03:04:05.000Z\r\n",
     )
     expect(format([], [])).toBe("")
+  })
+
+  it("keeps columns that share a name, each with its own value", () => {
+    expect(format(["a", "a"], [[1, 2]])).toBe("a,a\r\n1,2\r\n")
   })
 })

@@ -10,15 +10,15 @@ const field = (text: string): string =>
 
 export const format = (
   columns: ReadonlyArray<string>,
-  rows: ReadonlyArray<Readonly<Record<string, unknown>>>,
+  rows: ReadonlyArray<ReadonlyArray<unknown>>,
 ): string => {
   if (columns.length === 0) return ""
   const lines = [
     columns.map(field).join(","),
     ...rows.map((row) =>
       columns
-        .map((column) => {
-          const value = row[column]
+        .map((_, index) => {
+          const value = row[index]
           return value === null || value === undefined ? "" : field(cellText(value))
         })
         .join(","),

@@ -38,18 +38,14 @@ const requireSchema = (schema: string) =>
         }),
   )
 
-const render = (
-  columns: ReadonlyArray<string>,
-  rows: ReadonlyArray<Readonly<Record<string, unknown>>>,
-  options: SqlOptions,
-): string => {
+const render = (result: Database.Result, options: SqlOptions): string => {
   switch (options.format ?? "table") {
     case "csv":
-      return Csv.format(columns, rows)
+      return Csv.format(result.columns, result.rows)
     case "json":
-      return `${JSON.stringify(rows, Table.jsonSafe)}\n`
+      return `${JSON.stringify(Table.objects(result.columns, result.rows), Table.jsonSafe)}\n`
     case "table":
-      return Table.format(columns, rows, { maxWidth: options.maxWidth })
+      return Table.format(result.columns, result.rows, { maxWidth: options.maxWidth })
   }
 }
 
@@ -73,9 +69,9 @@ export const sqlEach = <E, R>(
     const separator = options.format === "json" ? "" : "\n"
     let index = 0
     for (const statement of Statements.split(text)) {
-      const rows = yield* db.query(statement)
-      const columns = rows.length > 0 ? Object.keys(rows[0] ?? {}) : []
-      yield* emit(`${index++ > 0 ? separator : ""}${render(columns, rows, options)}`)
+      // Every column, even those that share a name (`count(*), count(distinct x)`): as psql shows them.
+      const result = yield* db.queryResult(statement)
+      yield* emit(`${index++ > 0 ? separator : ""}${render(result, options)}`)
     }
   })
 
@@ -142,16 +138,16 @@ export const statusTable = (list: ReadonlyArray<RunStatus>): string =>
     list.flatMap((run) => {
       const streams = Object.entries(run.streams)
       const lines = streams.length === 0 ? [["", { records: 0, credits: 0 }] as const] : streams
-      return lines.map(([stream, figures], index) => ({
-        run: run.run,
-        started: run.startedAt,
-        finished: run.finishedAt,
-        status: run.status,
+      return lines.map(([stream, figures], index) => [
+        run.run,
+        run.startedAt,
+        run.finishedAt,
+        run.status,
         stream,
-        records: figures.records,
-        credits: figures.credits,
-        error: index === 0 ? (run.error ?? "") : "",
-      }))
+        figures.records,
+        figures.credits,
+        index === 0 ? (run.error ?? "") : "",
+      ])
     }),
   )
 

@@ -1,13 +1,13 @@
 import { describe, expect, it } from "vitest"
-import { format } from "./Table.ts"
+import { format, objects } from "./Table.ts"
 
 describe("Table.format", () => {
   it("aligns columns, right-aligns numbers and shows NULL", () => {
     const text = format(
       ["product", "companies", "share"],
       [
-        { product: "Google Analytics", companies: 812, share: "0.81" },
-        { product: "HubSpot", companies: 95, share: null },
+        ["Google Analytics", 812, "0.81"],
+        ["HubSpot", 95, null],
       ],
     )
     expect(text).toBe(
@@ -23,7 +23,7 @@ describe("Table.format", () => {
   })
 
   it("keeps every row on one line and cuts long values only to the width asked for", () => {
-    const rows = [{ v: `a\nb\t${"x".repeat(100)}` }, { v: { nested: true } }]
+    const rows = [[`a\nb\t${"x".repeat(100)}`], [{ nested: true }]]
     const whole = format(["v"], rows).split("\n")
     expect(whole).toHaveLength(6)
     expect(whole[2]).toBe(`a b ${"x".repeat(100)}`)
@@ -35,12 +35,25 @@ describe("Table.format", () => {
   })
 
   it("shows NULL and the empty string differently", () => {
-    const lines = format(["v"], [{ v: null }, { v: "" }]).split("\n")
+    const lines = format(["v"], [[null], [""]]).split("\n")
     expect(lines[2]).toBe("NULL")
     expect(lines[3]).toBe("")
   })
 
-  it("reports a statement without columns by its row count", () => {
+  it("reports a statement without columns by its row count, in the singular for one", () => {
     expect(format([], [])).toBe("(0 rows)\n")
+    expect(format([], [[]])).toBe("(1 row)\n")
+  })
+
+  it("shows every column of a result, even two of one name", () => {
+    expect(
+      format(["count", "count"], [[3, 2]])
+        .split("\n")
+        .slice(0, 3),
+    ).toEqual(["count | count", "------+------", "    3 |     2"])
+  })
+
+  it("names a repeated column name_2 in the objects JSON shows", () => {
+    expect(objects(["a", "a", "b", "a"], [[1, 2, 3, 4]])).toEqual([{ a: 1, a_2: 2, b: 3, a_3: 4 }])
   })
 })

@@ -29,18 +29,20 @@ const isNumeric = (value: unknown) =>
   typeof value === "bigint" ||
   (typeof value === "string" && /^-?\d+(\.\d+)?$/.test(value))
 
+/** A result as an aligned table; `rows` are arrays of values in the order of `columns`. */
 export const format = (
   columns: ReadonlyArray<string>,
-  rows: ReadonlyArray<Readonly<Record<string, unknown>>>,
+  rows: ReadonlyArray<ReadonlyArray<unknown>>,
   options: { readonly maxWidth?: number | undefined } = {},
 ): string => {
-  if (columns.length === 0) return `(${rows.length} ${rows.length === 1 ? "row" : "rows"})\n`
-  const texts = rows.map((row) => columns.map((column) => fit(cell(row[column]), options.maxWidth)))
+  const count = `(${rows.length} ${rows.length === 1 ? "row" : "rows"})`
+  if (columns.length === 0) return `${count}\n`
+  const texts = rows.map((row) => columns.map((_, index) => fit(cell(row[index]), options.maxWidth)))
   const widths = columns.map((column, index) =>
     Math.max(column.length, ...texts.map((line) => line[index]?.length ?? 0)),
   )
   const numeric = columns.map(
-    (column) => rows.length > 0 && rows.every((row) => row[column] === null || isNumeric(row[column])),
+    (_, index) => rows.length > 0 && rows.every((row) => row[index] === null || isNumeric(row[index])),
   )
   const pad = (text: string, index: number) =>
     numeric[index] ? text.padStart(widths[index] ?? 0) : text.padEnd(widths[index] ?? 0)
@@ -48,7 +50,21 @@ export const format = (
     columns.map((column, index) => column.padEnd(widths[index] ?? 0)).join(" | "),
     widths.map((width) => "-".repeat(width)).join("-+-"),
     ...texts.map((line) => line.map(pad).join(" | ")),
-    `(${rows.length} ${rows.length === 1 ? "row" : "rows"})`,
+    count,
   ]
   return `${lines.map((line) => line.trimEnd()).join("\n")}\n`
+}
+
+/** Rows as objects, as JSON shows them: a column whose name came before is named `name_2`, `name_3`... */
+export const objects = (
+  columns: ReadonlyArray<string>,
+  rows: ReadonlyArray<ReadonlyArray<unknown>>,
+): ReadonlyArray<Readonly<Record<string, unknown>>> => {
+  const names: Array<string> = []
+  for (const column of columns) {
+    let name = column
+    for (let n = 2; names.includes(name); n++) name = `${column}_${n}`
+    names.push(name)
+  }
+  return rows.map((row) => Object.fromEntries(names.map((name, index) => [name, row[index]])))
 }

@@ -8,7 +8,7 @@
  * command takes are CommandLine's: a new command is one more entry in `commands` below.
  */
 import { readFile } from "node:fs/promises"
-import { Args, HelpDoc, Options, ValidationError } from "@effect/cli"
+import { Args, HelpDoc, Options } from "@effect/cli"
 // Not the package index: it loads the HTTP server and, with it, ~20 MB of API docs pages.
 import * as NodeContext from "@effect/platform-node/NodeContext"
 import { CommandLine, Streams } from "@salesintel/airbyte"
@@ -17,6 +17,7 @@ import { Console, Effect, FiberRef, Option } from "effect"
 import * as Plan from "./Plan.ts"
 import * as Query from "./Query.ts"
 import * as Report from "./Report.ts"
+import * as Statements from "./Statements.ts"
 import * as Sync from "./Sync.ts"
 
 const { databaseUrl, pgliteDir, schema } = Target.options
@@ -124,6 +125,18 @@ const sync = CommandLine.command(
 /** `sql` and `status` read a database a sync made: they never create one. */
 const existing = (owner: string) => ({ owner, existing: true })
 
+/** A whole-number option of at least `least`: a usage error naming the option otherwise. */
+const wholeNumber = (name: string, least: number, what: string) =>
+  CommandLine.checkedText(name, (value) =>
+    /^\d+$/.test(value) && Number.isSafeInteger(Number(value)) && Number(value) >= least
+      ? undefined
+      : `expected ${what}, a whole number from ${least}`,
+  ).pipe(Options.map(Number))
+
+const formats = ["table", "csv", "json"] as const
+type Format = (typeof formats)[number]
+const isFormat = (value: string): value is Format => (formats as ReadonlyArray<string>).includes(value)
+
 const sql = CommandLine.command(
   {
     name: "sql",
@@ -141,11 +154,14 @@ const sql = CommandLine.command(
     statement: CommandLine.flag(
       Args.text({ name: "sql" }).pipe(
         // An option the parser did not know lands here as the statement: say so, not run it.
-        Args.mapEffect((text) =>
-          /^--?[A-Za-z][\w-]*(=\S*)?$/.test(text)
-            ? Effect.fail(HelpDoc.p(`unknown option ${text.split("=")[0]}`))
-            : Effect.succeed(text),
-        ),
+        Args.mapEffect((text) => {
+          if (/^--?[A-Za-z][\w-]*(=\S*)?$/.test(text))
+            return Effect.fail(HelpDoc.p(`unknown option ${text.split("=")[0]}`))
+          // Nothing to run is a mistake in the command line, not a success that prints nothing.
+          if (Statements.split(text).length === 0)
+            return Effect.fail(HelpDoc.p("SQL: expected one or more statements, got none"))
+          return Effect.succeed(text)
+        }),
       ),
       {
         name: "SQL",
@@ -154,14 +170,19 @@ const sql = CommandLine.command(
     ),
     ...targetFlags,
     format: CommandLine.flag(
-      Options.choice("format", ["table", "csv", "json"]).pipe(Options.withDefault("table")),
+      CommandLine.checkedText("format", (value) =>
+        isFormat(value) ? undefined : "expected table, csv or json",
+      ).pipe(
+        Options.map((value) => (isFormat(value) ? value : "table")),
+        Options.withDefault<Format>("table"),
+      ),
       {
         name: "--format FORMAT",
         text: "table (aligned, for people), csv (RFC 4180, a header line; NULL an empty field, '' a quoted one) or json (an array of row objects per statement, one per line)",
         default: "table",
       },
     ),
-    maxWidth: CommandLine.flag(Options.integer("max-width").pipe(Options.optional), {
+    maxWidth: CommandLine.flag(wholeNumber("max-width", 2, "a width in characters").pipe(Options.optional), {
       name: "--max-width N",
       text: "table format: cut values longer than N characters (with …)",
       default: "never cut",
@@ -186,23 +207,11 @@ const status = CommandLine.command(
   },
   {
     ...targetFlags,
-    limit: CommandLine.flag(
-      Options.integer("limit").pipe(
-        Options.mapEffect((limit) =>
-          limit >= 1
-            ? Effect.succeed(limit)
-            : Effect.fail(
-                ValidationError.invalidValue(HelpDoc.p(`--limit ${limit}: expected 1 or more runs`)),
-              ),
-        ),
-        Options.withDefault(10),
-      ),
-      {
-        name: "--limit N",
-        text: "how many runs to show, newest first",
-        default: "10",
-      },
-    ),
+    limit: CommandLine.flag(wholeNumber("limit", 1, "how many runs").pipe(Options.withDefault(10)), {
+      name: "--limit N",
+      text: "how many runs to show, newest first",
+      default: "10",
+    }),
     json: CommandLine.flag(Options.boolean("json"), {
       name: "--json",
       text: "print the runs as a JSON array (run, status, startedAt, finishedAt, records, credits, streams: {name: {records, credits}}, error)",

@@ -22,6 +22,15 @@ export class DatabaseError extends Data.TaggedError("DatabaseError")<{
 
 export type Row = Readonly<Record<string, unknown>>
 
+/**
+ * A result as psql shows it: every column in order, even those that share a name (`count(*),
+ * count(distinct x)` are two `count` columns), and each row as the array of its values.
+ */
+export interface Result {
+  readonly columns: ReadonlyArray<string>
+  readonly rows: ReadonlyArray<ReadonlyArray<unknown>>
+}
+
 export interface DatabaseService {
   /** "pg" for a server, "pglite" for embedded PGlite. */
   readonly kind: "pg" | "pglite"
@@ -30,6 +39,8 @@ export interface DatabaseService {
     sql: string,
     params?: ReadonlyArray<unknown>,
   ) => Effect.Effect<ReadonlyArray<Row>, DatabaseError>
+  /** One statement, no parameters, its whole result: what `salesintel sql` shows. */
+  readonly queryResult: (sql: string) => Effect.Effect<Result, DatabaseError>
   /** Several statements, no parameters (DDL). */
   readonly exec: (sql: string) => Effect.Effect<void, DatabaseError>
   /**

@@ -12,7 +12,7 @@
 import { mkdirSync } from "node:fs"
 import { Worker } from "node:worker_threads"
 import { Effect, Layer } from "effect"
-import { Database, DatabaseError, type DatabaseService, type Row } from "./Database.ts"
+import { Database, DatabaseError, type DatabaseService, type Result, type Row } from "./Database.ts"
 import * as PGliteDataDir from "./PGliteDataDir.ts"
 import type { Reply, Request, Started, WireError, WorkerData } from "./PGliteProtocol.ts"
 
@@ -36,11 +36,14 @@ export class PGliteError extends Error {
   }
 }
 
+/** A request's answer: its rows, and for a "result" the whole result. */
+type Answer = Extract<Reply, { readonly ok: true }>
+
 interface Client {
   readonly ask: (
     request: DistributiveOmit<Request, "id">,
     transfer?: ReadonlyArray<ArrayBuffer>,
-  ) => Promise<ReadonlyArray<Row>>
+  ) => Promise<Answer>
   /** Closes the database (waits for what is queued before), then ends the thread. Never fails. */
   readonly close: Effect.Effect<void>
 }
@@ -85,10 +88,7 @@ const start = (data: WorkerData): Effect.Effect<Worker, DatabaseError> =>
   })
 
 const connect = (worker: Worker): Client => {
-  const pending = new Map<
-    number,
-    { resolve: (rows: ReadonlyArray<Row>) => void; reject: (e: Error) => void }
-  >()
+  const pending = new Map<number, { resolve: (answer: Answer) => void; reject: (e: Error) => void }>()
   let nextId = 0
   // Once the thread has died (an uncaught error in it, or it exited), every call fails with why.
   let dead: Error | undefined = worker.threadId === -1 ? new Error("the PGlite worker has exited") : undefined
@@ -100,7 +100,7 @@ const connect = (worker: Worker): Client => {
   worker.on("message", (reply: Reply) => {
     const waiting = pending.get(reply.id)
     pending.delete(reply.id)
-    if (reply.ok) waiting?.resolve(reply.rows)
+    if (reply.ok) waiting?.resolve(reply)
     else waiting?.reject(new PGliteError(reply.error))
   })
   worker.on("error", (error) => die(error))
@@ -125,7 +125,13 @@ const make = (client: Client): DatabaseService => ({
   kind: "pglite",
   query: (sql, params = []) =>
     Effect.tryPromise({
-      try: () => client.ask({ op: "query", sql, params }),
+      try: async (): Promise<ReadonlyArray<Row>> => (await client.ask({ op: "query", sql, params })).rows,
+      catch: (cause) => new DatabaseError({ operation: sql.slice(0, 80), cause }),
+    }),
+  queryResult: (sql) =>
+    Effect.tryPromise({
+      try: async (): Promise<Result> =>
+        (await client.ask({ op: "result", sql })).result ?? { columns: [], rows: [] },
       catch: (cause) => new DatabaseError({ operation: sql.slice(0, 80), cause }),
     }),
   exec: (sql) =>

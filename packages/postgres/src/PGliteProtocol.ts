@@ -24,6 +24,8 @@ export type Request =
       readonly sql: string
       readonly params: ReadonlyArray<unknown>
     }
+  /** A query's whole result: its columns, and its rows as arrays (rowMode "array"). */
+  | { readonly id: number; readonly op: "result"; readonly sql: string }
   | { readonly id: number; readonly op: "exec"; readonly sql: string }
   /** `data` is the COPY text as UTF-8, its buffer transferred (not copied) to the worker. */
   | { readonly id: number; readonly op: "copy"; readonly sql: string; readonly data: Uint8Array<ArrayBuffer> }
@@ -41,6 +43,11 @@ export type Reply =
       readonly id: number
       readonly ok: true
       readonly rows: ReadonlyArray<Readonly<Record<string, unknown>>>
+      /** For a "result": the columns, in order, and the rows as arrays. */
+      readonly result?: {
+        readonly columns: ReadonlyArray<string>
+        readonly rows: ReadonlyArray<ReadonlyArray<unknown>>
+      }
     }
   | { readonly id: number; readonly ok: false; readonly error: WireError }
 

@@ -96,6 +96,11 @@ const run = async (request) => {
   switch (request.op) {
     case "query":
       return { id: request.id, ok: true, rows: (await db.query(request.sql, [...request.params])).rows }
+    case "result": {
+      const result = await db.query(request.sql, [], { rowMode: "array" })
+      const columns = result.fields.map((field) => field.name)
+      return { id: request.id, ok: true, rows: [], result: { columns, rows: result.rows } }
+    }
     case "exec":
       await db.exec(request.sql)
       return { id: request.id, ok: true, rows: [] }

@@ -6,7 +6,7 @@ import { pipeline } from "node:stream/promises"
 import { Effect, Layer } from "effect"
 import pg from "pg"
 import copyStreams from "pg-copy-streams"
-import { Database, DatabaseError, type DatabaseService, type Row } from "./Database.ts"
+import { Database, DatabaseError, type DatabaseService, type Result, type Row } from "./Database.ts"
 
 // The error each client's connection ended with, from its "error" event.
 const lostConnections = new WeakMap<pg.Client, Error>()
@@ -77,6 +77,11 @@ const make = (client: pg.Client): DatabaseService => ({
       sql.slice(0, 80),
       async (): Promise<ReadonlyArray<Row>> => (await client.query(sql, [...params])).rows,
     ),
+  queryResult: (sql) =>
+    call(client, sql.slice(0, 80), async (): Promise<Result> => {
+      const result = await client.query<Array<unknown>>({ text: sql, rowMode: "array" })
+      return { columns: (result.fields ?? []).map((field) => field.name), rows: result.rows ?? [] }
+    }),
   exec: (sql) =>
     call(client, sql.slice(0, 80), async () => {
       await client.query(sql)

@@ -93,6 +93,7 @@ export const backends = async (): Promise<ReadonlyArray<Backend>> => {
 export const open = async (backend: Backend, schemaPrefix: string) => {
   const started = await backend.start()
   let runtime = ManagedRuntime.make(started.layer)
+  let suspended = false
   const schema = `${schemaPrefix} ${Math.random().toString(36).slice(2, 8)}`
   const run = <A, E>(effect: Effect.Effect<A, E, Database>): Promise<A> => runtime.runPromise(effect)
   const query = (sql: string, params: ReadonlyArray<unknown> = []) =>
@@ -103,16 +104,23 @@ export const open = async (backend: Backend, schemaPrefix: string) => {
     run,
     query,
     /** Closes the connection (PGlite's files are one process's at a time) until `resume`. */
-    suspend: () => runtime.dispose(),
+    suspend: async () => {
+      suspended = true
+      await runtime.dispose()
+    },
     resume: async () => {
       runtime = ManagedRuntime.make(started.layer)
+      suspended = false
     },
+    /** Drops the schema (on a connection of its own when suspended) and closes; a failed drop fails. */
     close: async () => {
-      await run(
-        Effect.flatMap(Database, (db) => db.exec(`DROP SCHEMA IF EXISTS ${ident(schema)} CASCADE`)),
-      ).catch(() => undefined)
-      await runtime.dispose()
-      await started.stop()
+      if (suspended) runtime = ManagedRuntime.make(started.layer)
+      try {
+        await run(Effect.flatMap(Database, (db) => db.exec(`DROP SCHEMA IF EXISTS ${ident(schema)} CASCADE`)))
+      } finally {
+        await runtime.dispose()
+        await started.stop()
+      }
     },
   }
 }
