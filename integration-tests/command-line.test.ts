@@ -8,7 +8,7 @@
  * purpose), and `salesintel-pg load` on a terminal (a count, no STATE echo).
  */
 import { spawn, spawnSync } from "node:child_process"
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs"
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { dirname, join } from "node:path"
 import { fileURLToPath } from "node:url"
@@ -365,6 +365,41 @@ describe("on a database synced from the sandbox", () => {
     expect((await run("salesintel", ["sync", "--config", "config.json", ...target], { cwd })).code).toBe(0)
     expect(charged()).toBe(after)
   })
+
+  it(
+    "sql, status, report and plan wait with --wait while another run holds the PGlite directory",
+    slow,
+    async () => {
+      // Another run holds the directory: a live process named in its lock file.
+      const holder = spawn(process.execPath, ["-e", "setTimeout(() => {}, 120000)"], { stdio: "ignore" })
+      const lockFile = join(cwd, "db", "salesintel.lock")
+      writeFileSync(
+        lockFile,
+        `${JSON.stringify({ pid: holder.pid, since: new Date().toISOString(), command: "a test" })}\n`,
+      )
+      try {
+        const refused = await sql("select 1 as one")
+        expect(refused.code).toBe(1)
+        expect(refused.stderr).toMatch(/in use by another run \(pid \d+ \(a test\).*pass --wait/)
+        const waiting = sql("--wait", "select 1 as one")
+        await new Promise((resolve) => setTimeout(resolve, 1_500))
+        holder.kill()
+        const waited = await waiting
+        expect(waited.code).toBe(0)
+        expect(waited.stdout).toContain("(1 row)")
+      } finally {
+        holder.kill()
+        rmSync(lockFile, { force: true })
+      }
+      // Each of the others takes the option (the directory is free now, so none has to wait).
+      const others = [
+        await run("salesintel", ["status", "--wait", ...target], { cwd }),
+        await run("salesintel", ["report", "--wait", ...target, "--out", join(cwd, "waited.html")], { cwd }),
+        await run("salesintel", ["plan", "--wait", "--quick", "--config", "config.json", ...target], { cwd }),
+      ]
+      for (const ended of others) expect([ended.code, ended.stderr]).toEqual([0, expect.any(String)])
+    },
+  )
 
   it("salesintel-pg state prints what the syncs saved", slow, async () => {
     const state = await run("salesintel-pg", ["state", ...target], { cwd })

@@ -27,6 +27,8 @@ export interface TargetOptions {
   readonly schema: string
   /** Where DATABASE_URL is looked up when no URL is given (process.env in the CLI). */
   readonly env?: Readonly<Record<string, string | undefined>>
+  /** Wait (bounded) for a run holding the target, instead of failing at once. */
+  readonly wait?: boolean
 }
 
 /** A directory PGlite has initialized holds PG_VERSION: anything else holds no database yet. */
@@ -48,7 +50,7 @@ export const savedState = (
   const resolved = Target.resolve({
     databaseUrl: url,
     pgliteDir: target.pgliteDir,
-    lock: { owner: "salesintel plan" },
+    lock: { owner: "salesintel plan", wait: { wait: target.wait ?? false } },
   })
   return Effect.provide(State.read(target.schema), resolved.layer)
 }
@@ -220,6 +222,7 @@ export const command = CommandLine.command(
       text: "the source's JSON config, the same file `salesintel sync --config` takes",
     }),
     ...targetFlags,
+    wait: Target.waitOption,
     json: CommandLine.flag(Options.boolean("json"), {
       name: "--json",
       text: "print one JSON object instead of the table; its top-level `credits` is what the next sync spends",
@@ -231,10 +234,10 @@ export const command = CommandLine.command(
       default: "off: exact, walking the free preview as the sync will",
     }),
   },
-  ({ config, databaseUrl, schema, pgliteDir, json, quick }) =>
+  ({ config, databaseUrl, schema, pgliteDir, wait, json, quick }) =>
     Effect.gen(function* () {
       const parsed = yield* readConfig(config)
-      const state = yield* savedState({ databaseUrl, pgliteDir, schema, env: process.env })
+      const state = yield* savedState({ databaseUrl, pgliteDir, schema, env: process.env, wait })
       const plan = yield* makePlan({ config: parsed, state, mode: quick ? "quick" : "exact" })
       const target = Target.fromOptions(databaseUrl, pgliteDir).description
       yield* Effect.sync(() =>

@@ -83,16 +83,21 @@ export const command = CommandLine.command(
   },
   {
     ...Target.options,
+    wait: Target.waitOption,
     out: CommandLine.flag(Options.file("out").pipe(Options.withDefault("report.html")), {
       name: "--out FILE",
       text: "the HTML file to write; it is self-contained: charts inline, nothing loaded from the network",
       default: "report.html",
     }),
   },
-  ({ databaseUrl, schema, pgliteDir, out }) => {
+  ({ databaseUrl, schema, pgliteDir, wait, out }) => {
     const url = Option.getOrUndefined(databaseUrl) ?? process.env.DATABASE_URL
     const onPGlite = url === undefined || url.length === 0
-    const target = Target.fromOptions(databaseUrl, pgliteDir, { owner: "salesintel report", existing: true })
+    const target = Target.fromOptions(databaseUrl, pgliteDir, {
+      owner: "salesintel report",
+      existing: true,
+      wait: { wait },
+    })
     return Effect.gen(function* () {
       if (onPGlite) yield* requireExistingPGlite(pgliteDir)
       const html = yield* generate({ schema, target: target.description }).pipe(Effect.provide(target.layer))

@@ -123,7 +123,8 @@ const sync = CommandLine.command(
 )
 
 /** `sql` and `status` read a database a sync made: they never create one. */
-const existing = (owner: string) => ({ owner, existing: true })
+/** The lock of a command that only reads: it opens no database it would create, and waits with --wait. */
+const existing = (owner: string, wait: boolean) => ({ owner, existing: true, wait: { wait } })
 
 /** A whole-number option of at least `least`: a usage error naming the option otherwise. */
 const wholeNumber = (name: string, least: number, what: string) =>
@@ -169,6 +170,7 @@ const sql = CommandLine.command(
       },
     ),
     ...targetFlags,
+    wait: Target.waitOption,
     format: CommandLine.flag(
       CommandLine.checkedText("format", (value) =>
         isFormat(value) ? undefined : "expected table, csv or json",
@@ -188,11 +190,13 @@ const sql = CommandLine.command(
       default: "never cut",
     }),
   },
-  ({ statement, databaseUrl, schema, pgliteDir, format, maxWidth }) =>
+  ({ statement, databaseUrl, schema, pgliteDir, wait, format, maxWidth }) =>
     reportFailure(
       Query.sqlEach(schema, statement, { format, maxWidth: Option.getOrUndefined(maxWidth) }, (output) =>
         Effect.sync(() => process.stdout.write(output)),
-      ).pipe(Effect.provide(Target.fromOptions(databaseUrl, pgliteDir, existing("salesintel sql")).layer)),
+      ).pipe(
+        Effect.provide(Target.fromOptions(databaseUrl, pgliteDir, existing("salesintel sql", wait)).layer),
+      ),
     ),
 )
 
@@ -207,6 +211,7 @@ const status = CommandLine.command(
   },
   {
     ...targetFlags,
+    wait: Target.waitOption,
     limit: CommandLine.flag(wholeNumber("limit", 1, "how many runs").pipe(Options.withDefault(10)), {
       name: "--limit N",
       text: "how many runs to show, newest first",
@@ -217,11 +222,13 @@ const status = CommandLine.command(
       text: "print the runs as a JSON array (run, status, startedAt, finishedAt, records, credits, streams: {name: {records, credits}}, error)",
     }),
   },
-  ({ databaseUrl, schema, pgliteDir, limit, json }) =>
+  ({ databaseUrl, schema, pgliteDir, wait, limit, json }) =>
     reportFailure(
       Effect.flatMap(Query.status(schema, limit, { json }), (output) =>
         Effect.sync(() => process.stdout.write(output)),
-      ).pipe(Effect.provide(Target.fromOptions(databaseUrl, pgliteDir, existing("salesintel status")).layer)),
+      ).pipe(
+        Effect.provide(Target.fromOptions(databaseUrl, pgliteDir, existing("salesintel status", wait)).layer),
+      ),
     ),
 )
 
