@@ -158,6 +158,54 @@ describe("a bad value names its option, and what was expected", () => {
   })
 })
 
+describe("a config that does not hold is refused in the user's words, naming the field", () => {
+  it(
+    "a list given as one value, a file that is not JSON, a number JSON cannot read exactly",
+    slow,
+    async () => {
+      const cwd = mkdtempSync(join(tmpdir(), "salesintel-cli-config-"))
+      const write = (name: string, text: string) => {
+        writeFileSync(join(cwd, name), text)
+        return name
+      }
+      const cases: ReadonlyArray<readonly [string, string, RegExp]> = [
+        [
+          "levels.json",
+          '{"api_key": "k", "credit_budget": 100, "contacts": {"searches": [{"name": "a", "filters": {"job_levels": "vp"}}]}}',
+          /contacts\.searches\[0\]\.filters\.job_levels: Expected a list of codes \(brd, chf, vp, dir, mgr, stf\)/,
+        ],
+        [
+          "syntax.json",
+          '{"api_key": "k",\n credit_budget: 100}',
+          /the config file syntax\.json is not valid JSON at line 2, column 2/,
+        ],
+        [
+          "large.json",
+          '{"api_key": "k", "credit_budget": 9007199254740993}',
+          /credit_budget is a whole number too large to be read exactly/,
+        ],
+      ]
+      for (const [name, text, says] of cases) {
+        write(name, text)
+        for (const command of ["plan", "sync"]) {
+          const ended = await run(
+            "salesintel",
+            [command, "--config", name, "--pglite-dir", join(cwd, "db")],
+            { cwd },
+          )
+          expect(ended.code).toBe(1)
+          expect(ended.stderr).toMatch(says)
+          expect(ended.stderr).not.toMatch(
+            /ReadonlyArray|double-quoted property name in JSON at position|9007199254740992/,
+          )
+        }
+      }
+      // Nothing was created for any of them.
+      expect(existsSync(join(cwd, "db"))).toBe(false)
+    },
+  )
+})
+
 describe("database options", () => {
   it(
     "checks --database-url and --schema when parsing, naming the option (the password never shown)",

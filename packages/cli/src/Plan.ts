@@ -6,10 +6,9 @@
  * PGlite directory is not created (and a server's schema is not either).
  */
 import { existsSync } from "node:fs"
-import { readFile } from "node:fs/promises"
 import { join } from "node:path"
 import { Options } from "@effect/cli"
-import { CommandLine, type StreamState } from "@salesintel/airbyte"
+import { CommandLine, JsonFile, type StreamState } from "@salesintel/airbyte"
 import { type ApiError, Client } from "@salesintel/core"
 import { type Database, type RunLock, State, Target } from "@salesintel/postgres"
 import { Config, Plan } from "@salesintel/source"
@@ -180,13 +179,7 @@ export const toJson = (plan: Plan.Plan): string =>
   })
 
 const readConfig = (path: string) =>
-  Effect.tryPromise({
-    try: async (): Promise<unknown> => JSON.parse(await readFile(path, "utf8")),
-    catch: (error) =>
-      new PlanError({
-        description: `cannot read the config file ${path}: ${error instanceof Error ? error.message : String(error)}`,
-      }),
-  })
+  Effect.mapError(JsonFile.read(path, "config"), (description) => new PlanError({ description }))
 
 // The target's options, with what they mean for a plan (which only reads the saved state).
 const targetFlags = {

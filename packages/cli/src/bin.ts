@@ -7,11 +7,10 @@
  * exit 130/143), a second signal exits at once. Help, usage errors (exit 2) and the options every
  * command takes are CommandLine's: a new command is one more entry in `commands` below.
  */
-import { readFile } from "node:fs/promises"
 import { Args, HelpDoc, Options } from "@effect/cli"
 // Not the package index: it loads the HTTP server and, with it, ~20 MB of API docs pages.
 import * as NodeContext from "@effect/platform-node/NodeContext"
-import { CommandLine, Streams } from "@salesintel/airbyte"
+import { CommandLine, JsonFile, Streams } from "@salesintel/airbyte"
 import { RunLifecycle, StopSignal, Target } from "@salesintel/postgres"
 import { Console, Effect, FiberRef, Option } from "effect"
 import * as Plan from "./Plan.ts"
@@ -33,13 +32,7 @@ const reportFailure = <A, E extends { readonly message: string }, R>(effect: Eff
   )
 
 const readConfig = (path: string) =>
-  Effect.tryPromise({
-    try: async (): Promise<unknown> => JSON.parse(await readFile(path, "utf8")),
-    catch: (error) =>
-      new Sync.SyncConfigError({
-        description: `cannot read the config file ${path}: ${error instanceof Error ? error.message : String(error)}`,
-      }),
-  })
+  Effect.mapError(JsonFile.read(path, "config"), (description) => new Sync.SyncConfigError({ description }))
 
 /** A comma-separated list, repeatable: `--x a,b --x c`. */
 const list = (texts: ReadonlyArray<string>) =>

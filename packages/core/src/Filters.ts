@@ -73,11 +73,18 @@ const listItem = (separator: "," | "~") =>
     ),
   )
 
+/** What a list expects when the value given is not a list at all (`"vp"` for `["vp"]`). */
+const listOf = (what: string, example: string) => ({
+  message: (issue: ParseResult.ParseIssue) =>
+    `Expected a list of ${what}, such as ${example}, actual ${JSON.stringify(issue.actual)}`,
+})
+
 /** A list the spec joins with commas. */
-export const CommaList = Schema.Array(listItem(","))
+export const CommaList = Schema.Array(listItem(",")).annotations(listOf("values", '["a", "b"]'))
 /** A list the spec joins with tildes (the tech_* filters and the taxonomy terms). */
-export const TildeList = Schema.Array(listItem("~"))
-const CodeList = <S extends Schema.Schema.Any>(code: S) => Schema.Array(code)
+export const TildeList = Schema.Array(listItem("~")).annotations(listOf("values", '["a", "b"]'))
+const CodeList = <S extends Schema.Schema.Any>(code: S, codes: ReadonlyArray<string>) =>
+  Schema.Array(code).annotations(listOf(`codes (${codes.join(", ")})`, `["${codes[0]}"]`))
 
 const NonNegativeInt = Schema.Int.pipe(Schema.nonNegative())
 
@@ -182,10 +189,10 @@ export const PeopleFilters = Schema.Struct({
   first_name: Schema.optional(Schema.String),
   last_name: Schema.optional(Schema.String),
   job_title: Schema.optional(CommaList),
-  job_levels: Schema.optional(CodeList(JobLevel)),
-  job_departments: Schema.optional(CodeList(JobDepartment)),
+  job_levels: Schema.optional(CodeList(JobLevel, jobLevels)),
+  job_departments: Schema.optional(CodeList(JobDepartment, jobDepartments)),
   match_ids: Schema.optional(CommaList),
-  required_fields: Schema.optional(CodeList(RequiredField)),
+  required_fields: Schema.optional(CodeList(RequiredField, requiredFieldCodes)),
   is_ev_contact: Schema.optional(Schema.Boolean),
   linkedin_url: Schema.optional(Schema.String),
   mobile_phone: Schema.optional(Digits),

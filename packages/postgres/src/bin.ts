@@ -12,11 +12,10 @@
  * salesintel-pg state [...same database options]
  *   prints the saved state as a JSON array, the source's --state input.
  */
-import { readFile } from "node:fs/promises"
 import { Options } from "@effect/cli"
 // Not the package index: it loads the HTTP server and, with it, ~20 MB of API docs pages.
 import * as NodeContext from "@effect/platform-node/NodeContext"
-import { Catalog, CommandLine, type Message, Ndjson } from "@salesintel/airbyte"
+import { Catalog, CommandLine, JsonFile, type Message, Ndjson } from "@salesintel/airbyte"
 import { Effect, Either, Option } from "effect"
 import { loadRun } from "./LoadRun.ts"
 import * as RunLifecycle from "./RunLifecycle.ts"
@@ -29,10 +28,7 @@ const { databaseUrl, pgliteDir, schema } = Target.options
 const stderr = (line: string) => Effect.sync(() => process.stderr.write(`${line}\n`))
 
 const syncModesFrom = (path: string) =>
-  Effect.tryPromise({
-    try: async (): Promise<unknown> => JSON.parse(await readFile(path, "utf8")),
-    catch: (error) => new Error(`cannot read the catalog file ${path}: ${String(error)}`),
-  }).pipe(
+  Effect.mapError(JsonFile.read(path, "catalog"), (description) => new Error(description)).pipe(
     Effect.flatMap((json) =>
       Either.match(Catalog.decodeConfigured(json), {
         onLeft: (message) => Effect.fail(new Error(message)),

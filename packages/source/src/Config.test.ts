@@ -51,7 +51,33 @@ describe("Config.decode", () => {
     expect(problems.find((p) => p.path.endsWith("job_levels[0]"))?.message).toBe(
       'Expected one of brd, chf, vp, dir, mgr, stf, actual "ceo"',
     )
-    expect(problems.find((p) => p.path === "page_size")?.message).toContain("less than or equal to 50")
+    expect(problems.find((p) => p.path === "page_size")?.message).toContain("a whole number from 1 to 50")
+  })
+
+  it("says what a list or a number field expects, in the user's words, not the Schema's types", () => {
+    const problems = problemsOf({
+      api_key: "k",
+      credit_budget: "100",
+      contacts: {
+        searches: [{ name: "a", filters: { job_levels: "vp" } }],
+        emails: "jane@example.com",
+      },
+      taxonomy: { products: "cloud" },
+    })
+    const messageAt = (path: string) => problems.find((p) => p.path === path)?.message
+    expect(messageAt("credit_budget")).toBe(
+      'Expected a whole number of credits, 0 or more, such as 5000, actual "100"',
+    )
+    expect(messageAt("contacts.searches[0].filters.job_levels")).toBe(
+      'Expected a list of codes (brd, chf, vp, dir, mgr, stf), such as ["brd"], actual "vp"',
+    )
+    expect(messageAt("contacts.emails")).toBe(
+      'Expected a list of email addresses, such as ["jane@example.com"], actual "jane@example.com"',
+    )
+    expect(messageAt("taxonomy.products")).toBe(
+      'Expected a list of values, such as ["a", "b"], actual "cloud"',
+    )
+    for (const problem of problems) expect(problem.message).not.toMatch(/ReadonlyArray|CommaListItem|Int &/)
   })
 
   it("refuses, before any request, filters the provider would refuse: named by their path", () => {

@@ -7,8 +7,22 @@ import { FieldPaths, Streams } from "@salesintel/airbyte"
 import { AdaptiveConcurrency, Connection, Filters, ParseIssue } from "@salesintel/core"
 import { Either, ParseResult, Schema } from "effect"
 
+/** One message for a number field, whatever is wrong with the value (a string, a fraction, -1). */
+const wholeNumber = (what: string) => ({
+  message: (issue: ParseResult.ParseIssue) => ({
+    message: `Expected ${what}, actual ${JSON.stringify(issue.actual)}`,
+    override: true,
+  }),
+})
 const PositiveInt = Schema.Int.pipe(Schema.positive())
 const NonNegativeInt = Schema.Int.pipe(Schema.nonNegative())
+
+/** What a list field expects when the value given is not a list at all (`"a@b.com"` for `["a@b.com"]`). */
+const listOf = <S extends Schema.Schema.Any>(item: S, what: string, example: string) =>
+  Schema.Array(item).annotations({
+    message: (issue: ParseResult.ParseIssue) =>
+      `Expected a list of ${what}, such as ${example}, actual ${JSON.stringify(issue.actual)}`,
+  })
 
 const Email = Schema.String.pipe(
   Schema.pattern(/^[^\s@,]+@[^\s@,]+\.[^\s@,]+$/, {
@@ -77,9 +91,18 @@ export type ContactSearch = typeof ContactSearch.Type
 
 export const ContactsConfig = Schema.Struct({
   /** Named searches, each a set of 4.1 filters; read whole through partitions past 10,000. */
-  searches: Schema.optionalWith(Schema.Array(ContactSearch), { default: () => [] }),
+  searches: Schema.optionalWith(
+    listOf(
+      ContactSearch,
+      "searches, each a name and its filters",
+      '[{"name": "it-vps", "filters": {"job_levels": ["vp"]}}]',
+    ),
+    { default: () => [] },
+  ),
   /** Known contacts to enrich by email (work or personal). */
-  emails: Schema.optionalWith(Schema.Array(Email), { default: () => [] }),
+  emails: Schema.optionalWith(listOf(Email, "email addresses", '["jane@example.com"]'), {
+    default: () => [],
+  }),
   /** Match emails against past jobs too; the provider's default is true. */
   match_on_job_history: Schema.optionalWith(Schema.Boolean, { default: () => true }),
   refresh_after_days: Schema.optional(RefreshAfterDays),
@@ -118,16 +141,24 @@ export type TaxonomyConfig = typeof TaxonomyConfig.Type
 export const SourceConfig = Schema.Struct({
   ...Connection.ConnectionConfig.fields,
   /** Ceiling on credits for the whole run, all streams together. */
-  credit_budget: NonNegativeInt,
-  page_size: Schema.optionalWith(PositiveInt.pipe(Schema.lessThanOrEqualTo(50)), { default: () => 50 }),
+  credit_budget: NonNegativeInt.annotations(
+    wholeNumber("a whole number of credits, 0 or more, such as 5000"),
+  ),
+  page_size: Schema.optionalWith(
+    PositiveInt.pipe(Schema.lessThanOrEqualTo(50)).annotations(wholeNumber("a whole number from 1 to 50")),
+    { default: () => 50 },
+  ),
   /**
    * The most pages in flight at once. The client keeps as many in flight as the measured latency
    * needs to hold requests_per_minute (rate x latency, with headroom), never more than this; the
    * default covers 2 s of latency at 1,800 a minute.
    */
-  concurrency: Schema.optionalWith(PositiveInt.pipe(Schema.lessThanOrEqualTo(256)), {
-    default: () => AdaptiveConcurrency.defaultMaxInFlight,
-  }),
+  concurrency: Schema.optionalWith(
+    PositiveInt.pipe(Schema.lessThanOrEqualTo(256)).annotations(wholeNumber("a whole number from 1 to 256")),
+    {
+      default: () => AdaptiveConcurrency.defaultMaxInFlight,
+    },
+  ),
   contacts: Schema.optional(ContactsConfig),
   companies: Schema.optional(CompaniesConfig),
   taxonomy: Schema.optional(TaxonomyConfig),

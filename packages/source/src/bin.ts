@@ -4,22 +4,16 @@
  * read --config F --catalog F [--state F]. stdout carries only protocol messages; anything else
  * (usage errors, logs, a crash) goes to stderr. Exits 1 after a TRACE error, 2 on a usage error.
  */
-import { readFile } from "node:fs/promises"
 import { Options } from "@effect/cli"
 // Not the package index: it loads the HTTP server and, with it, ~20 MB of API docs pages.
 import * as NodeContext from "@effect/platform-node/NodeContext"
 import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
-import { CommandLine, Message, Ndjson } from "@salesintel/airbyte"
+import { CommandLine, JsonFile, Message, Ndjson } from "@salesintel/airbyte"
 import { Deferred, Effect, Exit, Option, Stream } from "effect"
 import * as Commands from "./Commands.ts"
 
 /** A JSON file's content, or a protocol error naming the file and what is wrong with it. */
-const readJson = (role: string, path: string) =>
-  Effect.tryPromise({
-    try: async (): Promise<unknown> => JSON.parse(await readFile(path, "utf8")),
-    catch: (error) =>
-      `cannot read the ${role} file ${path}: ${error instanceof Error ? error.message : String(error)}`,
-  })
+const readJson = (role: string, path: string) => JsonFile.read(path, role)
 
 const withJson = (
   files: ReadonlyArray<readonly [string, string | undefined]>,

@@ -1,0 +1,69 @@
+/**
+ * The JSON files the bins take (a config, a catalog, a state), read with errors a user can act on:
+ * a file that is not valid JSON says so, and where (line and column); a whole number too large to
+ * be read exactly (past 2^53 - 1, where JSON.parse silently drops digits: 9007199254740993 becomes
+ * ...992) is refused with its path instead of being read as another number.
+ */
+import { readFile } from "node:fs/promises"
+import { Effect, Either } from "effect"
+
+/** Line and column (from 1) of a character offset in `text`. */
+const lineAndColumn = (text: string, offset: number) => {
+  const before = text.slice(0, offset).split("\n")
+  return { line: before.length, column: (before.at(-1)?.length ?? 0) + 1 }
+}
+
+/** The path of the first whole number in `value` that JSON could not read exactly. */
+const inexactNumber = (value: unknown, path: string): string | undefined => {
+  if (typeof value === "number")
+    return Number.isInteger(value) && !Number.isSafeInteger(value) ? path || "(root)" : undefined
+  if (Array.isArray(value)) {
+    for (const [index, item] of value.entries()) {
+      const found = inexactNumber(item, `${path}[${index}]`)
+      if (found !== undefined) return found
+    }
+    return undefined
+  }
+  if (value !== null && typeof value === "object")
+    for (const [key, item] of Object.entries(value)) {
+      const found = inexactNumber(item, path === "" ? key : `${path}.${key}`)
+      if (found !== undefined) return found
+    }
+  return undefined
+}
+
+/** `text` as JSON, or what is wrong with it, in words naming `what` (such as "the config file c.json"). */
+export const parse = (text: string, what: string): Either.Either<unknown, string> => {
+  let value: unknown
+  try {
+    value = JSON.parse(text)
+  } catch (error) {
+    const message = error instanceof Error ? error.message : String(error)
+    // V8 says where it stopped as "position N"; a line and column are what an editor shows.
+    const position = /position (\d+)/.exec(message)?.[1]
+    const where =
+      position === undefined
+        ? ""
+        : (({ line, column }) => ` at line ${line}, column ${column}`)(lineAndColumn(text, Number(position)))
+    // The line and column say where; V8's "in JSON at position N" would say it again.
+    const detail = position === undefined ? message : message.replace(/ in JSON at position \d+.*$/s, "")
+    return Either.left(`${what} is not valid JSON${where}: ${detail}`)
+  }
+  const inexact = inexactNumber(value, "")
+  return inexact === undefined
+    ? Either.right(value)
+    : Either.left(
+        `${what}: ${inexact} is a whole number too large to be read exactly (the largest is 9007199254740991); use a smaller one`,
+      )
+}
+
+/** The JSON of the file at `path`, or what is wrong with it (unreadable, not JSON, inexact). */
+export const read = (path: string, role: string): Effect.Effect<unknown, string> =>
+  Effect.flatMap(
+    Effect.tryPromise({
+      try: () => readFile(path, "utf8"),
+      catch: (error) =>
+        `cannot read the ${role} file ${path}: ${error instanceof Error ? error.message : String(error)}`,
+    }),
+    (text) => parse(text, `the ${role} file ${path}`),
+  )
