@@ -1,5 +1,5 @@
 import { describe, expect, it } from "@effect/vitest"
-import { Effect } from "effect"
+import { Effect, Fiber, Option, TestClock } from "effect"
 import {
   type JobDepartment,
   type JobLevel,
@@ -150,6 +150,26 @@ describe("Partitioner.plan", () => {
         people.filter((p) => ["it_is", "sale", "ops"].includes(p.department)),
         plan,
       )
+    }),
+  )
+
+  it.effect("counts sibling queries at the same time: a plan takes a latency per level, not per query", () =>
+    Effect.gen(function* () {
+      const people = population(60_000, 7)
+      // Each count answers after one second, as a slow provider would.
+      const slow = (filters: PeopleFilters) => Effect.delay(counter(people)(filters), "1 second")
+      const fiber = yield* Effect.fork(Partitioner.plan({}, { count: slow }))
+      let seconds = 0
+      while (Option.isNone(yield* Fiber.poll(fiber)) && seconds < 60) {
+        yield* TestClock.adjust("1 second")
+        seconds++
+      }
+      const plan = yield* Fiber.join(fiber)
+      expectDisjointAndComplete(people, plan)
+      // The whole count, the size pieces, then every piece still too large split at once: three
+      // rounds of one second, where splitting the pieces one after another took five.
+      expect(plan.parts.length).toBeGreaterThan(4)
+      expect(seconds).toBe(3)
     }),
   )
 })

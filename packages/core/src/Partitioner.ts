@@ -9,7 +9,7 @@
  * range: the sums disagree and the next dimension is tried instead). A part that no dimension
  * can split is reported as unsplittable, never dropped.
  */
-import { Effect } from "effect"
+import { Effect, Ref } from "effect"
 import { type ApiError, Decode } from "./ApiError.ts"
 import type { SalesIntelClientService } from "./Client.ts"
 import {
@@ -156,39 +156,43 @@ const dimensions: ReadonlyArray<readonly [string, Dimension]> = [
   ["US state", byValues("company_location_states", usStates)],
 ]
 
+/** What splitting one query gave: its parts and what could not be split, in order. */
+interface Split {
+  readonly parts: ReadonlyArray<Part>
+  readonly unsplittable: ReadonlyArray<Unsplittable>
+}
+
+const none: Split = { parts: [], unsplittable: [] }
+const concat = (splits: ReadonlyArray<Split>): Split => ({
+  parts: splits.flatMap((split) => split.parts),
+  unsplittable: splits.flatMap((split) => split.unsplittable),
+})
+
 export const plan = (filters: PeopleFilters, options: Options): Effect.Effect<Plan, ApiError> =>
   Effect.gen(function* () {
     const limit = options.limit ?? maxDepth
     const maxCountRequests = options.maxCountRequests ?? 2_000
     const concurrency = options.concurrency ?? 4
-    let countRequests = 0
-    const parts: Array<Part> = []
-    const unsplittable: Array<Unsplittable> = []
-
+    const countRequests = yield* Ref.make(0)
     const count = (query: PeopleFilters) =>
-      Effect.suspend(() => {
-        countRequests++
-        return options.count(query)
-      })
+      Effect.zipRight(
+        Ref.update(countRequests, (n) => n + 1),
+        options.count(query),
+      )
 
-    const split = (query: PeopleFilters, queryCount: number): Effect.Effect<void, ApiError> =>
+    // Sibling queries are split at the same time (their counts overlap instead of each level
+    // waiting for the one before); their parts are kept in the children's order.
+    const split = (query: PeopleFilters, queryCount: number): Effect.Effect<Split, ApiError> =>
       Effect.gen(function* () {
-        if (queryCount === 0) return
-        if (queryCount <= limit) {
-          parts.push({ filters: query, count: queryCount })
-          return
-        }
+        if (queryCount === 0) return none
+        if (queryCount <= limit) return { parts: [{ filters: query, count: queryCount }], unsplittable: [] }
         const mismatches: Array<string> = []
         for (const [name, dimension] of dimensions) {
           const children = dimension(query)
           if (children === undefined) continue
-          if (countRequests + children.length > maxCountRequests) {
-            unsplittable.push({
-              filters: query,
-              count: queryCount,
-              reason: `the plan reached its limit of ${maxCountRequests} count requests`,
-            })
-            return
+          if ((yield* Ref.get(countRequests)) + children.length > maxCountRequests) {
+            const reason = `the plan reached its limit of ${maxCountRequests} count requests`
+            return { parts: [], unsplittable: [{ filters: query, count: queryCount, reason }] }
           }
           const counts = yield* Effect.forEach(children, count, { concurrency })
           const sum = counts.reduce((total, value) => total + value, 0)
@@ -196,23 +200,22 @@ export const plan = (filters: PeopleFilters, options: Options): Effect.Effect<Pl
             mismatches.push(`${name} parts add up to ${sum}, not ${queryCount}`)
             continue
           }
-          // Children in order; each may split again on any dimension that still applies.
-          for (const [index, child] of children.entries()) yield* split(child, counts[index] ?? 0)
-          return
+          // Each child may split again on any dimension that still applies.
+          const splits = yield* Effect.forEach(children, (child, index) => split(child, counts[index] ?? 0), {
+            concurrency: "unbounded",
+          })
+          return concat(splits)
         }
-        unsplittable.push({
-          filters: query,
-          count: queryCount,
-          reason:
-            mismatches.length > 0
-              ? `no dimension splits it into disjoint parts (${mismatches.join("; ")})`
-              : "every dimension is already down to a single value",
-        })
+        const reason =
+          mismatches.length > 0
+            ? `no dimension splits it into disjoint parts (${mismatches.join("; ")})`
+            : "every dimension is already down to a single value"
+        return { parts: [], unsplittable: [{ filters: query, count: queryCount, reason }] }
       })
 
     const total = yield* count(filters)
-    yield* split(filters, total)
-    return { parts, unsplittable, total, countRequests }
+    const { parts, unsplittable } = yield* split(filters, total)
+    return { parts, unsplittable, total, countRequests: yield* Ref.get(countRequests) }
   })
 
 /** The count of a query from the free preview: one record per page, result_count read. */

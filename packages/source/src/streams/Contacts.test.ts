@@ -7,7 +7,7 @@
 import { describe, expect, it } from "@effect/vitest"
 import type { Catalog } from "@salesintel/airbyte"
 import { CreditBudget } from "@salesintel/core"
-import { Chunk, Effect, Either, Layer, Stream } from "effect"
+import { Chunk, Effect, Either, Fiber, Layer, Option, Stream, TestClock } from "effect"
 import * as Config from "../Config.ts"
 import type * as Output from "../Output.ts"
 import * as Plan from "../Plan.ts"
@@ -194,5 +194,31 @@ describe("contacts, on the provider in memory", () => {
         yield* readWith(provider, config, cut.state)
         expect(provider.charged()).toBe(65)
       }),
+  )
+
+  it.effect("sizes every search and looks up every email at once, before the first credit", () =>
+    Effect.gen(function* () {
+      // Each request takes a second; three searches and two emails are the free work of the read.
+      const provider = fakeProvider({ contacts: 30, latency: "1 second" })
+      const searches = ["a", "b", "c"].map((name) => ({ name, filters: { job_levels: ["mgr"] } }))
+      const config = configOf({ searches, emails: [provider.contact(1)?.email, provider.contact(2)?.email] })
+      const budget = yield* CreditBudget.make(config.credit_budget)
+      const untilEstimate = contacts
+        .read({ config, syncMode: "incremental", state: undefined, startedAt: now })
+        .pipe(
+          Stream.takeUntil((output) => output._tag === "Estimate"),
+          Stream.runDrain,
+          Effect.provide(Layer.merge(provider.layer, Layer.succeed(CreditBudget.CreditBudget, budget))),
+        )
+      const fiber = yield* Effect.fork(untilEstimate)
+      let seconds = 0
+      while (Option.isNone(yield* Fiber.poll(fiber)) && seconds < 30) {
+        yield* TestClock.adjust("1 second")
+        seconds++
+      }
+      // One latency for all five (the searches one after another, then the emails, took four).
+      expect(seconds).toBe(1)
+      expect(provider.requests.search).toBe(0)
+    }),
   )
 })

@@ -6,13 +6,15 @@
  * can refuse a credited search page with a 402.
  */
 import { ApiError, Client, Contact, type Page } from "@salesintel/core"
-import { Effect, Layer, Schema } from "effect"
+import { Duration, Effect, Layer, Schema } from "effect"
 import { contact } from "../../../core/src/testing/Records.ts"
 
 export interface FakeProviderOptions {
   readonly contacts: number
   /** A credited search page (not a purchase by match ids) that is refused with a 402. */
   readonly paymentRequiredOnPage?: number
+  /** How long each request takes (on the Clock, so a TestClock test measures the waits). */
+  readonly latency?: Duration.DurationInput
 }
 
 const decode = Schema.decodeUnknownSync(Contact.Contact)
@@ -73,8 +75,18 @@ export const fakeProvider = (options: FakeProviderOptions) => {
     taxonomyCategories: Effect.succeed([]),
     taxonomyProducts: (_, paging) => Effect.succeed(pageOf(paging, [])),
   }
+  const latency = Duration.decode(options.latency ?? 0)
+  const delayed = <A, E>(effect: Effect.Effect<A, E>) =>
+    Duration.isZero(latency) ? effect : Effect.delay(effect, latency)
+  const slow: Client.SalesIntelClientService = {
+    searchPeople: (filters, paging) => delayed(service.searchPeople(filters, paging)),
+    previewPeople: (filters, paging) => delayed(service.previewPeople(filters, paging)),
+    appendTechnologies: (filters, paging) => delayed(service.appendTechnologies(filters, paging)),
+    taxonomyCategories: delayed(service.taxonomyCategories),
+    taxonomyProducts: (filters, paging) => delayed(service.taxonomyProducts(filters, paging)),
+  }
   return {
-    layer: Layer.succeed(Client.SalesIntelClient, service),
+    layer: Layer.succeed(Client.SalesIntelClient, slow),
     requests,
     charged: () => charged,
     /** The match id and the email of the contact at `index`. */

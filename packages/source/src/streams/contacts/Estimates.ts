@@ -24,18 +24,25 @@ export const prepare = (context: Context, emailsDone: BoughtSet, incremental: bo
     const budget = yield* CreditBudget.CreditBudget
     const searches = context.config.contacts?.searches ?? []
     if ((yield* budget.snapshot).closed) return { plans: new Map(), lookups: undefined } satisfies Prepared
-    const plans = yield* Effect.forEach(searches, (search) =>
-      Effect.map(
-        PagedQuery.plan({
-          client: context.client,
-          filters: search.filters,
-          concurrency: context.config.concurrency,
-        }),
-        (plan) => [search.name, plan] as const,
-      ),
+    // Every search sized and every email looked up at the same time: one latency or so for all,
+    // not one per search (the client's rate limit and in-flight gate pace the requests).
+    const plans = Effect.forEach(
+      searches,
+      (search) =>
+        Effect.map(
+          PagedQuery.plan({
+            client: context.client,
+            filters: search.filters,
+            concurrency: context.config.concurrency,
+          }),
+          (plan) => [search.name, plan] as const,
+        ),
+      { concurrency: "unbounded" },
     )
-    const lookups = yield* lookUpEmails(context, emailsDone, incremental)
-    return { plans: new Map(plans), lookups } satisfies Prepared
+    const [planned, lookups] = yield* Effect.all([plans, lookUpEmails(context, emailsDone, incremental)], {
+      concurrency: 2,
+    })
+    return { plans: new Map(planned), lookups } satisfies Prepared
   })
 
 /** The free work's figures, as tallies: each search's partitions and counts, the emails' lookups. */
