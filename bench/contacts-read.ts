@@ -17,6 +17,8 @@ export interface ReadOutcome {
   readonly records: number
   readonly seconds: number
   readonly requests: number
+  /** Credited pages the sandbox answered. */
+  readonly creditedPages: number
   readonly rateLimited: number
   readonly credits: number
   /** The contacts state of the last STATE message. */
@@ -72,6 +74,13 @@ export const readContacts = async (
   const counts = await accountCounts(url)
   return { records, seconds, ...counts, state: lastState }
 }
+
+/**
+ * The physical limit of a read: its credited pages at the rate limit's 30 a second, plus one
+ * latency for the last answer to come back. No client can read them faster.
+ */
+export const limitSeconds = (creditedPages: number, latencyMs: number): number =>
+  creditedPages / 30 + latencyMs / 1000
 
 export const percentOfCeiling = (recordsPerSecond: number): string =>
   `${((recordsPerSecond / ceilingRecordsPerSecond) * 100).toFixed(0)}%`

@@ -73,7 +73,13 @@ const getJson = (url: string): Promise<unknown> =>
 export const accountCounts = async (
   url: string,
   key = "sandbox-full",
-): Promise<{ readonly requests: number; readonly rateLimited: number; readonly credits: number }> => {
+): Promise<{
+  readonly requests: number
+  /** Answered 200 by a credited endpoint (a search page, a purchase, an append). */
+  readonly creditedPages: number
+  readonly rateLimited: number
+  readonly credits: number
+}> => {
   const answer = (await getJson(`${url}/_sandbox/accounts`)) as {
     accounts: Record<string, { credits_charged: number; requests: Record<string, Record<string, number>> }>
   }
@@ -82,6 +88,10 @@ export const accountCounts = async (
   return {
     requests: byEndpoint.reduce(
       (sum, byStatus) => sum + Object.values(byStatus).reduce((a, b) => a + b, 0),
+      0,
+    ),
+    creditedPages: ["people.search", "technologies.append"].reduce(
+      (sum, endpoint) => sum + (account?.requests[endpoint]?.["200"] ?? 0),
       0,
     ),
     rateLimited: byEndpoint.reduce((sum, byStatus) => sum + (byStatus["429"] ?? 0), 0),
