@@ -233,22 +233,24 @@ describe("database options", () => {
     },
   )
 
-  it("sql and status create nothing where there is no database", slow, async () => {
+  it("sql, status and salesintel-pg state create nothing where there is no database", slow, async () => {
     const cwd = mkdtempSync(join(tmpdir(), "salesintel-cli-nodb-"))
     const empty = join(cwd, "empty")
     mkdirSync(empty)
-    const all = await Promise.all(
-      [
+    const all = await Promise.all([
+      ...[
         ["sql", "select 1"],
         ["status"],
         ["sql", "--pglite-dir", "typo", "select 1"],
         ["status", "--pglite-dir", "empty", "--log-level", "debug"],
       ].map((args) => run("salesintel", args, { cwd })),
-    )
+      run("salesintel-pg", ["state", "--pglite-dir", "typo"], { cwd }),
+      run("salesintel-pg", ["state", "--pglite-dir", "empty"], { cwd }),
+    ])
     for (const ended of all) {
       expect(ended.code).toBe(1)
       expect(ended.stdout).toBe("")
-      expect(ended.stderr).toMatch(/^salesintel: no embedded database in \S+: .*nothing was created/)
+      expect(ended.stderr).toMatch(/^salesintel(-pg)?: no embedded database in \S+: .*nothing was created/)
     }
     expect(readdirSync(cwd)).toEqual(["empty"])
     expect(readdirSync(empty)).toEqual([])

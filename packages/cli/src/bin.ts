@@ -119,18 +119,6 @@ const sync = CommandLine.command(
 /** The lock of a command that only reads: it opens no database it would create, and waits with --wait. */
 const existing = (owner: string, wait: boolean) => ({ owner, existing: true, wait: { wait } })
 
-/** A whole-number option of at least `least`: a usage error naming the option otherwise. */
-const wholeNumber = (name: string, least: number, what: string) =>
-  CommandLine.checkedText(name, (value) =>
-    /^\d+$/.test(value) && Number.isSafeInteger(Number(value)) && Number(value) >= least
-      ? undefined
-      : `expected ${what}, a whole number from ${least}`,
-  ).pipe(Options.map(Number))
-
-const formats = ["table", "csv", "json"] as const
-type Format = (typeof formats)[number]
-const isFormat = (value: string): value is Format => (formats as ReadonlyArray<string>).includes(value)
-
 const sql = CommandLine.command(
   {
     name: "sql",
@@ -165,23 +153,21 @@ const sql = CommandLine.command(
     ...targetFlags,
     wait: Target.waitOption,
     format: CommandLine.flag(
-      CommandLine.checkedText("format", (value) =>
-        isFormat(value) ? undefined : "expected table, csv or json",
-      ).pipe(
-        Options.map((value) => (isFormat(value) ? value : "table")),
-        Options.withDefault<Format>("table"),
-      ),
+      CommandLine.choice("format", ["table", "csv", "json"]).pipe(Options.withDefault("table")),
       {
         name: "--format FORMAT",
         text: "table (aligned, for people), csv (RFC 4180, a header line; NULL an empty field, '' a quoted one) or json (an array of row objects per statement, one per line)",
         default: "table",
       },
     ),
-    maxWidth: CommandLine.flag(wholeNumber("max-width", 2, "a width in characters").pipe(Options.optional), {
-      name: "--max-width N",
-      text: "table format: cut values longer than N characters (with …)",
-      default: "never cut",
-    }),
+    maxWidth: CommandLine.flag(
+      CommandLine.wholeNumber("max-width", 2, "a width in characters").pipe(Options.optional),
+      {
+        name: "--max-width N",
+        text: "table format: cut values longer than N characters (with …)",
+        default: "never cut",
+      },
+    ),
   },
   ({ statement, databaseUrl, schema, pgliteDir, wait, format, maxWidth }) =>
     reportFailure(
@@ -205,11 +191,14 @@ const status = CommandLine.command(
   {
     ...targetFlags,
     wait: Target.waitOption,
-    limit: CommandLine.flag(wholeNumber("limit", 1, "how many runs").pipe(Options.withDefault(10)), {
-      name: "--limit N",
-      text: "how many runs to show, newest first",
-      default: "10",
-    }),
+    limit: CommandLine.flag(
+      CommandLine.wholeNumber("limit", 1, "how many runs").pipe(Options.withDefault(10)),
+      {
+        name: "--limit N",
+        text: "how many runs to show, newest first",
+        default: "10",
+      },
+    ),
     json: CommandLine.flag(Options.boolean("json"), {
       name: "--json",
       text: "print the runs as a JSON array (run, status, startedAt, finishedAt, records, credits, streams: {name: {records, credits}}, error)",

@@ -6,7 +6,7 @@ import { spawnSync } from "node:child_process"
 import { existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import { Deferred, Effect, Exit, Fiber } from "effect"
+import { Cause, Deferred, Effect, Exit, Fiber } from "effect"
 import { describe, expect, it } from "vitest"
 import * as RunLock from "./RunLock.ts"
 
@@ -88,6 +88,11 @@ describe("RunLock.directory", () => {
       }),
     )
     expect(Exit.isFailure(outcome.timedOut)).toBe(true)
+    // After a wait it does not advise --wait again: it says how long it waited.
+    const message = Exit.isFailure(outcome.timedOut) ? Cause.squash(outcome.timedOut.cause) : undefined
+    expect(message instanceof Error ? message.message : "").toMatch(
+      /is still in use by another run \(pid \d+ \(holder\).*\) after waiting 100ms; try again/,
+    )
     expect(Exit.isSuccess(outcome.waited)).toBe(true)
   })
 

@@ -14,9 +14,13 @@ import { Database, type DatabaseError } from "./Database.ts"
 export class RunLocked extends Data.TaggedError("RunLocked")<{
   readonly target: string
   readonly holder: string
+  /** How long this run waited (--wait) before giving up; undefined when it did not wait. */
+  readonly waited?: string | undefined
 }> {
   override get message(): string {
-    return `${this.target} is in use by another run (${this.holder}); wait for it to end, or pass --wait`
+    return this.waited === undefined
+      ? `${this.target} is in use by another run (${this.holder}); wait for it to end, or pass --wait`
+      : `${this.target} is still in use by another run (${this.holder}) after waiting ${this.waited}; try again once it has ended`
   }
 }
 
@@ -33,21 +37,42 @@ export interface Wait {
 
 export const noWait: Wait = { wait: false }
 
-/** Tries `attempt` until it succeeds, or until the wait (if any) runs out: then its last failure. */
-const retrying = <A, E, R>(attempt: Effect.Effect<A, E, R>, wait: Wait): Effect.Effect<A, E, R> => {
+/**
+ * Tries `attempt` until it succeeds, or until the wait (if any) runs out: then its last failure,
+ * saying how long it waited. The first time it finds the lock held it logs (INFO) that it waits.
+ */
+const retrying = <A, E, R>(
+  attempt: Effect.Effect<A, E | RunLocked, R>,
+  wait: Wait,
+): Effect.Effect<A, E | RunLocked, R> => {
   if (!wait.wait) return attempt
-  const deadline = Date.now() + Duration.toMillis(wait.timeout ?? Duration.hours(1))
+  const timeout = Duration.decode(wait.timeout ?? Duration.hours(1))
+  const deadline = Date.now() + Duration.toMillis(timeout)
   const interval = wait.interval ?? Duration.millis(500)
   const pause =
     wait.cancel === undefined
       ? Effect.as(Effect.sleep(interval), true)
       : Effect.raceFirst(Effect.as(Effect.sleep(interval), true), Effect.as(wait.cancel, false))
-  const loop: Effect.Effect<A, E, R> = Effect.catchAll(attempt, (error) =>
-    Date.now() >= deadline
-      ? Effect.fail(error)
-      : Effect.flatMap(pause, (goOn) => (goOn ? loop : Effect.fail(error))),
-  )
-  return loop
+  const gaveUp = (error: E | RunLocked) =>
+    Effect.fail(
+      error instanceof RunLocked
+        ? new RunLocked({ target: error.target, holder: error.holder, waited: Duration.format(timeout) })
+        : error,
+    )
+  const loop = (first: boolean): Effect.Effect<A, E | RunLocked, R> =>
+    Effect.catchAll(attempt, (error) =>
+      Date.now() >= deadline
+        ? gaveUp(error)
+        : Effect.zipRight(
+            first && error instanceof RunLocked
+              ? Effect.logInfo(
+                  `${error.target} is in use by another run (${error.holder}): waiting for it to end (at most ${Duration.format(timeout)})`,
+                )
+              : Effect.void,
+            Effect.flatMap(pause, (goOn) => (goOn ? loop(false) : Effect.fail(error))),
+          ),
+    )
+  return loop(true)
 }
 
 // Two non-negative 32-bit keys: a fixed one for this program, and one from the schema's name.

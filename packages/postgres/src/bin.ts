@@ -76,11 +76,14 @@ const load = CommandLine.command(
       text: "the configured catalog, for each stream's destination_sync_mode (overwrite, append, append_dedup)",
       default: "append_dedup for every stream",
     }),
-    batchSize: CommandLine.flag(Options.integer("batch-size").pipe(Options.withDefault(5_000)), {
-      name: "--batch-size N",
-      text: "messages per batch (a batch also closes after one second)",
-      default: "5000",
-    }),
+    batchSize: CommandLine.flag(
+      CommandLine.wholeNumber("batch-size", 1, "messages a batch").pipe(Options.withDefault(5_000)),
+      {
+        name: "--batch-size N",
+        text: "messages per batch (a batch also closes after one second)",
+        default: "5000",
+      },
+    ),
     wait: Target.waitOption,
   },
   ({ databaseUrl, pgliteDir, schema, catalog, batchSize, wait }) => {
@@ -137,11 +140,18 @@ const state = CommandLine.command(
       "source-salesintel read --config c.json --catalog cat.json --state state.json | salesintel-pg load",
     ],
   },
-  targetFlags,
-  ({ databaseUrl, pgliteDir, schema }) =>
+  { ...targetFlags, wait: Target.waitOption },
+  ({ databaseUrl, pgliteDir, schema, wait }) =>
     State.read(schema).pipe(
       Effect.flatMap((entries) => Effect.sync(() => process.stdout.write(`${JSON.stringify(entries)}\n`))),
-      Effect.provide(Target.fromOptions(databaseUrl, pgliteDir, { owner: "salesintel-pg state" }).layer),
+      // It reads what a load or sync saved: a PGlite directory without a database is not created.
+      Effect.provide(
+        Target.fromOptions(databaseUrl, pgliteDir, {
+          owner: "salesintel-pg state",
+          existing: true,
+          wait: { wait },
+        }).layer,
+      ),
     ),
 )
 
