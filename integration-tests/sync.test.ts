@@ -4,7 +4,7 @@
  * data, the run bookkeeping with the sandbox's credit count, and a rerun that buys nothing.
  */
 import { Sync } from "@salesintel/cli"
-import { Runs, Sql } from "@salesintel/postgres"
+import { PgDatabase, Runs, Sql } from "@salesintel/postgres"
 import { type Sandbox, startSandbox } from "@salesintel/sandbox"
 import { Effect } from "effect"
 import pg from "pg"
@@ -162,6 +162,7 @@ describe.each(await backends())("sandbox -> salesintel sync -> SQL on $name", (b
           schema: database.schema,
           progress: silent,
           lock: { owner },
+          reconnect: PgDatabase.layer(database.url ?? ""),
         }),
       )
       const deadline = Date.now() + 30_000
@@ -182,6 +183,15 @@ describe.each(await backends())("sandbox -> salesintel sync -> SQL on $name", (b
       sandbox.reset()
       await database.suspend()
       await database.resume()
+      // The run row says why it failed (written on a new connection), not left for the next run
+      // to mark abandoned; and it counts what committed, as the outcome does, not what was read.
+      const [row] = await query(`SELECT status, error, streams FROM ${table("_sync_runs")} WHERE id = $1`, [
+        outcome.runId,
+      ])
+      expect(row?.status).toBe("failed")
+      expect(String(row?.error)).toMatch(/terminat|connection to the database was lost/i)
+      const committed = (row?.streams as { contacts?: { records: number } } | null)?.contacts?.records ?? 0
+      expect(outcome.streams.find((stream) => stream.stream === "contacts")?.records ?? 0).toBe(committed)
     },
   )
 })

@@ -19,7 +19,7 @@ import {
   type StopSignal,
 } from "@salesintel/postgres"
 import { Commands, type Config, Read } from "@salesintel/source"
-import { Data, Deferred, Effect, Either, Ref, Stream } from "effect"
+import { Data, Deferred, Effect, Either, type Layer, Ref, Stream } from "effect"
 import { type Counts, type Output, Reporter } from "./Progress.ts"
 
 export class SyncConfigError extends Data.TaggedError("SyncConfigError")<{ readonly description: string }> {
@@ -48,6 +48,8 @@ export interface SyncOptions {
   readonly progress: Output
   /** Completed on a graceful stop (StopSignal.listen in the CLI); none by default. */
   readonly stop?: Deferred.Deferred<StopSignal.Signal> | undefined
+  /** A new connection to the target, to record the run's end if its own was lost (Target.reconnect). */
+  readonly reconnect?: Layer.Layer<Database.Database, Database.DatabaseError> | undefined
   /** Who this run is (for another run's "in use by" message), and whether to wait for a holder. */
   readonly lock?: { readonly owner: string; readonly wait?: RunLock.Wait } | undefined
 }
@@ -170,40 +172,42 @@ const endRun = (
     readonly config: Config.SourceConfig
     readonly stop: Deferred.Deferred<StopSignal.Signal>
   },
-  { loaded, summary, checkpoints, committed }: Effect.Effect.Success<ReturnType<typeof loadRead>>,
+  { loaded, summary, seen, checkpoints, committed }: Effect.Effect.Success<ReturnType<typeof loadRead>>,
 ) =>
   Effect.gen(function* () {
     const { runId, abandoned, config, stop } = run
     const signal = (yield* Deferred.isDone(stop)) ? yield* Deferred.await(stop) : undefined
     const loadError = Either.isLeft(loaded) ? loaded.left.message : undefined
     const error = loadError ?? summary?.failure?.message
-    const streams = (summary?.streams ?? [])
-      .filter((stream) => stream.status !== "nothing to read")
-      .map((stream) => ({
-        stream: stream.stream,
-        records: stream.records,
-        credits: stream.creditsSpent,
-        recordsLeft: stream.recordsLeft,
-      }))
     const status: SyncOutcome["status"] =
       signal !== undefined ? "interrupted" : error === undefined ? "succeeded" : "failed"
-    // A run that did not succeed records what committed (its last commit's records), and every
-    // credit the source spent: spent is spent, committed or not.
-    const figures =
-      status === "succeeded"
-        ? Object.fromEntries(streams.map((s) => [s.stream, { records: s.records, credits: s.credits }]))
-        : Object.fromEntries(
-            streams.map((s) => [
-              s.stream,
-              { records: committed[s.stream]?.records ?? 0, credits: s.credits },
-            ]),
-          )
+    // A run that did not succeed counts what committed (its last commit's records), where the read
+    // may have gone further; and every credit the source spent: spent is spent, committed or not.
+    // The read's summary is its last item: a load that failed first never saw it, and then the
+    // streams are those that read or spent, with the credits at their last checkpoint.
+    const read =
+      summary?.streams
+        .filter((stream) => stream.status !== "nothing to read")
+        .map((stream) => ({
+          stream: stream.stream,
+          records: stream.records,
+          credits: stream.creditsSpent,
+          recordsLeft: stream.recordsLeft,
+        })) ?? seen.map((stream) => ({ ...stream, records: 0, recordsLeft: 0 }))
+    const streams = read.map((stream) => ({
+      ...stream,
+      records: status === "succeeded" ? stream.records : (committed[stream.stream]?.records ?? 0),
+    }))
+    const figures = Object.fromEntries(
+      streams.map((s) => [s.stream, { records: s.records, credits: s.credits }]),
+    )
     const creditsUncertain = summary?.creditsUncertain ?? 0
     yield* RunLifecycle.end(
       options.schema,
       runId,
       { status, streams: figures, creditsUncertain, ...(error === undefined ? {} : { error }) },
       Either.isLeft(loaded),
+      options.reconnect,
     )
     return {
       runId,
@@ -289,6 +293,12 @@ const follower = (options: SyncOptions, config: Config.SourceConfig) => {
     finish: () => reporter.finish(counts()),
     summary: () => summary,
     checkpoints: () => live.checkpoints,
+    /** The streams that read records or spent credits, with the credits at their last checkpoint. */
+    seen: (): ReadonlyArray<{ readonly stream: string; readonly credits: number }> =>
+      [...new Set([...recordsByStream.keys(), ...creditsByStream.keys()])].map((stream) => ({
+        stream,
+        credits: creditsByStream.get(stream) ?? 0,
+      })),
   }
 }
 
@@ -334,6 +344,7 @@ const loadRead = (
     return {
       loaded,
       summary: follow.summary(),
+      seen: follow.seen(),
       checkpoints: follow.checkpoints(),
       committed: yield* Ref.get(committed),
     }

@@ -98,6 +98,7 @@ const sync = CommandLine.command(
           logFormat,
           stop,
           lock,
+          reconnect: target.reconnect,
         }
         // Before the database is opened: an invalid config must not create one.
         yield* Sync.check(options)
@@ -115,7 +116,6 @@ const sync = CommandLine.command(
   },
 )
 
-/** `sql` and `status` read a database a sync made: they never create one. */
 /** The lock of a command that only reads: it opens no database it would create, and waits with --wait. */
 const existing = (owner: string, wait: boolean) => ({ owner, existing: true, wait: { wait } })
 

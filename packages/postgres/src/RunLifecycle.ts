@@ -4,7 +4,7 @@
  * no live run can hold the lock), record the new run; at the end record how it ended, without
  * letting a failed bookkeeping write hide the error that ended the run.
  */
-import { Deferred, Effect, type Scope } from "effect"
+import { Deferred, Effect, type Layer, type Scope } from "effect"
 import type { Database, DatabaseError } from "./Database.ts"
 import * as Ddl from "./Ddl.ts"
 import * as RunLock from "./RunLock.ts"
@@ -38,7 +38,8 @@ export const begin = (
 
 /**
  * Records the run's end. When the run already failed on its own error (`alreadyFailed`), a failed
- * bookkeeping write is ignored: the caller reports the run's error, which is the news (a dropped
+ * bookkeeping write is tried once more on a new connection (`reconnect`: the run's own may be what
+ * was lost), then ignored: the caller reports the run's error, which is the news (a dropped
  * connection fails both: the UPDATE's failure is only its echo).
  */
 export const end = (
@@ -46,5 +47,10 @@ export const end = (
   runId: Runs.RunId,
   finish: Runs.Finish,
   alreadyFailed: boolean,
-): Effect.Effect<void, DatabaseError, Database> =>
-  alreadyFailed ? Effect.ignore(Runs.finish(schema, runId, finish)) : Runs.finish(schema, runId, finish)
+  reconnect?: Layer.Layer<Database, DatabaseError>,
+): Effect.Effect<void, DatabaseError, Database> => {
+  if (!alreadyFailed) return Runs.finish(schema, runId, finish)
+  const again =
+    reconnect === undefined ? Effect.void : Effect.provide(Runs.finish(schema, runId, finish), reconnect)
+  return Effect.ignore(Effect.catchAll(Runs.finish(schema, runId, finish), () => again))
+}

@@ -24,6 +24,12 @@ export interface Target {
    * the run itself (RunLock.schema).
    */
   readonly layer: Layer.Layer<Database.Database, Database.DatabaseError | RunLock.RunLocked | NoDatabase>
+  /**
+   * A new connection to the same server, to record how a run ended after its own connection was
+   * lost (so the run row says why, instead of the next run marking it abandoned). None on PGlite:
+   * its files are this process's already.
+   */
+  readonly reconnect?: Layer.Layer<Database.Database, Database.DatabaseError>
 }
 
 /** No database where one must exist (`existing`), or a DATABASE_URL that cannot be one. */
@@ -120,6 +126,7 @@ export const resolve = (options: {
         problem === undefined
           ? PgDatabase.layer(url)
           : Layer.fail(new NoDatabase({ description: `DATABASE_URL ${redactUrl(url)}: ${problem}` })),
+      ...(problem === undefined ? { reconnect: PgDatabase.layer(url) } : {}),
     }
   }
   return {
