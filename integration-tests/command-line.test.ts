@@ -437,6 +437,8 @@ describe("on a database synced from the sandbox", () => {
         const waited = await waiting
         expect(waited.code).toBe(0)
         expect(waited.stdout).toContain("(1 row)")
+        // It said that it waits, and for whom (a log line on stderr).
+        expect(waited.stderr).toMatch(/in use by another run \(pid \d+ \(a test\).*waiting for it to end/)
       } finally {
         holder.kill()
         rmSync(lockFile, { force: true })

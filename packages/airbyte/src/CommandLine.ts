@@ -450,12 +450,9 @@ export const run = <const Commands extends ReadonlyArray<Documented<unknown, unk
         program_.pipe(
           // @effect/cli prints a validation error itself (styled, over several lines) through
           // Console.error before failing with it; it is reported here as one line instead. The
-          // commands write to process.stdout/stderr directly, never through Console.error.
-          Effect.withConsole({
-            ...console,
-            error: () => Effect.void,
-            unsafe: { ...console.unsafe, error: () => undefined },
-          }),
+          // commands write to process.stdout/stderr directly, never through Console.error. The
+          // logger writes through the console's `unsafe.error`, which stays: log lines are shown.
+          Effect.withConsole({ ...console, error: () => Effect.void }),
           Effect.catchIf(
             (error): error is ValidationError.ValidationError => ValidationError.isValidationError(error),
             (error) => usageError(program.name, name, errorLine(error)),
