@@ -38,6 +38,20 @@ const textStyle = { fontFamily: "Arial, Helvetica, 'Liberation Sans', sans-serif
 const percent = (share: number): string => `${(share * 100).toFixed(1)}%`
 const named = (value: string | null): string => value ?? missing
 
+/**
+ * A label of at most `max` characters (about 280 pixels of the charts' 12-pixel Arial), cut at a
+ * word's end with "…" (inside a word only when it is one long word), closing a parenthesis it
+ * opened: "PostgreSQL (PostgreSQL Global Development…)". The whole label is in the section's table.
+ */
+export const shorten = (label: string, max = 44): string => {
+  if (label.length <= max) return label
+  const room = label.slice(0, max - 2)
+  const boundary = room.lastIndexOf(" ")
+  const cut = (boundary > 0 ? room.slice(0, boundary) : room).replace(/[\s(,;:-]+$/, "")
+  const opened = (cut.match(/\(/g) ?? []).length - (cut.match(/\)/g) ?? []).length
+  return `${cut}…${")".repeat(Math.max(0, opened))}`
+}
+
 /** Horizontal bars, largest on top, each labelled with its count and share of all companies. */
 const rankedBars = (
   labels: ReadonlyArray<string>,
@@ -52,8 +66,7 @@ const rankedBars = (
     yAxis: {
       type: "category",
       inverse: true,
-      data: [...labels],
-      axisLabel: { width: 280, overflow: "truncate" },
+      data: labels.map((label) => shorten(label)),
     },
     series: [
       {
@@ -99,11 +112,15 @@ export const sizeBands = (data: Data.SizeBandAdoption): Chart => ({
     series: data.categories.map((category) => ({
       type: "bar",
       name: category,
-      data: data.bands.map((band) =>
-        band.bandCompanies === 0
-          ? 0
-          : Number((((band.using[category] ?? 0) / band.bandCompanies) * 100).toFixed(1)),
-      ),
+      // Each bar says how many companies it is: 100% of a band of two is two companies.
+      label: { show: true, position: "top", fontSize: 10 },
+      data: data.bands.map((band) => {
+        const using = band.using[category] ?? 0
+        return {
+          value: band.bandCompanies === 0 ? 0 : Number(((using / band.bandCompanies) * 100).toFixed(1)),
+          label: { formatter: String(using) },
+        }
+      }),
     })),
   },
 })
@@ -149,9 +166,11 @@ export const departmentLevels = (rows: ReadonlyArray<Data.DepartmentLevel>): Cha
 const runLabel = (run: Data.RunCredits): string =>
   `#${run.id}\n${run.startedAt.toISOString().slice(0, 16).replace("T", " ")}`
 
-/** Credits per run, oldest first, stacked by stream. */
+/** Credits per run, oldest first, stacked by stream; a stream that spent nothing (free) is left out. */
 export const runs = (rows: ReadonlyArray<Data.RunCredits>): Chart => {
-  const streams = [...new Set(rows.flatMap((run) => Object.keys(run.streams)))].sort()
+  const streams = [...new Set(rows.flatMap((run) => Object.keys(run.streams)))]
+    .filter((stream) => rows.some((run) => (run.streams[stream] ?? 0) > 0))
+    .sort()
   return {
     width,
     height: 380,

@@ -54,7 +54,7 @@ const section = (content: Section): string => {
   const numbers =
     content.data.rows.length === 0
       ? ""
-      : `<details><summary>The numbers (${content.data.rows.length} rows)</summary>${table(content.data)}</details>`
+      : `<details><summary>The numbers (${content.data.rows.length} ${content.data.rows.length === 1 ? "row" : "rows"})</summary>${table(content.data)}</details>`
   return `<section id="${escapeText(content.id)}"><h2>${escapeText(content.title)}</h2><p>${escapeText(content.description)}</p>${chart}${numbers}</section>`
 }
 

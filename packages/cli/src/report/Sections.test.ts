@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest"
+import * as Charts from "./Charts.ts"
 import type { ReportData } from "./Data.ts"
 import * as Page from "./Page.ts"
 import * as Sections from "./Sections.ts"
@@ -75,5 +76,47 @@ describe("Sections", () => {
     expect(html).toContain("CRM &lt;b&gt;")
     expect(html).not.toContain("Widget & Co")
     expect(html).toContain("(none)")
+  })
+
+  it("says 1 row and the only run, not 1 rows and the latest 1 runs", () => {
+    const html = page(some)
+    expect(html).toContain("The numbers (1 row)")
+    expect(html).toContain("The numbers (2 rows)")
+    expect(html).not.toMatch(/\b1 rows\b|latest 1 runs/)
+    expect(html).toContain("the only run")
+    const two = { ...some, runs: [...some.runs, { ...some.runs[0], id: 8 } as (typeof some.runs)[number]] }
+    expect(page(two)).toContain("the latest 2 runs")
+  })
+
+  it("leaves free streams out of the credits chart's legend", () => {
+    const chart = Charts.runs([
+      { ...(some.runs[0] as ReportData["runs"][number]), streams: { contacts: 5, taxonomy_products: 0 } },
+    ])
+    const series = chart.option.series as ReadonlyArray<{ readonly name: string }>
+    expect(series.map((serie) => serie.name)).toEqual(["contacts"])
+  })
+
+  it("shows each size band bar's companies, so a small band's 100% is seen to be a few", () => {
+    const chart = Charts.sizeBands(some.sizeBands)
+    const [serie] = chart.option.series as ReadonlyArray<{
+      readonly data: ReadonlyArray<{ readonly value: number; readonly label: { readonly formatter: string } }>
+    }>
+    expect(serie?.data.map((bar) => [bar.value, bar.label.formatter])).toEqual([
+      [50, "1"],
+      [100, "1"],
+    ])
+    expect(Charts.render(chart)).toMatch(/>1<\/text>/)
+  })
+})
+
+describe("Charts.shorten", () => {
+  it("cuts a long label at a word's end, closing the parenthesis it opened", () => {
+    const label = "PostgreSQL (PostgreSQL Global Development Group)"
+    const short = Charts.shorten(label)
+    expect(short).toBe("PostgreSQL (PostgreSQL Global Development…)")
+    expect(short.length).toBeLessThanOrEqual(44)
+    expect(Charts.shorten("short (ok)")).toBe("short (ok)")
+    for (const cut of [Charts.shorten("alpha beta gamma delta epsilon zeta eta theta", 20)])
+      expect(cut).toBe("alpha beta gamma…")
   })
 })

@@ -46,7 +46,7 @@ export const sizeBands = (data: Data.SizeBandAdoption): Section => ({
   id: "size-bands",
   title: "Adoption by company size",
   description:
-    "For each size band (employees), the share of its companies using each of the most adopted categories. Companies without a size are in the unknown band.",
+    "For each size band (employees), the share of its companies using each of the most adopted categories; the number on each bar is its companies (a small band's 100% is a few companies). Companies without a size are in the unknown band.",
   svg: chartOf(data.bands.length === 0 || data.categories.length === 0, () => Charts.sizeBands(data)),
   data: {
     columns: ["size band", "companies", ...data.categories],
@@ -75,7 +75,7 @@ export const departmentLevels = (rows: ReadonlyArray<Data.DepartmentLevel>): Sec
 export const runs = (rows: ReadonlyArray<Data.RunCredits>): Section => ({
   id: "credits",
   title: "Credits spent per run",
-  description: `The credits each sync run spent, by stream, oldest first (the latest ${rows.length} runs).`,
+  description: `The credits each sync run spent, by stream, oldest first (${rows.length === 1 ? "the only run" : `the latest ${rows.length} runs`}); streams that cost nothing (the taxonomy is free) are not charted.`,
   svg: chartOf(rows.length === 0, () => Charts.runs(rows)),
   data: {
     columns: ["run", "started (UTC)", "status", "credits", "by stream"],
