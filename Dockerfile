@@ -4,14 +4,14 @@
 # packages/source/Dockerfile, which carries the source alone.
 #   docker build -t salesintel/workspace:0.1.0 .
 
-FROM node:20-slim AS build
+FROM node:24-slim AS build
 WORKDIR /app
 COPY . .
 RUN npm ci --ignore-scripts --no-audit --no-fund \
  && npx tsc -b \
  && npm prune --omit=dev --ignore-scripts --no-audit --no-fund
 
-FROM node:20-slim
+FROM node:24-slim
 WORKDIR /app
 COPY --from=build /app/package.json /app/package-lock.json ./
 COPY --from=build /app/node_modules ./node_modules
