@@ -33,7 +33,11 @@ interface Ended {
   readonly stderr: string
 }
 
-const run = (bin: Bin, args: ReadonlyArray<string>, options: { cwd?: string; input?: string } = {}) =>
+const run = (
+  bin: Bin,
+  args: ReadonlyArray<string>,
+  options: { cwd?: string; input?: string; onStderr?: (stderr: string) => void } = {},
+) =>
   new Promise<Ended>((resolve, reject) => {
     const child = spawn(process.execPath, [bins[bin], ...args], {
       cwd: options.cwd ?? root,
@@ -47,6 +51,7 @@ const run = (bin: Bin, args: ReadonlyArray<string>, options: { cwd?: string; inp
     })
     child.stderr.on("data", (chunk) => {
       stderr += chunk
+      options.onStderr?.(stderr)
     })
     child.on("error", reject)
     child.on("close", (code) => resolve({ code, stdout, stderr }))
@@ -431,8 +436,18 @@ describe("on a database synced from the sandbox", () => {
         const refused = await sql("select 1 as one")
         expect(refused.code).toBe(1)
         expect(refused.stderr).toMatch(/in use by another run \(pid \d+ \(a test\).*pass --wait/)
-        const waiting = sql("--wait", "select 1 as one")
-        await new Promise((resolve) => setTimeout(resolve, 1_500))
+        // The holder is let go once the waiting command has said that it waits (however busy the machine).
+        let saidItWaits: () => void = () => {}
+        const said = new Promise<void>((resolve) => {
+          saidItWaits = resolve
+        })
+        const waiting = run("salesintel", ["sql", ...target, "--wait", "select 1 as one"], {
+          cwd,
+          onStderr: (stderr) => {
+            if (/waiting for it to end/.test(stderr)) saidItWaits()
+          },
+        })
+        await said
         holder.kill()
         const waited = await waiting
         expect(waited.code).toBe(0)
