@@ -233,6 +233,7 @@ export const sync = (
         )
         return yield* Loader.load(messages, {
           schema: options.schema,
+          runId,
           syncModes: Catalog.destinationSyncModes(catalog),
           ensureSchema: false,
           endedOnItsOwn: Effect.map(Deferred.isDone(stop), (stopped) => !stopped),
