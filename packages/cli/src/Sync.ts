@@ -48,6 +48,11 @@ export interface SyncOptions {
   readonly progress: Output
   /** Completed on a graceful stop (StopSignal.listen in the CLI); none by default. */
   readonly stop?: Deferred.Deferred<StopSignal.Signal> | undefined
+  /**
+   * The read's "now" (epoch ms): what refresh_after_days counts from and what `fetched_at` says.
+   * Default: the time the run starts. (Tests move it forward to make what was bought due again.)
+   */
+  readonly startedAt?: number | undefined
   /** Who this run is (for another run's "in use by" message), and whether to wait for a holder. */
   readonly lock?: { readonly owner: string; readonly wait?: RunLock.Wait } | undefined
 }
@@ -152,6 +157,7 @@ export const sync = (
         config: options.config,
         catalog,
         state,
+        ...(options.startedAt === undefined ? {} : { startedAt: options.startedAt }),
         stopWhen: Effect.asVoid(Deferred.await(stop)),
       })
       if (Either.isLeft(prepared)) return yield* failRun(new SyncConfigError({ description: prepared.left }))
