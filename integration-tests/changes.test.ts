@@ -5,7 +5,7 @@
  * nothing invented. A rerun of the same data adds nothing; a full refresh after another
  * generation adds exactly that generation's changes.
  */
-import { Sync } from "@salesintel/cli"
+import { ReportData, Sync } from "@salesintel/cli"
 import { Sql } from "@salesintel/postgres"
 import { type Sandbox, startSandbox } from "@salesintel/sandbox"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
@@ -175,5 +175,40 @@ describe.each(await backends())("change tables on $name", (backend) => {
     expect(nextTech.length).toBeGreaterThan(0)
     expect(sortedKeys(await technologyRows(full.runId))).toEqual(sortedKeys(nextTech))
     expect(sortedKeys(await jobRows(full.runId))).toEqual(sortedKeys(next.jobs))
+
+    // The report's "what changed" numbers, against the sandbox's own lists (not the tables).
+    const report = (await database.run(ReportData.read(database.schema, "the test database"))).changes
+    const counted = (list: ReadonlyArray<{ change: string }>, change: string) =>
+      list.filter((item) => item.change === change).length
+    expect(report.runs).toEqual([
+      {
+        runId: refresh.runId,
+        adopted: counted(truthTech, "adopted"),
+        dropped: counted(truthTech, "dropped"),
+        jobChanges: truth.jobs.length,
+      },
+      {
+        runId: full.runId,
+        adopted: counted(nextTech, "adopted"),
+        dropped: counted(nextTech, "dropped"),
+        jobChanges: next.jobs.length,
+      },
+    ])
+    const allTech = [...truthTech, ...nextTech]
+    expect(report.products.length).toBeGreaterThan(0)
+    for (const row of report.products) {
+      const mine = allTech.filter((change) => change.product === row.product && change.vendor === row.vendor)
+      expect([row.adopted, row.dropped]).toEqual([counted(mine, "adopted"), counted(mine, "dropped")])
+    }
+    const allJobs = [...truth.jobs, ...next.jobs]
+    const total = (pick: (row: ReportData.ReportData["changes"]["jobs"][number]) => number) =>
+      report.jobs.reduce((sum, row) => sum + pick(row), 0)
+    expect(total((row) => row.changes)).toBe(allJobs.length)
+    expect(total((row) => row.companyMoves)).toBe(
+      allJobs.filter((job) => job.from_company_id !== job.to_company_id).length,
+    )
+    expect(total((row) => row.levelChanges)).toBe(
+      allJobs.filter((job) => job.from_job_level !== job.to_job_level).length,
+    )
   }, 240_000)
 })
