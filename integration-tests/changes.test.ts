@@ -5,9 +5,10 @@
  * nothing invented. A rerun of the same data adds nothing; a full refresh after another
  * generation adds exactly that generation's changes.
  */
-import { ReportData, Sync } from "@salesintel/cli"
-import { Sql } from "@salesintel/postgres"
+import { Plan, ReportData, Sync } from "@salesintel/cli"
+import { Sql, State } from "@salesintel/postgres"
 import { type Sandbox, startSandbox } from "@salesintel/sandbox"
+import { Effect } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { backends, open } from "../packages/postgres/src/testing/Backends.ts"
 
@@ -142,8 +143,19 @@ describe.each(await backends())("change tables on $name", (backend) => {
 
     await setGeneration(2)
     const refreshAt = now + 2 * day
+    // What `plan` says the refresh of what is due will cost, before it runs.
+    const state = await database.run(State.read(database.schema))
+    const plan = await Effect.runPromise(
+      Plan.makePlan({ config: config(), state, mode: "exact", now: refreshAt }),
+    )
     const refresh = await sync(refreshAt)
     const second = await bought(refreshAt)
+    const refreshedContacts = [...first.contacts].filter((id) => second.contacts.has(id)).length
+    expect(plan.refresh).toEqual({
+      contacts: refreshedContacts,
+      companies: 400,
+      credits: refreshedContacts + 400,
+    })
     const truth = expected(0, 2, first.contacts, second.contacts)
     const truthTech = expected(0, 2, first.companies, second.companies).technologies
     // The test means something only if the refresh saw changes of every kind.
