@@ -30,6 +30,15 @@ afterAll(async () => {
 
 const silent = { isTTY: false, write: () => true }
 
+const setGeneration = async (generation: number) => {
+  const response = await fetch(`${sandbox.url}/_sandbox/dataset`, {
+    method: "POST",
+    body: JSON.stringify({ generation }),
+  })
+  expect(response.status).toBe(200)
+  await response.body?.cancel()
+}
+
 /** Strings that would run or break out of their element if the report did not escape them. */
 const hostile = {
   category: "<script>alert('category')</script>",
@@ -56,6 +65,7 @@ const band = (size: number | null): string => {
 
 describe.each(await backends())("salesintel report on $name", (backend) => {
   let database: Awaited<ReturnType<typeof open>>
+  let refreshRunId = 0
   beforeAll(async () => {
     database = await open(backend, "e2e report")
     sandbox.reset()
@@ -80,6 +90,22 @@ describe.each(await backends())("salesintel report on $name", (backend) => {
     // A second run buys nothing: the credits chart has a run of zero too.
     const second = await database.run(Sync.sync({ config, schema: database.schema, progress: silent }))
     expect(second.status).toBe("succeeded")
+    // The provider moves on, and a full refresh buys everything again: the "what changed" sections.
+    await setGeneration(2)
+    try {
+      const refresh = await database.run(
+        Sync.sync({
+          config,
+          schema: database.schema,
+          progress: silent,
+          fullRefresh: ["contacts", "companies"],
+        }),
+      )
+      expect(refresh.status).toBe("succeeded")
+      refreshRunId = refresh.runId
+    } finally {
+      await setGeneration(0)
+    }
     const [company] = await database.query(`SELECT company_id FROM ${table("companies")} LIMIT 1`)
     await database.query(
       `INSERT INTO ${table("company_technologies")} (company_id, position, category, subcategory, product, vendor, in_use, _synced_at)
@@ -88,6 +114,16 @@ describe.each(await backends())("salesintel report on $name", (backend) => {
     )
     await database.query(
       `UPDATE ${table("contacts")} SET job_department = $1 WHERE match_id = (SELECT min(match_id) FROM ${table("contacts")})`,
+      [hostile.department],
+    )
+    await database.query(
+      `INSERT INTO ${table("technology_changes")} (company_id, category, product, change, observed_at)
+       VALUES ($1, $2, $3, 'adopted', now())`,
+      [company?.company_id, hostile.category, hostile.product],
+    )
+    await database.query(
+      `INSERT INTO ${table("job_changes")} (match_id, to_job_department, to_job_level, changed, observed_at)
+       VALUES ('m-hostile', $1, 'vp', ARRAY['department'], now())`,
       [hostile.department],
     )
   }, 180_000)
@@ -210,9 +246,45 @@ describe.each(await backends())("salesintel report on $name", (backend) => {
     expect(data.runs[0]?.credits).toBeGreaterThan(0)
   })
 
-  it("the HTML is one self-contained file: five inline SVG charts, no script, nothing by URL, every string escaped", async () => {
+  it("the 'what changed' numbers are what SQL over the change tables says", async () => {
+    const { changes } = await read()
+    // Per run: adoptions, drops and job changes, counted here from the rows.
+    const perRun = await database.query(
+      `SELECT run_id::int AS run_id,
+         (SELECT count(*)::int FROM ${table("technology_changes")} t WHERE t.run_id IS NOT DISTINCT FROM r.run_id AND t.change = 'adopted') AS adopted,
+         (SELECT count(*)::int FROM ${table("technology_changes")} t WHERE t.run_id IS NOT DISTINCT FROM r.run_id AND t.change = 'dropped') AS dropped,
+         (SELECT count(*)::int FROM ${table("job_changes")} j WHERE j.run_id IS NOT DISTINCT FROM r.run_id) AS jobs
+       FROM (SELECT run_id FROM ${table("technology_changes")} UNION SELECT run_id FROM ${table("job_changes")}) r
+       ORDER BY run_id NULLS FIRST`,
+    )
+    expect(changes.runs.map((run) => [run.runId, run.adopted, run.dropped, run.jobChanges])).toEqual(
+      perRun.map((row) => [row.run_id, row.adopted, row.dropped, row.jobs]),
+    )
+    // The refresh run (the third) found changes of every kind; the hand-made rows have no run.
+    const refresh = changes.runs.find((run) => run.runId === refreshRunId)
+    expect(refresh?.adopted).toBeGreaterThan(0)
+    expect(refresh?.dropped).toBeGreaterThan(0)
+    expect(refresh?.jobChanges).toBeGreaterThan(0)
+    // Per product: each row's totals from the rows themselves.
+    const rows = await database.query(`SELECT product, vendor, change FROM ${table("technology_changes")}`)
+    expect(changes.products.length).toBeGreaterThan(1)
+    for (const product of changes.products) {
+      const mine = rows.filter((row) => row.product === product.product && row.vendor === product.vendor)
+      expect([product.adopted, product.dropped], String(product.product)).toEqual([
+        mine.filter((row) => row.change === "adopted").length,
+        mine.filter((row) => row.change === "dropped").length,
+      ])
+      expect(product.byRun.reduce((sum, [, adopted]) => sum + adopted, 0)).toBe(product.adopted)
+    }
+    // Job changes: every change counted once, under the labels of the department and level moved to.
+    const jobs = await database.query(`SELECT count(*)::int AS n FROM ${table("job_changes")}`)
+    expect(changes.jobs.reduce((sum, row) => sum + row.changes, 0)).toBe(jobs[0]?.n)
+    expect(changes.jobs.map((row) => row.departmentLabel)).toContain(hostile.department)
+  })
+
+  it("the HTML is one self-contained file: seven inline SVG charts, no script, nothing by URL, every string escaped", async () => {
     const html = await database.run(Report.generate({ schema: database.schema, target: backend.name }))
-    expect(html.match(/<svg[\s>]/g)?.length).toBe(5)
+    expect(html.match(/<svg[\s>]/g)?.length).toBe(7)
     expect(html).not.toMatch(/<script/i)
     expect(html).not.toMatch(/<link|<iframe|<img|@import/i)
     expect(html).not.toMatch(/(?:src|href)\s*=\s*["']?\s*(?:https?:)?\/\//i)
@@ -226,7 +298,7 @@ describe.each(await backends())("salesintel report on $name", (backend) => {
     expect(html).toContain("&lt;script&gt;alert(&#39;category&#39;)&lt;/script&gt;")
     expect(html).toContain("&quot;&gt;&lt;svg onload=&quot;alert(2)&quot;&gt;")
     // The numbers behind each chart are in a table under it.
-    expect(html.match(/<table>/g)?.length).toBe(5)
+    expect(html.match(/<table>/g)?.length).toBe(7)
   })
 
   it("a schema with the tables but no data: every section says no data", async () => {
@@ -234,7 +306,7 @@ describe.each(await backends())("salesintel report on $name", (backend) => {
     try {
       await database.run(Ddl.ensure(empty))
       const html = await database.run(Report.generate({ schema: empty, target: backend.name }))
-      expect(html.match(/class="nodata">no data</g)?.length).toBe(5)
+      expect(html.match(/class="nodata">no data</g)?.length).toBe(7)
       expect(html).not.toMatch(/<svg[\s>]/)
     } finally {
       await database.query(`DROP SCHEMA IF EXISTS ${Sql.ident(empty)} CASCADE`)
@@ -285,7 +357,7 @@ describe.each(await backends())("salesintel report on $name", (backend) => {
         await database.resume()
       }
       const html = readFileSync(out, "utf8")
-      expect(html.match(/<svg[\s>]/g)?.length).toBe(5)
+      expect(html.match(/<svg[\s>]/g)?.length).toBe(7)
 
       // Chromium comes from the system (Debian's package, which .ci/run installs): CI must have it.
       if (!existsSync(chromium)) {
@@ -328,7 +400,7 @@ describe.each(await backends())("salesintel report on $name", (backend) => {
         // The file is the only thing loaded: nothing from the network.
         expect(requests).toEqual([url])
         expect(noData).toBe(0)
-        expect(charts.length).toBe(5)
+        expect(charts.length).toBe(7)
         for (const chart of charts) {
           expect(chart.width).toBeGreaterThan(300)
           expect(chart.height).toBeGreaterThan(100)

@@ -155,6 +155,11 @@ export const render = (plan: Plan.Plan, target: string): string => {
       `taxonomy: free, ${count(plan.taxonomy.requests.free)} requests (${plan.taxonomy.productQueries} product queries)`,
       "",
     )
+  if (plan.refresh.credits > 0)
+    lines.push(
+      `refresh: ${count(plan.refresh.contacts)} contacts and ${count(plan.refresh.companies)} companies bought before are due again (refresh_after_days): ${count(plan.refresh.credits)} of the credits needed; what changed since their last observation lands in job_changes and technology_changes`,
+      "",
+    )
   const short = plan.creditsNeeded - plan.credits
   lines.push(
     `credits: ${count(plan.credits)} of the ${count(plan.creditBudget)} credit budget${short > 0 ? `; ${count(plan.creditsNeeded)} needed for everything due, ${count(short)} more than the budget (the rest waits for the next run)` : ""}`,

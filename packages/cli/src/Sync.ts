@@ -48,6 +48,11 @@ export interface SyncOptions {
   readonly progress: Output
   /** Completed on a graceful stop (StopSignal.listen in the CLI); none by default. */
   readonly stop?: Deferred.Deferred<StopSignal.Signal> | undefined
+  /**
+   * The read's "now" (epoch ms): what refresh_after_days counts from and what `fetched_at` says.
+   * Default: the time the run starts. (Tests move it forward to make what was bought due again.)
+   */
+  readonly startedAt?: number | undefined
   /** A new connection to the target, to record the run's end if its own was lost (Target.reconnect). */
   readonly reconnect?: Layer.Layer<Database.Database, Database.DatabaseError> | undefined
   /** Who this run is (for another run's "in use by" message), and whether to wait for a holder. */
@@ -154,6 +159,7 @@ export const sync = (
         config: options.config,
         catalog,
         state,
+        ...(options.startedAt === undefined ? {} : { startedAt: options.startedAt }),
         stopWhen: Effect.asVoid(Deferred.await(stop)),
       })
       if (Either.isLeft(prepared)) return yield* failRun(new SyncConfigError({ description: prepared.left }))
@@ -322,6 +328,7 @@ const loadRead = (
       )
       return yield* Loader.load(Read.messagesOf(seen), {
         schema: options.schema,
+        runId,
         syncModes: Catalog.destinationSyncModes(catalog),
         ensureSchema: false,
         endedOnItsOwn:

@@ -2,7 +2,9 @@
 /**
  * `npm run demo`: from a fresh clone, with no key, no Docker and no Postgres server: starts the
  * sandbox provider, syncs spec/examples/demo.json into a fresh embedded PGlite database under
- * ./.salesintel/demo, and prints the rows per table, the credits spent and the top technologies.
+ * ./.salesintel/demo as of 31 days ago, lets the provider's data move on one generation, syncs
+ * again today (what is older than refresh_after_days is bought again, and what changed is kept),
+ * and prints the rows per table, the credits spent, the top technologies and the recent adoptions.
  */
 import { readFile, rm } from "node:fs/promises"
 import { fileURLToPath } from "node:url"
@@ -15,6 +17,17 @@ import * as Sync from "./Sync.ts"
 const configPath = fileURLToPath(new URL("../../../spec/examples/demo.json", import.meta.url))
 const directory = "./.salesintel/demo"
 const schema = Sql.defaultSchema
+const monthAgo = 31 * 86_400_000
+
+/** The provider's data moves on one generation (some technologies and jobs change). */
+const nextGeneration = async (url: string): Promise<void> => {
+  const response = await fetch(`${url}/_sandbox/dataset`, {
+    method: "POST",
+    body: JSON.stringify({ generation: 1 }),
+  })
+  await response.text()
+  if (!response.ok) throw new Error(`the sandbox refused the next generation (${response.status})`)
+}
 
 const main = async () => {
   const started = Date.now()
@@ -24,6 +37,14 @@ const main = async () => {
     const config = { ...(JSON.parse(await readFile(configPath, "utf8")) as object), base_url: sandbox.url }
     await rm(directory, { recursive: true, force: true })
     const program = Effect.gen(function* () {
+      // A month ago, then today after the provider's data moved on: the refresh finds what changed.
+      const first = yield* Sync.sync({
+        config,
+        schema,
+        progress: process.stderr,
+        startedAt: started - monthAgo,
+      })
+      yield* Effect.promise(() => nextGeneration(sandbox.url))
       const outcome = yield* Sync.sync({ config, schema, progress: process.stderr })
       const counts = yield* Query.sql(
         schema,
@@ -35,18 +56,25 @@ const main = async () => {
         schema,
         "SELECT product, vendor, category, companies, share FROM technology_adoption_by_product ORDER BY companies DESC, product LIMIT 10",
       )
-      return { outcome, counts, top }
+      const adoptions = yield* Query.sql(
+        schema,
+        "SELECT product, category, count(*) AS adoptions, string_agg(company_name, ', ' ORDER BY company_name) AS companies FROM recent_technology_adoptions GROUP BY product, category ORDER BY adoptions DESC, product LIMIT 5",
+      )
+      return { first, outcome, counts, top, adoptions }
     })
-    const { outcome, counts, top } = await Effect.runPromise(
+    const { first, outcome, counts, top, adoptions } = await Effect.runPromise(
       program.pipe(Effect.provide(PGliteDatabase.layer(directory))),
     )
-    console.log(Sync.describe(outcome, `embedded PGlite in ${directory}`))
+    console.log(Sync.describe(first, `embedded PGlite in ${directory} (as of 31 days ago)`))
+    console.log(Sync.describe(outcome, `embedded PGlite in ${directory} (today, a refresh)`))
     console.log("Rows per table")
     console.log(counts)
     console.log("Top technologies by adoption (companies using them, share of companies synced)")
     console.log(top)
+    console.log("Technologies adopted in the last 30 days (recent_technology_adoptions)")
+    console.log(adoptions)
     console.log(
-      `credits spent: ${outcome.creditsSpent} of ${outcome.creditBudget} (sandbox count: ${sandbox.accounts()["sandbox-full"]?.credits_charged ?? "?"})`,
+      `credits spent: ${first.creditsSpent} + ${outcome.creditsSpent}, each run's budget ${outcome.creditBudget} (sandbox count: ${sandbox.accounts()["sandbox-full"]?.credits_charged ?? "?"})`,
     )
     console.log(
       `done in ${((Date.now() - started) / 1000).toFixed(1)} s. Explore: npx salesintel sql --pglite-dir ${directory} "SELECT * FROM contacts_by_department_level ORDER BY contacts DESC"`,

@@ -8,6 +8,7 @@
 import { Data, Effect } from "effect"
 import * as Backfill from "./Backfill.ts"
 import { runsTable, schemaVersionTable, stateTable } from "./Bookkeeping.ts"
+import * as Changes from "./Changes.ts"
 import { Database, type DatabaseError, transaction } from "./Database.ts"
 import { historyOf } from "./History.ts"
 import * as Labels from "./Labels.ts"
@@ -64,6 +65,13 @@ export const migrations: ReadonlyArray<Migration> = [
     sql: (schema) =>
       `DELETE FROM ${qualified(schema, stateTable.name)} WHERE state IS NULL AND overwrite_since IS NULL`,
   },
+  // The generated DDL creates the change tables (Changes.ts). Recorded so that an older loader,
+  // which would overwrite observations without keeping what changed, refuses the schema.
+  {
+    version: 4,
+    description: "technology_changes and job_changes, filled by every load from then on",
+    sql: () => "",
+  },
 ]
 
 export const currentVersion = Math.max(...migrations.map((migration) => migration.version))
@@ -75,6 +83,7 @@ export const tables: ReadonlyArray<TableShape> = [
     historyOf(mapping.table),
     ...mapping.children.map((child) => ({ ...child.table, columns: [...child.table.columns, syncedAt] })),
   ]),
+  ...Changes.tables,
   ...Labels.all.map((lookup) => lookup.table),
   stateTable,
   runsTable,

@@ -18,7 +18,7 @@ import * as Runs from "./Runs.ts"
 import { qualified } from "./Sql.ts"
 import type * as StopSignal from "./StopSignal.ts"
 import { type Backend, backends, open } from "./testing/Backends.ts"
-import { contactMessages, state } from "./testing/Records.ts"
+import { company, contact, contactMessages, record, state } from "./testing/Records.ts"
 
 const lines = (messages: ReadonlyArray<Message.Message>) =>
   messages.map((m) => `${JSON.stringify(m)}\n`).join("")
@@ -55,6 +55,33 @@ describe.each((await backends()).map((backend): [string, Backend] => [backend.na
       env.query(
         `SELECT id::int AS id, status, streams::text AS streams, error FROM ${qualified(env.schema, "_sync_runs")} ORDER BY id`,
       )
+
+    it("a load through the pipe records the changes it finds with its run", { timeout: 60_000 }, async () => {
+      const input = (products: ReadonlyArray<string>, title: string) =>
+        lines([
+          record("companies", company(7, products)),
+          state("companies", { done: 1 }),
+          record("contacts", contact(1, { job_title: title })),
+          state("contacts", { done: 1 }),
+        ])
+      expect(Exit.isSuccess(await load(input(["A"], "IT Manager")))).toBe(true)
+      const second = await load(input(["B"], "IT Director"))
+      if (!Exit.isSuccess(second)) throw new Error("the second load failed")
+      const runId = second.value.runId
+      const found = await env.query(
+        `SELECT product, change, run_id::int AS run_id FROM ${qualified(env.schema, "technology_changes")} ORDER BY product`,
+      )
+      expect(found.map((row) => ({ ...row }))).toEqual([
+        { product: "A", change: "dropped", run_id: runId },
+        { product: "B", change: "adopted", run_id: runId },
+      ])
+      const jobs = await env.query(
+        `SELECT from_job_title, to_job_title, run_id::int AS run_id FROM ${qualified(env.schema, "job_changes")}`,
+      )
+      expect(jobs.map((row) => ({ ...row }))).toEqual([
+        { from_job_title: "IT Manager", to_job_title: "IT Director", run_id: runId },
+      ])
+    })
 
     it("an input that ends early empties nothing, and the run fails", { timeout: 60_000 }, async () => {
       const full = await load(lines(contactMessages(30, 10)))

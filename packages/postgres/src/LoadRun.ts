@@ -82,6 +82,7 @@ export const loadRun = (
       const outcome = yield* Effect.either(
         Loader.load(Ndjson.fromReadable(input).pipe(Stream.interruptWhen(Deferred.await(stop))), {
           schema,
+          runId,
           ...(options.syncModes === undefined ? {} : { syncModes: options.syncModes }),
           batchSize: options.batchSize,
           ensureSchema: false,

@@ -39,6 +39,8 @@ export interface LoadOptions {
    * (a stop on a signal), and then no overwrite finishes. Default: it did.
    */
   readonly endedOnItsOwn?: Effect.Effect<boolean>
+  /** The run this load belongs to (`_sync_runs.id`): stamped on the changes it finds. */
+  readonly runId?: number
   /** Run Ddl.ensure first. Default true. */
   readonly ensureSchema?: boolean
   /** LOG and TRACE messages of the input, in order. */
@@ -280,6 +282,7 @@ export const load = <E, R>(
               job.mapping,
               job.batch,
               syncModeOf(options.syncModes, job.mapping.stream),
+              options.runId,
             )
             summary.batches++
             streamSummary(job.mapping.stream).batches++

@@ -8,6 +8,7 @@
 import type { Catalog } from "@salesintel/airbyte"
 import { Effect } from "effect"
 import type { Closed } from "./Batch.ts"
+import * as Changes from "./Changes.ts"
 import { Database, type DatabaseError } from "./Database.ts"
 import { historyOf } from "./History.ts"
 import type { StreamMapping } from "./Mapping.ts"
@@ -92,12 +93,15 @@ SELECT ${columns.join(", ")}, now() FROM ${stageOf(table)}`
  * Stages and merges one closed batch. Three round trips for a stream with one child table (the
  * two COPYs, then every statement of the merge in one go; append adds the history COPY): each
  * round trip is a moment the server may wait on this process, busy decoding the next batch.
+ * Before the merge replaces rows, the batch's changes against them are recorded (Changes.ts),
+ * stamped with `runId`, in every mode but `rederive` (a migration observes nothing new).
  */
 export const mergeBatch = (
   schema: string,
   mapping: StreamMapping,
   batch: Closed,
   mode: Catalog.DestinationSyncMode | "rederive",
+  runId?: number,
 ): Effect.Effect<void, DatabaseError, Database> =>
   Effect.gen(function* () {
     if (batch.rowCount === 0) return
@@ -106,8 +110,22 @@ export const mergeBatch = (
     if (mode === "append")
       yield* db.copyIn(qualified(schema, historyOf(mapping.table).name), columnsOf(mapping.table), batch.all)
     yield* db.copyIn(stageOf(mapping.table), columnsOf(mapping.table), batch.rows)
+    // Every staging table is filled first, so the changes can be read from all of them.
+    const stagedChildren = new Set<number>()
+    for (const [index, child] of mapping.children.entries()) {
+      const lines = batch.children[index]
+      if (lines === undefined || lines.length === 0) continue
+      yield* db.copyIn(stageOf(child.table), columnsOf(child.table), lines)
+      stagedChildren.add(index)
+    }
+    const staged = {
+      parent: stageOf(mapping.table),
+      children: new Map(mapping.children.map((child) => [child.table.name, stageOf(child.table)])),
+    }
+    const changes = mode === "rederive" ? undefined : Changes.detectSql(schema, mapping.stream, staged, runId)
     // `rederive` (a migration, Backfill.ts) rewrites rows that exist, children included.
     const statements = [
+      ...(changes === undefined ? [] : [changes]),
       mode === "rederive" ? rederiveSql(schema, mapping.table) : upsertSql(schema, mapping.table),
     ]
     for (const [index, child] of mapping.children.entries()) {
@@ -115,9 +133,7 @@ export const mergeBatch = (
       // by its own columns is upserted instead: its rows are not the parent's alone.
       if (child.parentKey !== undefined)
         statements.push(deleteChildrenSql(schema, mapping.table, child.table, child.parentKey))
-      const lines = batch.children[index]
-      if (lines === undefined || lines.length === 0) continue
-      yield* db.copyIn(stageOf(child.table), columnsOf(child.table), lines)
+      if (!stagedChildren.has(index)) continue
       statements.push(
         child.parentKey === undefined ? upsertSql(schema, child.table, true) : insertSql(schema, child.table),
         `TRUNCATE ${stageOf(child.table)}`,

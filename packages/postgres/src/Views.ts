@@ -2,6 +2,7 @@
  * Views for the common questions, recreated by every Ddl.ensure (so a new version can change
  * them). "Uses" means a company_technologies row whose in_use is not false.
  */
+import { jobChangesTable, technologyChangesTable } from "./Changes.ts"
 import { jobDepartments, jobLevels } from "./Labels.ts"
 import { qualified } from "./Sql.ts"
 import { named } from "./Tables.ts"
@@ -12,6 +13,77 @@ const contacts = named.contacts.name
 const sites = named.companySites.name
 const levels = jobLevels.table.name
 const departments = jobDepartments.table.name
+const technologyChanges = technologyChangesTable.name
+const jobChanges = jobChangesTable.name
+
+/** What "recent" means in the change views: observed in the last 30 days. */
+const recent = "observed_at >= now() - interval '30 days'"
+
+const changeCounts = (columns: ReadonlyArray<string>, doc: string, name: string): View => ({
+  name,
+  doc,
+  sql: (schema) => `SELECT ${columns.join(", ")},
+  count(*) FILTER (WHERE change = 'adopted') AS adoptions,
+  count(*) FILTER (WHERE change = 'adopted' AND ${recent}) AS adoptions_30d,
+  count(*) FILTER (WHERE change = 'dropped') AS drops,
+  count(*) FILTER (WHERE change = 'dropped' AND ${recent}) AS drops_30d,
+  count(DISTINCT company_id) FILTER (WHERE change = 'adopted') AS companies_adopting,
+  count(DISTINCT company_id) FILTER (WHERE change = 'dropped') AS companies_dropping,
+  max(observed_at) AS last_observed_at
+FROM ${qualified(schema, technologyChanges)}
+GROUP BY ${columns.join(", ")}`,
+})
+
+const changeViews: ReadonlyArray<View> = [
+  changeCounts(
+    ["category", "subcategory", "product", "vendor"],
+    "technology adoptions and drops per product: all found, and those observed in the last 30 days",
+    "technology_changes_by_product",
+  ),
+  changeCounts(
+    ["category"],
+    "technology adoptions and drops per category: all found, and those observed in the last 30 days",
+    "technology_changes_by_category",
+  ),
+  {
+    name: "recent_technology_adoptions",
+    doc: "adoptions observed in the last 30 days, with the company's size and domains (newest first when ordered by observed_at)",
+    sql: (
+      schema,
+    ) => `SELECT t.observed_at, t.company_id, t.company_name, co.size AS company_size, co.company_domains,
+  t.category, t.subcategory, t.product, t.vendor, t.first_observed_at, t.last_seen_at, t.run_id
+FROM ${qualified(schema, technologyChanges)} t
+LEFT JOIN ${qualified(schema, companies)} co ON co.company_id = t.company_id
+WHERE t.change = 'adopted' AND t.${recent}`,
+  },
+  {
+    name: "technology_drops",
+    doc: "every drop found: the product a company stopped using, when it was last seen in use and when it was seen gone",
+    sql: (
+      schema,
+    ) => `SELECT t.observed_at, t.last_seen_at, t.company_id, t.company_name, co.size AS company_size,
+  co.company_domains, t.category, t.subcategory, t.product, t.vendor, t.run_id
+FROM ${qualified(schema, technologyChanges)} t
+LEFT JOIN ${qualified(schema, companies)} co ON co.company_id = t.company_id
+WHERE t.change = 'dropped'`,
+  },
+  {
+    name: "job_changes_by_department_level",
+    doc: "job changes per department and level the contacts moved to, with the codes' labels: all found, in the last 30 days, and what changed",
+    sql: (schema) => `SELECT j.to_job_department AS job_department, j.to_job_level AS job_level,
+  d.label AS job_department_label, l.label AS job_level_label,
+  count(*) AS job_changes,
+  count(*) FILTER (WHERE j.${recent}) AS job_changes_30d,
+  count(*) FILTER (WHERE 'company' = ANY(j.changed)) AS company_moves,
+  count(*) FILTER (WHERE 'title' = ANY(j.changed)) AS title_changes,
+  count(*) FILTER (WHERE 'level' = ANY(j.changed)) AS level_changes,
+  count(*) FILTER (WHERE 'department' = ANY(j.changed)) AS department_changes
+FROM ${qualified(schema, jobChanges)} j
+LEFT JOIN ${qualified(schema, departments)} d ON d.code = j.to_job_department
+LEFT JOIN ${qualified(schema, levels)} l ON l.code = j.to_job_level
+GROUP BY j.to_job_department, j.to_job_level, d.label, l.label`,
+  },
+]
 
 export interface View {
   readonly name: string
@@ -31,6 +103,7 @@ GROUP BY ${columns.map((column) => `t.${column}`).join(", ")}`,
 })
 
 export const views: ReadonlyArray<View> = [
+  ...changeViews,
   adoption(
     "technology_adoption_by_category",
     ["category"],

@@ -6,6 +6,7 @@
 export * as Backfill from "./Backfill.ts"
 export * as Batch from "./Batch.ts"
 export * as Bookkeeping from "./Bookkeeping.ts"
+export * as Changes from "./Changes.ts"
 export * as CopyText from "./CopyText.ts"
 export * as Database from "./Database.ts"
 export * as Ddl from "./Ddl.ts"

@@ -72,6 +72,9 @@ export const titles: readonly string[] = [
 const titleId = (level: number, department: number, variant: number): number =>
   1 + (level * jobDepartments.length + department) * 4 + variant
 
+/** Salts of generation `g`'s job-move draws (part 0..3), far from the field salts below. */
+const moveSalt = (g: number, part: number): number => 1_000_000 + g * 4 + part
+
 const localPart = (text: string): string => text.toLowerCase().replace(/[^a-z]/g, "")
 
 // Field salts: one per independent draw, so adding a field never shifts the others.
@@ -144,7 +147,59 @@ export class ContactFactory {
     this.companyWeightTotal = sum
   }
 
-  traits(index: number): ContactTraits {
+  /**
+   * The contact's traits at a modification generation: those it was generated with, then each
+   * job move of generations 1..`generation` in turn (see `moves`).
+   */
+  traits(index: number, generation = 0): ContactTraits {
+    let traits = this.initialTraits(index)
+    for (let g = 1; g <= generation; g++) if (this.moves(index, g)) traits = this.move(index, g, traits)
+    return traits
+  }
+
+  /** Whether the contact changes job in generation `g`: 40% of those modified then (~2% of all). */
+  moves(index: number, g: number): boolean {
+    return this.modifiedIn(index, g) && unit(this.seed, index, moveSalt(g, 0)) < 0.4
+  }
+
+  /** Whether generation `g` moves the contact's last_modified_date (~5% of contacts). */
+  modifiedIn(index: number, g: number): boolean {
+    return unit(this.seed, index, 1000 + g) < 0.05
+  }
+
+  /**
+   * One job move, a third each: to another company (its HQ; level, department and title kept),
+   * to another title at the same level (a contact without a title gets one), or to another level
+   * (the title follows it). Each one changes what it names, so every move is a change.
+   */
+  private move(index: number, g: number, from: ContactTraits): ContactTraits {
+    const seed = this.seed
+    const kind = below(seed, index, moveSalt(g, 1), 3)
+    if (kind === 0 && this.companies.length > 1) {
+      const other = below(seed, index, moveSalt(g, 2), this.companies.length - 1)
+      const company = other >= from.company ? other + 1 : other
+      const target = this.companies[company]!
+      let flags = from.flags & ~Flag.address
+      if (target.hasAddresses) flags |= Flag.address
+      return { ...from, company, site: target.sites[0]!.site, flags }
+    }
+    const levels = jobLevels.length
+    const level =
+      kind === 2 ? (from.level + 1 + below(seed, index, moveSalt(g, 2), levels - 1)) % levels : from.level
+    const variants = jobLevels[level]!.titles.length
+    const current = from.title === 0 ? -1 : (from.title - 1) % 4
+    const variant =
+      kind === 2
+        ? below(seed, index, moveSalt(g, 3), variants)
+        : current < 0
+          ? below(seed, index, moveSalt(g, 3), variants)
+          : (current + 1 + below(seed, index, moveSalt(g, 3), variants - 1)) % variants
+    const hadTitle = from.title !== 0
+    const title = kind === 2 && !hadTitle ? 0 : titleId(level, from.department, variant)
+    return { ...from, level, title, flags: title === 0 ? from.flags : from.flags | Flag.jobTitle }
+  }
+
+  private initialTraits(index: number): ContactTraits {
     const seed = this.seed
     const company = searchCumulative(
       this.companyWeights,
@@ -254,7 +309,7 @@ export class ContactFactory {
       createdFrom + Math.floor(unit(this.seed, index, S.created) * (Date.UTC(2025, 5, 1) - createdFrom))
     let modified = created + Math.floor(unit(this.seed, index, S.modified) * (modifiedUntil - created))
     for (let g = 1; g <= generation; g++) {
-      if (unit(this.seed, index, 1000 + g) < 0.05) modified = modifiedUntil + g * 86_400_000
+      if (this.modifiedIn(index, g)) modified = modifiedUntil + g * 86_400_000
     }
     return { created, modified }
   }

@@ -782,6 +782,37 @@ describe("dataset changes", () => {
     expect(modified.length).toBeGreaterThan(contacts * 0.02)
     await admin("/_sandbox/dataset", { generation: 0 })
   })
+
+  it("a generation set over HTTP moves the contacts and technologies its change lists name, and no others", async () => {
+    await admin("/_sandbox/dataset", { generation: 2 })
+    try {
+      const jobChanges = sandbox.dataset.jobChanges(0)
+      expect(jobChanges.length).toBeGreaterThan(0)
+      const sample = jobChanges.slice(0, 50)
+      const found = await people({ match_ids: sample.map((c) => c.match_id).join(","), page_size: 50 })
+      const byId = new Map(found.body.search_results.map((r) => [r.match_id, r]))
+      for (const change of sample) {
+        const record = byId.get(change.match_id)!
+        const { company_id, job_title, job_level, job_department } = record
+        expect({ company_id, job_title, job_level, job_department }).toEqual(change.to)
+      }
+      const techChanges = sandbox.dataset.technologyChanges(0)
+      const changedIds = [...new Set(techChanges.map((c) => c.company_id))].slice(0, 20)
+      for (const id of changedIds) {
+        const company = sandbox.dataset.companyById(id)!
+        type Append = Envelope<{ company_id: number; technologies: Array<{ product: string }> }>
+        const appended = await call<Append>("/service/technologies/append", {
+          company_domain: company.domain,
+        })
+        const products = new Set(appended.body.search_results[0]!.technologies.map((t) => t.product))
+        for (const change of techChanges.filter((c) => c.company_id === id))
+          expect(products.has(change.product)).toBe(change.change === "adopted")
+      }
+    } finally {
+      await admin("/_sandbox/dataset", { generation: 0 })
+    }
+    expect(sandbox.dataset.jobChanges(0)).toEqual([])
+  })
 })
 
 describe("spec and sandbox agree on the parameters", () => {

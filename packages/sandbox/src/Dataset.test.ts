@@ -23,7 +23,7 @@ describe("Dataset", () => {
     expect(other.contact(123)).not.toEqual(again.contact(123))
   })
 
-  it("keeps contacts when the count grows, and the generation only moves last_modified_date forward", () => {
+  it("keeps contacts when the count grows, and the generation moves last_modified_date forward", () => {
     const small = Dataset.build({ contacts: 1000, companies: 100 })
     const big = small.resized({ contacts: 2000 })
     expect(big.contact(999)).toEqual(small.contact(999))
@@ -40,6 +40,86 @@ describe("Dataset", () => {
     }
     expect(moved).toBeGreaterThan(40)
     expect(moved).toBeLessThan(200)
+  })
+
+  it("lists the job changes between generations, and the records show exactly those", () => {
+    const base = Dataset.build({ contacts: 3000, companies: 200 })
+    const later = base.resized({ generation: 3 })
+    const changes = later.jobChanges(0)
+    // ~2% of contacts move per generation.
+    expect(changes.length).toBeGreaterThan(3000 * 0.02)
+    expect(changes.length).toBeLessThan(3000 * 0.1)
+    const job = (d: Dataset, i: number) => {
+      const r = d.contact(i)
+      return {
+        company_id: r.company_id,
+        job_title: r.job_title,
+        job_level: r.job_level,
+        job_department: r.job_department,
+      }
+    }
+    const listed = new Map(changes.map((change) => [change.match_id, change]))
+    const kinds = { company: 0, title: 0, level: 0 }
+    for (let i = 0; i < 3000; i++) {
+      const before = job(base, i)
+      const after = job(later, i)
+      const change = listed.get(base.matchId(i))
+      if (change === undefined) {
+        expect(after).toEqual(before)
+        continue
+      }
+      expect([change.from, change.to]).toEqual([before, after])
+      expect(after).not.toEqual(before)
+      if (after.company_id !== before.company_id) kinds.company++
+      else if (after.job_level !== before.job_level) kinds.level++
+      else kinds.title++
+      // A job change is also a modification: its last_modified_date moves past the base one.
+      expect(Number(later.contact(i).dates.last_modified_date)).toBeGreaterThan(
+        Number(base.contact(i).dates.last_modified_date),
+      )
+    }
+    expect(Math.min(kinds.company, kinds.title, kinds.level)).toBeGreaterThan(0)
+    // A contact moved to another company carries the new company's email domain and sites.
+    const moved = changes.find((change) => change.from.company_id !== change.to.company_id)!
+    const record = later.contactByMatchId(moved.match_id)!
+    expect(record.email.endsWith(`@${later.companyById(moved.to.company_id)!.domain}`)).toBe(true)
+    expect(later.jobChanges(3)).toEqual([])
+    expect(later.jobChanges(0, 0)).toEqual([])
+  })
+
+  it("lists the technology adoptions and drops between generations, and append records show exactly those", () => {
+    const base = Dataset.build({ contacts: 100, companies: 500 })
+    const later = base.resized({ generation: 2 })
+    const changes = later.technologyChanges(0)
+    const adopted = changes.filter((change) => change.change === "adopted")
+    const dropped = changes.filter((change) => change.change === "dropped")
+    expect(adopted.length).toBeGreaterThan(20)
+    expect(dropped.length).toBeGreaterThan(20)
+    const products = (d: Dataset, c: number) => new Set(d.company(c).technologies.map((t) => t.product))
+    let changed = 0
+    for (let c = 0; c < 500; c++) {
+      const before = products(base, c)
+      const after = products(later, c)
+      const id = base.companies[c]!.id
+      const mine = changes.filter((change) => change.company_id === id)
+      expect(new Set(mine.filter((m) => m.change === "adopted").map((m) => m.product))).toEqual(
+        new Set([...after].filter((p) => !before.has(p))),
+      )
+      expect(new Set(mine.filter((m) => m.change === "dropped").map((m) => m.product))).toEqual(
+        new Set([...before].filter((p) => !after.has(p))),
+      )
+      if (mine.length > 0) changed++
+    }
+    // ~10% of companies per generation, two generations.
+    expect(changed).toBeGreaterThan(500 * 0.1)
+    expect(changed).toBeLessThan(500 * 0.3)
+    // The tech_* index follows: a company that adopted a product is found by it.
+    const first = adopted[0]!
+    const product = later.taxonomy.products.find((p) => p.product === first.product)!
+    const company = later.companyById(first.company_id)!
+    expect(later.productCompanies[product.id]).toContain(company.index)
+    expect(base.productCompanies[product.id]).not.toContain(company.index)
+    expect(later.technologyChanges(2)).toEqual([])
   })
 
   it("match ids are unique, stable and decode back to their index", () => {

@@ -2,6 +2,7 @@
 // typed columns of the traits filters need, stored in a canonical order (company by company,
 // site by site, then by contact index) so that company and location filters select ranges,
 // plus posting lists per job level and department. Full records are rebuilt per page.
+import * as Changes from "./Changes.ts"
 import { buildCompanies, type Company, type Site } from "./Companies.ts"
 import { ContactFactory, Flag } from "./Contacts.ts"
 import {
@@ -20,7 +21,11 @@ export interface DatasetOptions {
   readonly contacts?: number
   /** Number of companies. Default 10,000. */
   readonly companies?: number
-  /** Modification generation: each step moves ~5% of contacts' last_modified_date forward. Default 0. */
+  /**
+   * Modification generation: each step moves ~5% of contacts' last_modified_date forward, moves
+   * ~2% of contacts to another company, title or level, and changes ~10% of companies'
+   * technologies (Changes.ts). Default 0.
+   */
   readonly generation?: number
 }
 
@@ -40,6 +45,8 @@ export class Dataset {
   readonly generation: number
   readonly taxonomy: Taxonomy
   readonly companies: readonly Company[]
+  /** Each company's products (taxonomy ids, ascending) at this generation. */
+  readonly companyProducts: ReadonlyArray<ReadonlyArray<number>>
   readonly sites: readonly Site[]
   readonly factory: ContactFactory
   /** Company of each site. */
@@ -88,8 +95,11 @@ export class Dataset {
     this.domainToCompany = new Map(this.companies.map((c) => [c.domain, c.index]))
     this.companySize = Int32Array.from(this.companies, (c) => c.size)
     this.companyRevenue = Int32Array.from(this.companies, (c) => c.revenue)
+    this.companyProducts = this.companies.map((c) =>
+      Changes.productsAt(this.seed, c, this.taxonomy.products.length, this.generation),
+    )
     const users: number[][] = this.taxonomy.products.map(() => [])
-    for (const c of this.companies) for (const p of c.products) users[p]!.push(c.index)
+    for (const c of this.companies) for (const p of this.companyProducts[c.index]!) users[p]!.push(c.index)
     this.productCompanies = users.map((list) => Int32Array.from(list))
     this.sitesByState = groupSites(this.sites, (s) => s.city.state)
     this.sitesByCountry = groupSites(this.sites, (s) => s.city.country)
@@ -103,7 +113,7 @@ export class Dataset {
     const siteCount = new Int32Array(this.sites.length + 1)
     const pastCount = new Int32Array(this.companies.length + 1)
     for (let i = 0; i < m; i++) {
-      const t = this.factory.traits(i)
+      const t = this.factory.traits(i, this.generation)
       siteOfIndex[i] = t.site
       level[i] = t.level
       department[i] = t.department
@@ -228,7 +238,17 @@ export class Dataset {
   company(companyIndex: number): CompanyTechnologies {
     const company = this.companies[companyIndex]
     if (company === undefined) throw new RangeError(`no company ${companyIndex}`)
-    return companyTechnologies(company, this.taxonomy, undefined)
+    return companyTechnologies(company, this.companyProducts[companyIndex]!, this.taxonomy, undefined)
+  }
+
+  /** Products adopted and dropped between generation `from` and this one (or `to`), per company. */
+  technologyChanges(from: number, to: number = this.generation): ReadonlyArray<Changes.TechnologyChange> {
+    return Changes.technologyChanges(this, from, to)
+  }
+
+  /** Contacts whose company, title, level or department differ between `from` and this generation (or `to`). */
+  jobChanges(from: number, to: number = this.generation): ReadonlyArray<Changes.JobChange> {
+    return Changes.jobChanges(this, from, to)
   }
 
   /** The company with this provider id (company_id in records), if any. */

@@ -200,19 +200,21 @@ const technology = (p: Product, inUse: boolean): Technology => ({
 })
 
 /**
- * A company's technographics. Without a selection, the products it uses; with one (the
+ * A company's technographics (`products`: what it uses at the dataset's generation). Without a
+ * selection, the products it uses; with one (the
  * products a tech_* filter named), each selected product and whether the company uses it.
  */
 export const companyTechnologies = (
   c: Company,
+  products: ReadonlyArray<number>,
   taxonomy: Taxonomy,
   selection: readonly Product[] | undefined,
   country: string = c.sites[0]!.city.country,
 ): CompanyTechnologies => {
-  const used = new Set(c.products)
+  const used = new Set(products)
   const technologies =
     selection === undefined
-      ? c.products.map((id) => technology(taxonomy.products[id]!, true))
+      ? products.map((id) => technology(taxonomy.products[id]!, true))
       : selection.map((p) => technology(p, used.has(p.id)))
   const block = companyBlock(c)
   return {

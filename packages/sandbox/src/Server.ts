@@ -251,7 +251,13 @@ export class SandboxServer {
         const page = this.search.append(q)
         const selection = q.tech === undefined ? undefined : selectProducts(d.taxonomy.products, q.tech)
         const records = page.items.map((row) =>
-          companyTechnologies(row.company, d.taxonomy, selection, row.country),
+          companyTechnologies(
+            row.company,
+            d.companyProducts[row.company.index]!,
+            d.taxonomy,
+            selection,
+            row.country,
+          ),
         )
         return {
           status: 200,

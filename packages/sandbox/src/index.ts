@@ -11,6 +11,7 @@ export {
   permissionKey,
   permissions,
 } from "./Accounts.ts"
+export type { Job, JobChange, TechnologyChange } from "./Changes.ts"
 export type { Company, Site } from "./Companies.ts"
 export { ContactFactory, type ContactTraits, Flag } from "./Contacts.ts"
 export { Dataset, type DatasetOptions, defaultDatasetOptions } from "./Dataset.ts"

@@ -99,6 +99,22 @@ export interface TaxonomyPlan {
   readonly requests: Requests
 }
 
+/**
+ * What refreshing the records bought before costs: those due again (refresh_after_days), the
+ * observations the loader compares with the last ones to find what changed.
+ */
+export interface RefreshPlan {
+  /**
+   * Contacts bought before and due again: exact, those the searches and emails still match (each
+   * once); quick, every contact of the saved state due again (an upper bound).
+   */
+  readonly contacts: number
+  /** Company keys (domains and names) appended before and due again. */
+  readonly companies: number
+  /** At one credit per contact and per company key (included in `creditsNeeded`). */
+  readonly credits: number
+}
+
 export interface Plan {
   readonly mode: Mode
   /** What the next read spends: the work due, within the budget. */
@@ -117,6 +133,8 @@ export interface Plan {
     | undefined
   readonly companies: CompaniesPlan | undefined
   readonly taxonomy: TaxonomyPlan | undefined
+  /** The part of the work due that refreshes records bought before. */
+  readonly refresh: RefreshPlan
   /** The requests the read makes, and how long they take at the rate limit. */
   readonly requests: Requests & { readonly total: number }
   readonly requestsPerMinute: number
@@ -270,8 +288,18 @@ export const plan = (
       contacts,
       companies,
       taxonomy,
+      refresh: refreshOf(options.mode, contacts, companies),
       requests: { free, credited, total: free + credited },
       requestsPerMinute: config.requests_per_minute,
       seconds: ((free + credited) * 60) / config.requests_per_minute,
     } satisfies Plan
   })
+
+/** The refresh part of a plan's work, from the contact and company figures. */
+const refreshOf = (mode: Mode, contacts: Plan["contacts"], companies: CompaniesPlan | undefined): RefreshPlan => {
+  const staleMatches =
+    (contacts?.searches.reduce((sum, search) => sum + (search.stale ?? 0), 0) ?? 0) + (contacts?.emails?.stale ?? 0)
+  const refreshedContacts = mode === "quick" ? (contacts?.staleInState ?? 0) : staleMatches
+  const refreshedCompanies = (companies?.domains.stale ?? 0) + (companies?.names.stale ?? 0)
+  return { contacts: refreshedContacts, companies: refreshedCompanies, credits: refreshedContacts + refreshedCompanies }
+}

@@ -6,6 +6,7 @@
 
 import type { EChartsOption } from "echarts"
 import * as echarts from "echarts"
+import type * as ChangeData from "./ChangeData.ts"
 import type * as Data from "./Data.ts"
 import { missing } from "./Labels.ts"
 
@@ -190,3 +191,35 @@ export const runs = (rows: ReadonlyArray<Data.RunCredits>): Chart => {
     },
   }
 }
+
+const changeRunLabel = (runId: number | null): string => (runId === null ? "no run" : `#${runId}`)
+
+/** Per run that found changes: adoptions and drops (stacked, drops below zero) and job changes. */
+export const changes = (rows: ReadonlyArray<ChangeData.RunChanges>): Chart => ({
+  width,
+  height: 380,
+  option: {
+    textStyle,
+    legend: { top: 0, itemGap: 18 },
+    grid: { left: 10, right: 20, top: 40, bottom: 10, containLabel: true },
+    xAxis: { type: "category", data: rows.map((row) => changeRunLabel(row.runId)) },
+    yAxis: { type: "value", minInterval: 1 },
+    series: [
+      {
+        type: "bar",
+        name: "technologies adopted",
+        stack: "technologies",
+        barMaxWidth: 60,
+        data: rows.map((row) => row.adopted),
+      },
+      {
+        type: "bar",
+        name: "technologies dropped",
+        stack: "technologies",
+        barMaxWidth: 60,
+        data: rows.map((row) => -row.dropped),
+      },
+      { type: "bar", name: "job changes", barMaxWidth: 60, data: rows.map((row) => row.jobChanges) },
+    ],
+  },
+})

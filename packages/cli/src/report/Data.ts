@@ -6,6 +6,7 @@
  */
 import { Database, Runs, Sql, Tables } from "@salesintel/postgres"
 import { Data, Effect } from "effect"
+import * as ChangeData from "./ChangeData.ts"
 import { contactLabels, lookupTables } from "./Labels.ts"
 import * as SizeBands from "./SizeBands.ts"
 
@@ -71,6 +72,8 @@ export interface ReportData {
   readonly sizeBands: SizeBandAdoption
   readonly departmentLevels: ReadonlyArray<DepartmentLevel>
   readonly runs: ReadonlyArray<RunCredits>
+  /** What the refreshes found changed (ChangeData.ts). */
+  readonly changes: ChangeData.ChangeReport
 }
 
 export interface Limits {
@@ -257,5 +260,6 @@ export const read = (schema: string, target: string, limits: Limits = defaultLim
       sizeBands: yield* sizeBands(schema, top),
       departmentLevels: yield* departmentLevels(schema),
       runs: yield* runs(schema, limits.runs),
+      changes: yield* ChangeData.read(schema, limits.products),
     } satisfies ReportData
   })

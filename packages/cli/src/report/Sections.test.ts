@@ -12,6 +12,7 @@ const empty: ReportData = {
   sizeBands: { categories: [], bands: [] },
   departmentLevels: [],
   runs: [],
+  changes: { products: [], runs: [], jobs: [] },
 }
 
 const some: ReportData = {
@@ -42,6 +43,35 @@ const some: ReportData = {
       credits: 5,
     },
   ],
+  changes: {
+    products: [
+      {
+        product: "Widget & Co",
+        vendor: "<i>V</i>",
+        category: "CRM <b>",
+        adopted: 3,
+        dropped: 1,
+        byRun: [
+          [7, 2, 1],
+          [null, 1, 0],
+        ],
+      },
+    ],
+    runs: [
+      { runId: 7, adopted: 2, dropped: 1, jobChanges: 4 },
+      { runId: null, adopted: 1, dropped: 0, jobChanges: 0 },
+    ],
+    jobs: [
+      {
+        departmentLabel: "IT",
+        levelLabel: "VP",
+        changes: 4,
+        companyMoves: 2,
+        titleChanges: 1,
+        levelChanges: 1,
+      },
+    ],
+  },
 }
 
 const page = (data: ReportData) =>
@@ -56,16 +86,22 @@ describe("Sections", () => {
       undefined,
       undefined,
       undefined,
+      undefined,
+      undefined,
     ])
     const html = page(empty)
-    expect(html.match(/class="nodata">no data</g)?.length).toBe(5)
+    expect(html.match(/class="nodata">no data</g)?.length).toBe(7)
     expect(html).not.toContain("<svg")
   })
 
   it("with data, every section has an SVG chart and its numbers, database strings escaped", () => {
     const sections = Sections.all(some)
     for (const section of sections) expect(section.svg, section.id).toMatch(/^<svg[\s>]/)
-    expect(sections.map((section) => section.data.rows.length)).toEqual([2, 1, 2, 2, 1])
+    expect(sections.map((section) => section.data.rows.length)).toEqual([2, 1, 2, 2, 1, 1, 1])
+    expect(sections[5]?.data.rows).toEqual([
+      ["Widget & Co", "<i>V</i>", "CRM <b>", 3, 1, "#7: +2 −1, no run: +1 −0"],
+    ])
+    expect(sections[6]?.data.rows).toEqual([["IT", "VP", 4, 2, 1, 1]])
     expect(sections[2]?.data.rows).toEqual([
       ["1-49", 2, "1 (50.0%)"],
       ["unknown", 1, "1 (100.0%)"],
@@ -75,6 +111,7 @@ describe("Sections", () => {
     expect(html).not.toContain("CRM <b>")
     expect(html).toContain("CRM &lt;b&gt;")
     expect(html).not.toContain("Widget & Co")
+    expect(html).not.toContain("<i>V</i>")
     expect(html).toContain("(none)")
   })
 

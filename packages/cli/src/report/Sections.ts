@@ -2,6 +2,7 @@
  * The report's sections: for each question, its title, what it counts, its chart (none when
  * there is nothing to chart: the page then says "no data") and the numbers behind it.
  */
+import type * as ChangeData from "./ChangeData.ts"
 import * as Charts from "./Charts.ts"
 import type * as Data from "./Data.ts"
 import { missing } from "./Labels.ts"
@@ -91,6 +92,56 @@ export const runs = (rows: ReadonlyArray<Data.RunCredits>): Section => ({
   },
 })
 
+const runName = (runId: number | null): string => (runId === null ? "no run" : `#${runId}`)
+
+export const technologyChanges = (data: ChangeData.ChangeReport): Section => ({
+  id: "technology-changes",
+  title: "What changed: technologies adopted and dropped",
+  description:
+    "What refreshes found when a company was bought again: products it started using (adopted) or stopped using (dropped) since the observation before, per run (the chart) and per product, the most changed first (the table: each run as +adopted −dropped). A company's first observation is not a change.",
+  svg: chartOf(data.runs.length === 0, () => Charts.changes(data.runs)),
+  data: {
+    columns: ["product", "vendor", "category", "adopted", "dropped", "by run"],
+    rows: data.products.map((row) => [
+      named(row.product),
+      named(row.vendor),
+      named(row.category),
+      row.adopted,
+      row.dropped,
+      row.byRun.map(([runId, adopted, dropped]) => `${runName(runId)}: +${adopted} −${dropped}`).join(", "),
+    ]),
+  },
+})
+
+export const jobChanges = (rows: ReadonlyArray<ChangeData.JobChanges>): Section => ({
+  id: "job-changes",
+  title: "What changed: job changes",
+  description:
+    "Contacts bought again whose company, title, level or department differ from the observation before, by the department and level they moved to, and what changed (one change may count under several kinds).",
+  svg: chartOf(rows.length === 0, () =>
+    Charts.departmentLevels(
+      rows.map((row) => ({
+        department: null,
+        level: null,
+        departmentLabel: row.departmentLabel,
+        levelLabel: row.levelLabel,
+        contacts: row.changes,
+      })),
+    ),
+  ),
+  data: {
+    columns: ["department", "level", "job changes", "company", "title", "level changed"],
+    rows: rows.map((row) => [
+      named(row.departmentLabel),
+      named(row.levelLabel),
+      row.changes,
+      row.companyMoves,
+      row.titleChanges,
+      row.levelChanges,
+    ]),
+  },
+})
+
 /** Every section, in the page's order. */
 export const all = (data: Data.ReportData): ReadonlyArray<Section> => [
   categories(data.categories),
@@ -98,4 +149,6 @@ export const all = (data: Data.ReportData): ReadonlyArray<Section> => [
   sizeBands(data.sizeBands),
   departmentLevels(data.departmentLevels),
   runs(data.runs),
+  technologyChanges(data.changes),
+  jobChanges(data.changes.jobs),
 ]

@@ -1,0 +1,226 @@
+/**
+ * What changed, end to end on a real Postgres and on PGlite: a sync at the sandbox's generation 0,
+ * the generation advanced, a refresh (incremental, everything due), and the change tables equal
+ * the sandbox's own list of changes for the records the refresh bought again: nothing missing,
+ * nothing invented. A rerun of the same data adds nothing; a full refresh after another
+ * generation adds exactly that generation's changes.
+ */
+import { Plan, ReportData, Sync } from "@salesintel/cli"
+import { Sql, State } from "@salesintel/postgres"
+import { type Sandbox, startSandbox } from "@salesintel/sandbox"
+import { Effect } from "effect"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { backends, open } from "../packages/postgres/src/testing/Backends.ts"
+
+let sandbox: Sandbox
+beforeAll(async () => {
+  sandbox = await startSandbox({ seed: 11, contacts: 10_000, companies: 1_000 })
+})
+afterAll(async () => {
+  await sandbox?.close()
+})
+
+const silent = { isTTY: false, write: () => true }
+const day = 86_400_000
+
+const setGeneration = async (generation: number) => {
+  const response = await fetch(`${sandbox.url}/_sandbox/dataset`, {
+    method: "POST",
+    body: JSON.stringify({ generation }),
+  })
+  expect(response.status).toBe(200)
+  await response.body?.cancel()
+}
+
+const key = (row: Record<string, unknown>): string => JSON.stringify(row)
+const sortedKeys = (rows: ReadonlyArray<Record<string, unknown>>): ReadonlyArray<string> =>
+  rows.map(key).sort()
+
+describe.each(await backends())("change tables on $name", (backend) => {
+  let database: Awaited<ReturnType<typeof open>>
+  const table = (name: string) => Sql.qualified(database.schema, name)
+  const config = () => ({
+    api_key: "sandbox-full",
+    base_url: sandbox.url,
+    credit_budget: 100_000,
+    requests_per_minute: 60_000,
+    contacts: {
+      refresh_after_days: 1,
+      searches: [{ name: "leaders", filters: { job_levels: ["vp", "dir", "chf"] } }],
+    },
+    companies: {
+      refresh_after_days: 1,
+      domains: sandbox.dataset.companies.slice(0, 400).map((company) => company.domain),
+    },
+  })
+  const sync = async (startedAt: number, fullRefresh?: ReadonlyArray<string>) => {
+    const outcome = await database.run(
+      Sync.sync({ config: config(), schema: database.schema, progress: silent, startedAt, fullRefresh }),
+    )
+    expect(outcome.status).toBe("succeeded")
+    return outcome
+  }
+  const ids = async (sql: string, params: ReadonlyArray<unknown> = []) =>
+    new Set((await database.query(sql, params)).map((row) => String(row.id)))
+  /** Contacts and companies as the last sync with this `fetched_at` bought them. */
+  const bought = async (at: number) => ({
+    contacts: await ids(`SELECT match_id AS id FROM ${table("contacts")} WHERE fetched_at = $1`, [
+      new Date(at).toISOString(),
+    ]),
+    companies: await ids(`SELECT company_id AS id FROM ${table("companies")} WHERE fetched_at = $1`, [
+      new Date(at).toISOString(),
+    ]),
+  })
+  const technologyRows = async (runId: number) =>
+    (
+      await database.query(
+        `SELECT company_id::int AS company_id, product, vendor, category, subcategory, change
+         FROM ${table("technology_changes")} WHERE run_id = $1`,
+        [runId],
+      )
+    ).map((row) => ({ ...row }))
+  const jobRows = async (runId: number) =>
+    (
+      await database.query(
+        `SELECT match_id, from_company_id::int AS from_company_id, from_job_title, from_job_level, from_job_department,
+           to_company_id::int AS to_company_id, to_job_title, to_job_level, to_job_department
+         FROM ${table("job_changes")} WHERE run_id = $1`,
+        [runId],
+      )
+    ).map((row) => ({ ...row }))
+  /** The sandbox's changes between two generations, for the records bought in both runs. */
+  const expected = (from: number, to: number, before: Set<string>, after: Set<string>) => {
+    const refreshed = (id: string) => before.has(id) && after.has(id)
+    return {
+      technologies: sandbox.dataset
+        .technologyChanges(from, to)
+        .filter((change) => refreshed(String(change.company_id)))
+        .map(({ company_id, product, vendor, category, subcategory, change }) => ({
+          company_id,
+          product,
+          vendor,
+          category,
+          subcategory,
+          change,
+        })),
+      jobs: sandbox.dataset
+        .jobChanges(from, to)
+        .filter((change) => refreshed(change.match_id))
+        .map(({ match_id, from: was, to: now }) => ({
+          match_id,
+          from_company_id: was.company_id,
+          from_job_title: was.job_title,
+          from_job_level: was.job_level,
+          from_job_department: was.job_department,
+          to_company_id: now.company_id,
+          to_job_title: now.job_title,
+          to_job_level: now.job_level,
+          to_job_department: now.job_department,
+        })),
+    }
+  }
+  const count = async (name: string) =>
+    Number((await database.query(`SELECT count(*)::int AS n FROM ${table(name)}`))[0]?.n)
+
+  beforeAll(async () => {
+    database = await open(backend, "e2e changes")
+    sandbox.reset()
+    await setGeneration(0)
+  })
+  afterAll(async () => {
+    await setGeneration(0)
+    await database?.close()
+  })
+
+  it("a refresh after the provider moved on records exactly the sandbox's changes, a rerun none", async () => {
+    const now = Date.now()
+    await sync(now)
+    const first = await bought(now)
+    expect(first.contacts.size).toBeGreaterThan(500)
+    expect(first.companies.size).toBe(400)
+    expect(await count("technology_changes")).toBe(0)
+    expect(await count("job_changes")).toBe(0)
+
+    await setGeneration(2)
+    const refreshAt = now + 2 * day
+    // What `plan` says the refresh of what is due will cost, before it runs.
+    const state = await database.run(State.read(database.schema))
+    const plan = await Effect.runPromise(
+      Plan.makePlan({ config: config(), state, mode: "exact", now: refreshAt }),
+    )
+    const refresh = await sync(refreshAt)
+    const second = await bought(refreshAt)
+    const refreshedContacts = [...first.contacts].filter((id) => second.contacts.has(id)).length
+    expect(plan.refresh).toEqual({
+      contacts: refreshedContacts,
+      companies: 400,
+      credits: refreshedContacts + 400,
+    })
+    const truth = expected(0, 2, first.contacts, second.contacts)
+    const truthTech = expected(0, 2, first.companies, second.companies).technologies
+    // The test means something only if the refresh saw changes of every kind.
+    expect(truthTech.filter((c) => c.change === "adopted").length).toBeGreaterThan(10)
+    expect(truthTech.filter((c) => c.change === "dropped").length).toBeGreaterThan(10)
+    expect(truth.jobs.length).toBeGreaterThan(5)
+    expect(sortedKeys(await technologyRows(refresh.runId))).toEqual(sortedKeys(truthTech))
+    expect(sortedKeys(await jobRows(refresh.runId))).toEqual(sortedKeys(truth.jobs))
+    // Every change row belongs to that run.
+    expect(await count("technology_changes")).toBe(truthTech.length)
+    expect(await count("job_changes")).toBe(truth.jobs.length)
+
+    // The same data bought again: nothing changed, nothing recorded.
+    const rerunAt = now + 4 * day
+    const rerun = await sync(rerunAt)
+    const before = await bought(rerunAt)
+    expect(before.companies.size).toBe(400)
+    expect(rerun.creditsSpent).toBeGreaterThan(0)
+    expect(await count("technology_changes")).toBe(truthTech.length)
+    expect(await count("job_changes")).toBe(truth.jobs.length)
+
+    // A full refresh after one more generation records that generation's changes.
+    await setGeneration(3)
+    const fullAt = now + 5 * day
+    const full = await sync(fullAt, ["contacts", "companies"])
+    const third = await bought(fullAt)
+    const next = expected(2, 3, before.contacts, third.contacts)
+    const nextTech = expected(2, 3, before.companies, third.companies).technologies
+    expect(nextTech.length).toBeGreaterThan(0)
+    expect(sortedKeys(await technologyRows(full.runId))).toEqual(sortedKeys(nextTech))
+    expect(sortedKeys(await jobRows(full.runId))).toEqual(sortedKeys(next.jobs))
+
+    // The report's "what changed" numbers, against the sandbox's own lists (not the tables).
+    const report = (await database.run(ReportData.read(database.schema, "the test database"))).changes
+    const counted = (list: ReadonlyArray<{ change: string }>, change: string) =>
+      list.filter((item) => item.change === change).length
+    expect(report.runs).toEqual([
+      {
+        runId: refresh.runId,
+        adopted: counted(truthTech, "adopted"),
+        dropped: counted(truthTech, "dropped"),
+        jobChanges: truth.jobs.length,
+      },
+      {
+        runId: full.runId,
+        adopted: counted(nextTech, "adopted"),
+        dropped: counted(nextTech, "dropped"),
+        jobChanges: next.jobs.length,
+      },
+    ])
+    const allTech = [...truthTech, ...nextTech]
+    expect(report.products.length).toBeGreaterThan(0)
+    for (const row of report.products) {
+      const mine = allTech.filter((change) => change.product === row.product && change.vendor === row.vendor)
+      expect([row.adopted, row.dropped]).toEqual([counted(mine, "adopted"), counted(mine, "dropped")])
+    }
+    const allJobs = [...truth.jobs, ...next.jobs]
+    const total = (pick: (row: ReportData.ReportData["changes"]["jobs"][number]) => number) =>
+      report.jobs.reduce((sum, row) => sum + pick(row), 0)
+    expect(total((row) => row.changes)).toBe(allJobs.length)
+    expect(total((row) => row.companyMoves)).toBe(
+      allJobs.filter((job) => job.from_company_id !== job.to_company_id).length,
+    )
+    expect(total((row) => row.levelChanges)).toBe(
+      allJobs.filter((job) => job.from_job_level !== job.to_job_level).length,
+    )
+  }, 240_000)
+})
