@@ -296,10 +296,19 @@ export const plan = (
   })
 
 /** The refresh part of a plan's work, from the contact and company figures. */
-const refreshOf = (mode: Mode, contacts: Plan["contacts"], companies: CompaniesPlan | undefined): RefreshPlan => {
+const refreshOf = (
+  mode: Mode,
+  contacts: Plan["contacts"],
+  companies: CompaniesPlan | undefined,
+): RefreshPlan => {
   const staleMatches =
-    (contacts?.searches.reduce((sum, search) => sum + (search.stale ?? 0), 0) ?? 0) + (contacts?.emails?.stale ?? 0)
+    (contacts?.searches.reduce((sum, search) => sum + (search.stale ?? 0), 0) ?? 0) +
+    (contacts?.emails?.stale ?? 0)
   const refreshedContacts = mode === "quick" ? (contacts?.staleInState ?? 0) : staleMatches
   const refreshedCompanies = (companies?.domains.stale ?? 0) + (companies?.names.stale ?? 0)
-  return { contacts: refreshedContacts, companies: refreshedCompanies, credits: refreshedContacts + refreshedCompanies }
+  return {
+    contacts: refreshedContacts,
+    companies: refreshedCompanies,
+    credits: refreshedContacts + refreshedCompanies,
+  }
 }
