@@ -141,7 +141,9 @@ describe("usage errors of source-salesintel leave its stdout (the protocol's) em
       ),
     )
     for (const one of ended) expectUsageError(one, "source-salesintel", /^source-salesintel \w+: /)
-    expect(ended[0]?.stderr).toContain("missing option --config; missing option --catalog")
+    expect(ended[0]?.stderr).toContain(
+      "Expected to find option: '--config'; Expected to find option: '--catalog'",
+    )
   })
 })
 

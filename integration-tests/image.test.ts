@@ -125,7 +125,7 @@ describe("the source image's tree, assembled as the Dockerfile does", () => {
       expect(name).not.toMatch(/^@salesintel\/(postgres|cli|sandbox)$/)
       expect(name).not.toMatch(/^(typescript|vitest|@biomejs\/.+|testcontainers|deno|@types\/.+)$/)
     }
-    expect(readdirSync(join(tree, "packages")).sort()).toEqual(["airbyte", "core", "source"])
+    expect(readdirSync(join(tree, "packages")).sort()).toEqual(["airbyte", "command-line", "core", "source"])
 
     const bin = join(tree, "packages/source/bin/source-salesintel.js")
     const messagesOf = (stdout: string) =>

@@ -1,6 +1,6 @@
 #!/usr/bin/env node
-// Assembles the file tree of the source-salesintel image: the source, the two workspaces it
-// imports (core, airbyte), and the production dependency closure of those three, read from
+// Assembles the file tree of the source-salesintel image: the source, the workspaces it
+// imports (core, airbyte, command-line), and the production dependency closure of those three, read from
 // package-lock.json, and nothing else: no Postgres driver, no PGlite, no CLI, no dev tools.
 //
 //   node scripts/assemble-source.mjs <built checkout> <empty output directory>
@@ -18,7 +18,7 @@ import { dirname, join, relative, resolve } from "node:path"
 import { fileURLToPath } from "node:url"
 
 /** The workspaces the image carries, the source first. */
-export const workspaces = ["packages/source", "packages/core", "packages/airbyte"]
+export const workspaces = ["packages/source", "packages/core", "packages/airbyte", "packages/command-line"]
 /** What of a workspace the image needs: its manifest, its build and its command file. */
 const workspaceFiles = ["package.json", "dist", "bin"]
 

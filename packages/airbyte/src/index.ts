@@ -4,10 +4,8 @@
  * Import a module as a namespace: `import { Message, Ndjson, Streams } from "@salesintel/airbyte"`.
  */
 export * as Catalog from "./Catalog.ts"
-export * as CommandLine from "./CommandLine.ts"
 export * as Conform from "./Conform.ts"
 export * as FieldPaths from "./FieldPaths.ts"
-export * as JsonFile from "./JsonFile.ts"
 export * as JsonSchema from "./JsonSchema.ts"
 export * as Message from "./Message.ts"
 export * as Ndjson from "./Ndjson.ts"

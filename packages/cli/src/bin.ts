@@ -10,7 +10,8 @@
 import { Args, HelpDoc, Options } from "@effect/cli"
 // Not the package index: it loads the HTTP server and, with it, ~20 MB of API docs pages.
 import * as NodeContext from "@effect/platform-node/NodeContext"
-import { CommandLine, JsonFile, Streams } from "@salesintel/airbyte"
+import { Streams } from "@salesintel/airbyte"
+import { CommandLine, JsonFile } from "@salesintel/command-line"
 import { RunLifecycle, StopSignal, Target } from "@salesintel/postgres"
 import { Console, Effect, FiberRef, Option } from "effect"
 import * as Plan from "./Plan.ts"

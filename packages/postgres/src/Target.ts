@@ -6,7 +6,7 @@
 import { existsSync, mkdirSync } from "node:fs"
 import { join } from "node:path"
 import { Options } from "@effect/cli"
-import { CommandLine } from "@salesintel/airbyte"
+import { CommandLine } from "@salesintel/command-line"
 import { Data, Effect, Layer, Option } from "effect"
 import * as Database from "./Database.ts"
 import * as PGliteDatabase from "./PGliteDatabase.ts"

@@ -15,7 +15,8 @@
 import { Options } from "@effect/cli"
 // Not the package index: it loads the HTTP server and, with it, ~20 MB of API docs pages.
 import * as NodeContext from "@effect/platform-node/NodeContext"
-import { Catalog, CommandLine, JsonFile, type Message, Ndjson } from "@salesintel/airbyte"
+import { Catalog, type Message, Ndjson } from "@salesintel/airbyte"
+import { CommandLine, JsonFile } from "@salesintel/command-line"
 import { Effect, Either, Option } from "effect"
 import { loadRun } from "./LoadRun.ts"
 import * as RunLifecycle from "./RunLifecycle.ts"

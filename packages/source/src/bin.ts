@@ -8,7 +8,8 @@ import { Options } from "@effect/cli"
 // Not the package index: it loads the HTTP server and, with it, ~20 MB of API docs pages.
 import * as NodeContext from "@effect/platform-node/NodeContext"
 import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
-import { CommandLine, JsonFile, Message, Ndjson } from "@salesintel/airbyte"
+import { Message, Ndjson } from "@salesintel/airbyte"
+import { CommandLine, JsonFile } from "@salesintel/command-line"
 import { Deferred, Effect, Exit, Option, Stream } from "effect"
 import * as Commands from "./Commands.ts"
 

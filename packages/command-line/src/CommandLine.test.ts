@@ -1,4 +1,4 @@
-import { Args, Command, HelpDoc, Options, ValidationError } from "@effect/cli"
+import { Args, HelpDoc, Options, Span, ValidationError } from "@effect/cli"
 import { Effect, LogLevel } from "effect"
 import { describe, expect, it } from "vitest"
 import * as CommandLine from "./CommandLine.ts"
@@ -92,18 +92,6 @@ describe("CommandLine help", () => {
     )
   })
 
-  it("documents a command made with @effect/cli directly", () => {
-    const made = Command.make("plan", { limit: Options.integer("limit") }, () => Effect.void)
-    const plan = CommandLine.fromCommand(
-      made,
-      { name: "plan", summary: "estimate", examples: ["tool plan"] },
-      [{ name: "--limit N", text: "at most N" }],
-    )
-    const help = CommandLine.commandHelp(program, plan, plain)
-    expect(help).toContain("tool plan: estimate")
-    expect(help).toMatch(/--limit N +at most N/)
-  })
-
   it("turns @effect/cli's validation errors into one line", () => {
     const missing = ValidationError.missingValue(
       // Two missing options, as @effect/cli reports them: one paragraph each.
@@ -112,7 +100,35 @@ describe("CommandLine help", () => {
         HelpDoc.p("Expected to find option: '--catalog'"),
       ),
     )
-    expect(CommandLine.errorLine(missing)).toBe("missing option --config; missing option --catalog")
+    expect(CommandLine.errorLine(missing)).toBe(
+      "Expected to find option: '--config'; Expected to find option: '--catalog'",
+    )
+  })
+})
+
+describe("CommandLine.errorLine", () => {
+  it("reads the words of a styled error from its structure, once each", () => {
+    const styled = ValidationError.invalidValue(
+      HelpDoc.sequence(
+        HelpDoc.p(
+          Span.spans([Span.text("Received unknown argument: "), Span.strong(Span.code("'--bogus'"))]),
+        ),
+        HelpDoc.p("Received unknown argument: '--bogus'"),
+      ),
+    )
+    expect(CommandLine.errorLine(styled)).toBe("Received unknown argument: '--bogus'")
+  })
+})
+
+describe("CommandLine.flag", () => {
+  it("gives its text to @effect/cli as the option's description", () => {
+    const limit = CommandLine.flag(Options.text("limit"), {
+      name: "--limit N",
+      text: "how many runs to show",
+    })
+    expect(JSON.stringify(Options.getHelp(limit.parser as Options.Options<string>))).toContain(
+      "how many runs to show",
+    )
   })
 })
 

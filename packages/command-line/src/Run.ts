@@ -1,0 +1,126 @@
+/**
+ * Runs a bin: help and version on stdout (exit 0), usage errors as one line on stderr (exit 2,
+ * never on stdout: a protocol bin's stdout carries only messages), and the chosen command parsed
+ * by @effect/cli and run with the log options applied to Effect's logger.
+ */
+import { type CliApp, Command, type HelpDoc, type Span, ValidationError } from "@effect/cli"
+import { Effect, Logger } from "effect"
+import type { Documented, Program } from "./Command.ts"
+import { commandHelp, programHelp, styleFor } from "./Help.ts"
+import { currentLogFormat, logger } from "./Logging.ts"
+import { type Request, request } from "./Request.ts"
+
+/** A span's words, without its styling (colour, bold). */
+const spanText = (span: Span.Span): string => {
+  switch (span._tag) {
+    case "Text":
+    case "URI":
+      return span.value
+    case "Highlight":
+    case "Strong":
+    case "Weak":
+      return spanText(span.value)
+    case "Sequence":
+      return spanText(span.left) + spanText(span.right)
+  }
+}
+
+/** The paragraphs of a help document, as plain text. */
+const paragraphs = (doc: HelpDoc.HelpDoc): ReadonlyArray<string> => {
+  switch (doc._tag) {
+    case "Empty":
+      return []
+    case "Header":
+    case "Paragraph":
+      return [spanText(doc.value)]
+    case "DescriptionList":
+      return doc.definitions.flatMap(([term, body]) => [spanText(term), ...paragraphs(body)])
+    case "Enumeration":
+      return doc.elements.flatMap(paragraphs)
+    case "Sequence":
+      return [...paragraphs(doc.left), ...paragraphs(doc.right)]
+  }
+}
+
+/**
+ * A ValidationError on one line, in @effect/cli's own words (its paragraphs joined by "; "),
+ * read from the error's HelpDoc structure rather than from its rendered, styled text.
+ */
+export const errorLine = (error: ValidationError.ValidationError): string => {
+  const lines = "error" in error ? paragraphs(error.error).map((line) => line.trim()) : []
+  return [...new Set(lines.filter((line) => line.length > 0))].join("; ")
+}
+
+/** A usage error: one line on stderr, exit code 2. */
+const usageError = (program: string, command: string | undefined, message: string) =>
+  Effect.sync(() => {
+    const who = command === undefined ? program : `${program} ${command}`
+    process.stderr.write(`${who}: ${message} (see '${who} --help')\n`)
+    process.exitCode = 2
+  })
+
+type ErrorOf<C> = C extends Documented<infer _R, infer E> ? E : never
+type NeedsOf<C> = C extends Documented<infer R, infer _E> ? R : never
+
+/** The chosen command, parsed and run by @effect/cli with the log options applied. */
+const runCommand = <const Commands extends ReadonlyArray<Documented<unknown, unknown>>>(
+  program: Program<Commands>,
+  argv: ReadonlyArray<string>,
+  asked: Extract<Request, { _tag: "Run" }>,
+): Effect.Effect<void, ErrorOf<Commands[number]>, NeedsOf<Commands[number]> | CliApp.CliApp.Environment> => {
+  const [first, ...more] = program.commands.map((c) => c.command)
+  if (first === undefined) return usageError(program.name, undefined, "no commands")
+  const root = Command.make(program.name).pipe(Command.withSubcommands([first, ...more]))
+  const cli = Command.run(root, { name: program.name, version: program.version })
+  const parsed = cli([argv[0] ?? "node", argv[1] ?? program.name, ...asked.args]) as Effect.Effect<
+    void,
+    ErrorOf<Commands[number]> | ValidationError.ValidationError,
+    NeedsOf<Commands[number]> | CliApp.CliApp.Environment
+  >
+  return Effect.consoleWith((console) =>
+    parsed.pipe(
+      // @effect/cli prints a validation error itself (styled, over several lines) through
+      // Console.error before failing with it; it is reported here as one line instead. The
+      // commands write to process.stdout/stderr directly, never through Console.error. The
+      // logger writes through the console's `unsafe.error`, which stays: log lines are shown.
+      Effect.withConsole({ ...console, error: () => Effect.void }),
+      Effect.catchIf(
+        (error): error is ValidationError.ValidationError => ValidationError.isValidationError(error),
+        (error) => usageError(program.name, asked.args[0], errorLine(error)),
+      ),
+      Effect.provide(Logger.replace(Logger.defaultLogger, logger(asked.logFormat, process.stderr.isTTY))),
+      Logger.withMinimumLogLevel(asked.logLevel),
+      Effect.locally(currentLogFormat, asked.logFormat),
+    ),
+  )
+}
+
+/**
+ * Runs the bin on `argv` (process.argv). A command's own failures are its to report: they come
+ * back as E.
+ */
+export const run = <const Commands extends ReadonlyArray<Documented<unknown, unknown>>>(
+  program: Program<Commands>,
+  argv: ReadonlyArray<string>,
+): Effect.Effect<void, ErrorOf<Commands[number]>, NeedsOf<Commands[number]> | CliApp.CliApp.Environment> => {
+  const asked = request(
+    argv.slice(2),
+    program.commands.map((c) => c.doc.name),
+  )
+  const style = styleFor(process.stdout.isTTY, process.env)
+  const print = (text: string) => Effect.sync(() => process.stdout.write(`${text}\n`))
+  switch (asked._tag) {
+    case "Help": {
+      const documented = program.commands.find((c) => c.doc.name === asked.command)
+      return print(
+        documented === undefined ? programHelp(program, style) : commandHelp(program, documented, style),
+      )
+    }
+    case "Version":
+      return print(program.version)
+    case "Usage":
+      return usageError(program.name, asked.command, asked.message)
+    case "Run":
+      return runCommand(program, argv, asked)
+  }
+}
