@@ -6,7 +6,7 @@
  * generation adds exactly that generation's changes.
  */
 import { Plan, ReportData, Sync } from "@salesintel/cli"
-import { Sql, State } from "@salesintel/postgres"
+import { Sql } from "@salesintel/postgres"
 import { type Sandbox, startSandbox } from "@salesintel/sandbox"
 import { Effect } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
@@ -144,7 +144,7 @@ describe.each(await backends())("change tables on $name", (backend) => {
     await setGeneration(2)
     const refreshAt = now + 2 * day
     // What `plan` says the refresh of what is due will cost, before it runs.
-    const state = await database.run(State.read(database.schema))
+    const state = await database.run(Plan.savedStateIn(database.schema))
     const plan = await Effect.runPromise(
       Plan.makePlan({ config: config(), state, mode: "exact", now: refreshAt }),
     )

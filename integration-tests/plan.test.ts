@@ -14,7 +14,7 @@ import { fileURLToPath } from "node:url"
 import { promisify } from "node:util"
 import { Catalog, type Message } from "@salesintel/airbyte"
 import { Plan, Sync } from "@salesintel/cli"
-import { Sql, State } from "@salesintel/postgres"
+import { Sql } from "@salesintel/postgres"
 import { type Sandbox, startSandbox } from "@salesintel/sandbox"
 import { Commands } from "@salesintel/source"
 import { Chunk, Effect, Option, Stream } from "effect"
@@ -78,7 +78,7 @@ describe.each(await backends())("salesintel plan against the sandbox, state on $
   })
 
   const planOf = async (json: unknown, mode: "exact" | "quick" = "exact", now?: number) => {
-    const state = await database.run(State.read(database.schema))
+    const state = await database.run(Plan.savedStateIn(database.schema))
     sandbox.reset()
     const plan = await Effect.runPromise(
       Plan.makePlan({ config: json, state, mode, ...(now === undefined ? {} : { now }) }),
@@ -163,7 +163,7 @@ describe.each(await backends())("salesintel plan against the sandbox, state on $
   }, 300_000)
 
   it("the command reads the state from the target as it is given, and writes nothing there", async () => {
-    const expected = await database.run(State.read(database.schema))
+    const expected = await database.run(Plan.savedStateIn(database.schema))
     expect(expected.length).toBeGreaterThan(0)
     const runs = async () =>
       (
@@ -279,7 +279,7 @@ describe.each((await backends()).slice(0, 1))(
       contacts: { searches, refresh_after_days: 30 },
     })
     const planThenSync = async (json: unknown) => {
-      const state = await database.run(State.read(database.schema))
+      const state = await database.run(Plan.savedStateIn(database.schema))
       sandbox.reset()
       const plan = await Effect.runPromise(Plan.makePlan({ config: json, state, mode: "exact" }))
       sandbox.reset()

@@ -123,3 +123,17 @@ export const isDecodedBy = <A>(
   entry: StreamEntry<A>,
   decoded: Decoded<unknown> | undefined,
 ): decoded is Decoded<A> => decoded !== undefined && decoded.stream === entry
+
+/**
+ * Streams whose bought set (the keys bought, each with its day) can live in the destination's
+ * ledger instead of in the state: the state field that holds it, and the record field that is
+ * its key. A state whose field holds `inLedger` says "the set is in the ledger": the loader
+ * writes a ledger row for every record it commits (in the same transaction), and `salesintel-pg
+ * state` puts the set back in the state for a reader without the database (the pipe).
+ */
+export const ledgers: Partial<
+  Readonly<Record<StreamName, { readonly stateField: string; readonly key: string }>>
+> = { contacts: { stateField: "known", key: "match_id" } }
+
+/** The value of a ledger's state field when its set is in the ledger. */
+export const inLedger = "ledger"

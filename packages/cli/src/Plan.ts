@@ -11,7 +11,7 @@ import { Options } from "@effect/cli"
 import type { StreamState } from "@salesintel/airbyte"
 import { CommandLine, JsonFile } from "@salesintel/command-line"
 import { type ApiError, Client } from "@salesintel/core"
-import { type Database, type RunLock, State, Target } from "@salesintel/postgres"
+import { type Database, Ledger, type RunLock, State, Target } from "@salesintel/postgres"
 import { Config, Plan } from "@salesintel/source"
 import { Data, Effect, Either, Option } from "effect"
 
@@ -52,8 +52,15 @@ export const savedState = (
     pgliteDir: target.pgliteDir,
     lock: { owner: "salesintel plan", wait: { wait: target.wait ?? false } },
   })
-  return Effect.provide(State.read(target.schema), resolved.layer)
+  return Effect.provide(savedStateIn(target.schema), resolved.layer)
 }
+
+/**
+ * The saved state of `schema` as the plan reads it: the bought sets a sync keeps in the ledger
+ * written into it, as if the state held them (what the source would diff against).
+ */
+export const savedStateIn = (schema: string) =>
+  Effect.flatMap(State.read(schema), (saved) => Ledger.exported(schema, saved))
 
 /** The plan of `config` (parsed JSON, validated here) from saved `state`; free requests only. */
 export const makePlan = (options: {
@@ -61,7 +68,7 @@ export const makePlan = (options: {
   readonly state: ReadonlyArray<StreamState.SavedStreamState>
   readonly mode: Plan.Mode
   readonly now?: number
-}): Effect.Effect<Plan.Plan, PlanError | ApiError.ApiError | Plan.StateError> =>
+}): Effect.Effect<Plan.Plan, PlanError | ApiError.ApiError | Plan.StateError | Plan.LedgerError> =>
   Either.match(Config.decode(options.config), {
     onLeft: (error) => Effect.fail(new PlanError({ description: error.message })),
     onRight: (config) =>

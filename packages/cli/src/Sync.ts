@@ -9,8 +9,9 @@
 import { Catalog, type Message, Streams } from "@salesintel/airbyte"
 import { CreditBudget } from "@salesintel/core"
 import {
-  type Database,
+  Database,
   type Ddl,
+  Ledger,
   Loader,
   RunLifecycle,
   type RunLock,
@@ -18,8 +19,9 @@ import {
   State,
   type StopSignal,
 } from "@salesintel/postgres"
-import { Commands, type Config, Read } from "@salesintel/source"
+import { BoughtLedger, Commands, type Config, Read } from "@salesintel/source"
 import { Data, Deferred, Effect, Either, type Layer, Ref, Stream } from "effect"
+import * as Bought from "./BoughtLedger.ts"
 import { type Counts, type Output, Reporter } from "./Progress.ts"
 
 export class SyncConfigError extends Data.TaggedError("SyncConfigError")<{ readonly description: string }> {
@@ -149,8 +151,13 @@ export const sync = (
           ),
           Effect.fail(error),
         )
-      if (options.resetState !== undefined && options.resetState.length > 0)
-        yield* State.reset(options.schema, options.resetState)
+      if (options.resetState !== undefined && options.resetState.length > 0) {
+        const streams = options.resetState
+        // What they bought is forgotten with their state, both or neither: each starts afresh.
+        yield* Database.transaction(
+          Effect.zipRight(State.reset(options.schema, streams), Ledger.reset(options.schema, streams)),
+        )
+      }
       // Read under the lock: a run that waited for another starts from what that one committed.
       const state = yield* Effect.catchAll(State.read(options.schema), failRun)
       // A signal asks the source to stop: it buys nothing more, lands the pages in flight and
@@ -322,8 +329,11 @@ const loadRead = (
     const stop = options.stop
     const loaded = yield* Effect.gen(function* () {
       const budget = yield* CreditBudget.CreditBudget
+      // The bought sets live in this database's ledger, written with the records they cover.
+      const ledger = Bought.onDatabase(options.schema, yield* Database.Database)
       // The budget is read for the progress line only; the run's figures come from the read's items.
       const seen = items.pipe(
+        Stream.provideService(BoughtLedger.BoughtLedger, ledger),
         Stream.tap((item) => Effect.map(budget.snapshot, ({ spent }) => follow.see(item, spent))),
       )
       return yield* Loader.load(Read.messagesOf(seen), {

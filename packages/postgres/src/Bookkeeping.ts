@@ -55,6 +55,28 @@ export const runsTable: TableShape = {
   ],
 }
 
+/**
+ * The ledger of what was bought: one row per stream and key (a contact's match_id), with the day
+ * it was last bought. Written by the loader in the same transaction as the records it covers
+ * (Ledger.ts), so what committed is exactly what is known to be bought; `salesintel sync` keeps a
+ * stream's bought set here instead of in its state (Streams.ledgers).
+ */
+export const boughtTable: TableShape = {
+  name: "_bought",
+  doc: "one row per stream and key bought (a contact's match_id): the ledger incremental syncs diff against",
+  primaryKey: ["stream", "key"],
+  columns: [
+    { name: "stream", type: "text", notNull: true, doc: "stream name" },
+    { name: "key", type: "text", notNull: true, doc: "the key bought (contacts: match_id)" },
+    {
+      name: "day",
+      type: "integer",
+      notNull: true,
+      doc: "the day it was last bought, in days since 1970-01-01 (UTC): what refresh_after_days counts from",
+    },
+  ],
+}
+
 export const schemaVersionTable: TableShape = {
   name: "_schema_version",
   doc: "the schema versions applied (Ddl.ts migrations)",

@@ -7,7 +7,7 @@
  */
 import { Data, Effect } from "effect"
 import * as Backfill from "./Backfill.ts"
-import { runsTable, schemaVersionTable, stateTable } from "./Bookkeeping.ts"
+import { boughtTable, runsTable, schemaVersionTable, stateTable } from "./Bookkeeping.ts"
 import * as Changes from "./Changes.ts"
 import { Database, type DatabaseError, transaction } from "./Database.ts"
 import { historyOf } from "./History.ts"
@@ -72,6 +72,13 @@ export const migrations: ReadonlyArray<Migration> = [
     description: "technology_changes and job_changes, filled by every load from then on",
     sql: () => "",
   },
+  // The generated DDL creates the ledger (Ledger.ts). Recorded so that an older loader, which
+  // would commit contacts without their ledger rows, refuses the schema: a sync would then re-buy.
+  {
+    version: 5,
+    description: "_bought, the ledger of keys bought, written with the records it covers",
+    sql: () => "",
+  },
 ]
 
 export const currentVersion = Math.max(...migrations.map((migration) => migration.version))
@@ -87,6 +94,7 @@ export const tables: ReadonlyArray<TableShape> = [
   ...Labels.all.map((lookup) => lookup.table),
   stateTable,
   runsTable,
+  boughtTable,
 ]
 
 const columnSql = (column: ColumnShape): string =>

@@ -11,6 +11,7 @@ import type { Closed } from "./Batch.ts"
 import * as Changes from "./Changes.ts"
 import { Database, type DatabaseError } from "./Database.ts"
 import { historyOf } from "./History.ts"
+import * as Ledger from "./Ledger.ts"
 import type { StreamMapping } from "./Mapping.ts"
 import { ident, qualified } from "./Sql.ts"
 import type { TableShape } from "./Table.ts"
@@ -139,6 +140,10 @@ export const mergeBatch = (
         `TRUNCATE ${stageOf(child.table)}`,
       )
     }
+    // What the batch bought, in the ledger, committed with the records (a migration buys nothing).
+    const bought =
+      mode === "rederive" ? undefined : Ledger.recordSql(schema, mapping.stream, stageOf(mapping.table))
+    if (bought !== undefined) statements.push(bought)
     statements.push(`TRUNCATE ${stageOf(mapping.table)}`)
     yield* db.exec(statements.join(";\n"))
   })

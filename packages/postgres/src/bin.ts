@@ -18,6 +18,7 @@ import * as NodeContext from "@effect/platform-node/NodeContext"
 import { Catalog, type Message, Ndjson } from "@salesintel/airbyte"
 import { CommandLine, JsonFile } from "@salesintel/command-line"
 import { Effect, Either, Option } from "effect"
+import * as Ledger from "./Ledger.ts"
 import { loadRun } from "./LoadRun.ts"
 import * as RunLifecycle from "./RunLifecycle.ts"
 import * as State from "./State.ts"
@@ -144,6 +145,8 @@ const state = CommandLine.command(
   { ...targetFlags, wait: Target.waitOption },
   ({ databaseUrl, pgliteDir, schema, wait }) =>
     State.read(schema).pipe(
+      // The sets a sync keeps in the ledger go back into the state: the pipe has no database.
+      Effect.flatMap((saved) => Ledger.exported(schema, saved)),
       Effect.flatMap((entries) => Effect.sync(() => process.stdout.write(`${JSON.stringify(entries)}\n`))),
       // It reads what a load or sync saved: a PGlite directory without a database is not created.
       Effect.provide(

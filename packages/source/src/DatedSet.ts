@@ -77,6 +77,11 @@ export class DatedSet {
     return this.days.has(key)
   }
 
+  /** Every key with its day. */
+  entries(): IterableIterator<[string, number]> {
+    return this.days.entries()
+  }
+
   /** Not bought yet, or bought `refreshAfterDays` or more days before `today`. */
   needsBuying(key: string, today: number, refreshAfterDays: number | undefined): boolean {
     const day = this.days.get(key)

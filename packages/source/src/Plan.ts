@@ -22,6 +22,7 @@ import { Effect, Either, Stream } from "effect"
 import type { SourceConfig } from "./Config.ts"
 import { epochDay } from "./DatedSet.ts"
 import { definitionOf } from "./Definitions.ts"
+import { LedgerError } from "./engine/BoughtLedger.ts"
 import { BoughtSet } from "./engine/BoughtSet.ts"
 import { type Mode, standIn } from "./engine/StandIn.ts"
 import type * as Output from "./Output.ts"
@@ -31,7 +32,7 @@ import { decodeState } from "./streams/common.ts"
 import { productQueries } from "./streams/Taxonomy.ts"
 
 export type { Mode }
-export { StateError }
+export { LedgerError, StateError }
 
 export interface Requests {
   readonly free: number
@@ -250,7 +251,9 @@ const contactsPlan = (options: PlanOptions, tallies: Tallies, states: StreamStat
     const settings = options.config.contacts
     if (settings === undefined) return undefined
     const state = yield* decodeState("contacts", ContactsState, states.get("contacts"))
-    const known = BoughtSet.fromJson(state.known, epochDay(options.now), settings.refresh_after_days)
+    // A set in a ledger was refused by the dry read already (the caller puts it in the state).
+    const saved = state.known === Streams.inLedger ? undefined : state.known
+    const known = BoughtSet.fromJson(saved, epochDay(options.now), settings.refresh_after_days)
     return {
       inState: known.size,
       staleInState: known.size - known.countFresh(),
@@ -262,7 +265,7 @@ const contactsPlan = (options: PlanOptions, tallies: Tallies, states: StreamStat
 /** The plan of the next incremental read of `config` from `state`; free requests only. */
 export const plan = (
   options: PlanOptions,
-): Effect.Effect<Plan, ApiError.ApiError | StateError, Client.SalesIntelClient> =>
+): Effect.Effect<Plan, ApiError.ApiError | StateError | LedgerError, Client.SalesIntelClient> =>
   Effect.gen(function* () {
     const { config } = options
     const states = yield* decodeInput(options.state)

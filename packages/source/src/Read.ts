@@ -21,6 +21,7 @@ import { Cause, Effect, Option, Redacted, Ref, Stream } from "effect"
 import type { SourceConfig } from "./Config.ts"
 import { definitionOf } from "./Definitions.ts"
 import { excluding } from "./Exclusions.ts"
+import type { LedgerError } from "./engine/BoughtLedger.ts"
 import type * as Output from "./Output.ts"
 import type { StateError } from "./StateError.ts"
 
@@ -67,7 +68,7 @@ export type Item =
 export const messagesOf = <E, R>(items: Stream.Stream<Item, E, R>): Stream.Stream<Message.Message, E, R> =>
   Stream.filterMap(items, (item) => (item._tag === "Message" ? Option.some(item.message) : Option.none()))
 
-export const failureTypeOf = (error: ApiError.ApiError | StateError): Message.FailureType => {
+export const failureTypeOf = (error: ApiError.ApiError | StateError | LedgerError): Message.FailureType => {
   switch (error._tag) {
     case "BadRequest":
       // The filters come from the config; only the paging the connector chose is its own bug.
@@ -86,6 +87,7 @@ export const failureTypeOf = (error: ApiError.ApiError | StateError): Message.Fa
       return "transient_error"
     case "Decode":
     case "UnexpectedStatus":
+    case "LedgerError":
       return "system_error"
   }
 }
@@ -418,7 +420,7 @@ const closingLines = (run: Run, summary: ReadSummary): ReadonlyArray<Item> => {
 }
 
 /** The first failure, as the TRACE error that ends the read (after its stream's INCOMPLETE). */
-const failureItems = (run: Run, cause: Cause.Cause<ApiError.ApiError | StateError>) =>
+const failureItems = (run: Run, cause: Cause.Cause<ApiError.ApiError | StateError | LedgerError>) =>
   Effect.gen(function* () {
     const scrub = scrubber(run.options.config)
     const failure = Cause.failureOption(cause)

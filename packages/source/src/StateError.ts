@@ -5,8 +5,10 @@ export class StateError extends Data.TaggedError("StateError")<{
   readonly stream: string
   readonly path: string
   readonly description: string
+  /** What to do about it; by default, start the stream afresh. */
+  readonly advice?: string
 }> {
   override get message(): string {
-    return `the saved state of stream ${this.stream} is not readable at ${this.path}: ${this.description}. Remove that stream's state to start it afresh.`
+    return `the saved state of stream ${this.stream} is not readable at ${this.path}: ${this.description}. ${this.advice ?? "Remove that stream's state to start it afresh."}`
   }
 }

@@ -8,6 +8,7 @@ import type { Catalog, Streams } from "@salesintel/airbyte"
 import type { ApiError, Client, CreditBudget } from "@salesintel/core"
 import type { Stream } from "effect"
 import type { SourceConfig } from "./Config.ts"
+import type { LedgerError } from "./engine/BoughtLedger.ts"
 import type { Output } from "./Output.ts"
 import type { StateError } from "./StateError.ts"
 
@@ -28,7 +29,7 @@ export interface StreamDefinition<A> {
     input: ReadInput,
   ) => Stream.Stream<
     Output<A>,
-    ApiError.ApiError | StateError,
+    ApiError.ApiError | StateError | LedgerError,
     Client.SalesIntelClient | CreditBudget.CreditBudget
   >
 }

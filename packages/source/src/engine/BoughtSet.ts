@@ -4,12 +4,16 @@
  * path that buys diffs against it (`due`) and records into it (`record`), so a key bought by one
  * path (a full refresh, a direct read, a listing, an email) is not bought again by another.
  *
- * It is the one part of the state that grows with the data, so its checkpoints are amortised
- * (`cadence`): after every page while it is small, then every 1/50 of what it holds.
+ * In the state it is the one part that grows with the data, so its checkpoints are amortised
+ * (`cadence`): after every page while it is small, then every 1/50 of what it holds. Kept in the
+ * destination's ledger instead (`fromLedger`, engine/BoughtLedger.ts), the state carries only a
+ * marker and a checkpoint is due after every page.
  */
-import type { Effect } from "effect"
+import { Streams } from "@salesintel/airbyte"
+import { Effect, Stream } from "effect"
 import * as Checkpoints from "../components/Checkpoints.ts"
 import { DatedSet, type DatedSetJson, type DatedSetOutput } from "../DatedSet.ts"
+import type { Ledger, LedgerError } from "./BoughtLedger.ts"
 
 export class BoughtSet {
   /** The keys recorded by this run (a key listed again was bought by an earlier piece of it). */
@@ -21,10 +25,35 @@ export class BoughtSet {
     readonly today: number,
     /** A key bought this many days ago or more is due again; undefined: never. */
     readonly refreshAfterDays: number | undefined,
+    /** Held in the destination's ledger, which the loader writes with the records. */
+    readonly inLedger: boolean,
   ) {}
 
   static fromJson(json: DatedSetJson | undefined, today: number, refreshAfterDays: number | undefined) {
-    return new BoughtSet(DatedSet.fromJson(json), today, refreshAfterDays)
+    return new BoughtSet(DatedSet.fromJson(json), today, refreshAfterDays, false)
+  }
+
+  /**
+   * The set of `stream` held in `ledger`. What `json` holds (a state written before the ledger, or
+   * through the pipe) is moved into the ledger first, so dropping it from the state loses nothing.
+   */
+  static fromLedger(
+    json: DatedSetJson | undefined,
+    ledger: Ledger,
+    stream: string,
+    today: number,
+    refreshAfterDays: number | undefined,
+  ): Effect.Effect<BoughtSet, LedgerError> {
+    const set = DatedSet.fromJson(json)
+    return Effect.gen(function* () {
+      if (set.size > 0) yield* ledger.adopt(stream, [...set.entries()])
+      yield* Stream.runForEachChunk(ledger.read(stream), (entries) =>
+        Effect.sync(() => {
+          for (const [key, day] of entries) set.add(key, day)
+        }),
+      )
+      return new BoughtSet(set, today, refreshAfterDays, true)
+    })
   }
 
   get size(): number {
@@ -63,12 +92,13 @@ export class BoughtSet {
     return this.set.countFresh(this.today, this.refreshAfterDays)
   }
 
-  toJson(): DatedSetOutput {
-    return this.set.toJson()
+  /** Its state form: the keys by day, or the marker of a set held in the ledger. */
+  toJson(): DatedSetOutput | typeof Streams.inLedger {
+    return this.inLedger ? Streams.inLedger : this.set.toJson()
   }
 
   /** When a checkpoint of this set is due, counted in records emitted since the last one. */
   cadence(): Effect.Effect<Checkpoints.Amortized> {
-    return Checkpoints.amortized(() => this.set.size)
+    return Checkpoints.amortized(() => (this.inLedger ? 0 : this.set.size))
   }
 }

@@ -12,11 +12,13 @@
  */
 import { Streams } from "@salesintel/airbyte"
 import { Client, type Contact, CreditBudget } from "@salesintel/core"
-import { Effect, Ref, Schema, Stream } from "effect"
+import { Effect, Option, Ref, Schema, Stream } from "effect"
 import type * as PagedQuery from "../components/PagedQuery.ts"
 import { DatedSetJson, epochDay } from "../DatedSet.ts"
+import { BoughtLedger, type LedgerError } from "../engine/BoughtLedger.ts"
 import { BoughtSet } from "../engine/BoughtSet.ts"
 import * as Output from "../Output.ts"
+import { StateError } from "../StateError.ts"
 import type { ReadInput, StreamDefinition } from "../StreamDefinition.ts"
 import { decodeState } from "./common.ts"
 import type { Context } from "./contacts/Context.ts"
@@ -35,20 +37,60 @@ const FullRefreshProgress = Schema.Struct({
 })
 
 export const ContactsState = Schema.Struct({
-  /** Match ids bought, by the day bought: one set for searches and emails alike. */
-  known: Schema.optionalWith(DatedSetJson, { default: () => ({}) }),
+  /**
+   * Match ids bought, by the day bought: one set for searches and emails alike; or "ledger" when
+   * the set is in the destination's ledger (engine/BoughtLedger.ts).
+   */
+  known: Schema.optionalWith(Schema.Union(DatedSetJson, Schema.Literal(Streams.inLedger)), {
+    default: () => ({}),
+  }),
   /** Emails looked up for enrichment, by the day. */
   emails: Schema.optionalWith(DatedSetJson, { default: () => ({}) }),
   /** Present while a full refresh is unfinished. */
   full_refresh: Schema.optional(FullRefreshProgress),
 })
 
+/**
+ * The contacts bought: from the ledger when the read has one (what the state holds moves there),
+ * from the state otherwise. A state whose set is in a ledger this read does not have is refused:
+ * read as empty, it would buy every contact again.
+ */
+const knownFrom = (
+  saved: typeof ContactsState.Type.known,
+  today: number,
+  refresh: number | undefined,
+): Effect.Effect<BoughtSet, StateError | LedgerError> =>
+  Effect.flatMap(
+    Effect.serviceOption(BoughtLedger),
+    (ledger): Effect.Effect<BoughtSet, StateError | LedgerError> => {
+      if (Option.isSome(ledger))
+        return BoughtSet.fromLedger(
+          saved === Streams.inLedger ? undefined : saved,
+          ledger.value,
+          "contacts",
+          today,
+          refresh,
+        )
+      if (saved !== Streams.inLedger) return Effect.succeed(BoughtSet.fromJson(saved, today, refresh))
+      return Effect.fail(
+        new StateError({
+          stream: "contacts",
+          path: "known",
+          description:
+            'it is "ledger": the contacts bought are in the _bought table of the database a sync loaded, not in this state',
+          advice:
+            "Give the state that `salesintel-pg state` prints for that database (it holds them), or run `salesintel sync` on it.",
+        }),
+      )
+    },
+  )
+
 /** The sets and the position a read starts from, and the checkpoint of them as they stand. */
 const startFrom = (input: ReadInput, state: typeof ContactsState.Type) =>
   Effect.gen(function* () {
     const today = epochDay(input.startedAt)
     const refresh = input.config.contacts?.refresh_after_days
-    const known = BoughtSet.fromJson(state.known, today, refresh)
+    const known = yield* knownFrom(state.known, today, refresh)
     const emailsDone = BoughtSet.fromJson(state.emails, today, refresh)
     const position = yield* Ref.make<PagedQuery.Position>({
       completed: state.full_refresh?.completed ?? [],

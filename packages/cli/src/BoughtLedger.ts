@@ -1,0 +1,22 @@
+/**
+ * The source's bought ledger (BoughtLedger in @salesintel/source) on the sync's own database: the
+ * `_bought` table the loader writes with the records it commits (Ledger in @salesintel/postgres).
+ * Given to the source by `sync` only: the source on its own keeps its bought set in its state.
+ */
+import { Database, Ledger } from "@salesintel/postgres"
+import { BoughtLedger } from "@salesintel/source"
+import { Effect, Stream } from "effect"
+
+export const onDatabase = (schema: string, db: Database.DatabaseService): BoughtLedger.Ledger => {
+  const failed = (error: Database.DatabaseError) =>
+    new BoughtLedger.LedgerError({ description: error.message })
+  return {
+    read: (stream) =>
+      Ledger.read(schema, stream).pipe(Stream.provideService(Database.Database, db), Stream.mapError(failed)),
+    adopt: (stream, entries) =>
+      Ledger.adopt(schema, stream, entries).pipe(
+        Effect.provideService(Database.Database, db),
+        Effect.mapError(failed),
+      ),
+  }
+}
