@@ -9,6 +9,7 @@ import type { Catalog } from "@salesintel/airbyte"
 import { CreditBudget } from "@salesintel/core"
 import { Chunk, Effect, Either, Fiber, Layer, Option, Stream, TestClock } from "effect"
 import * as Config from "../Config.ts"
+import * as BoughtLedger from "../engine/BoughtLedger.ts"
 import type * as Output from "../Output.ts"
 import * as Plan from "../Plan.ts"
 import { fakeProvider } from "../testing/FakeProvider.ts"
@@ -40,17 +41,19 @@ const readWith = (
   state: unknown,
   syncMode: Catalog.SyncMode = "incremental",
   closed = false,
+  ledger?: BoughtLedger.Ledger,
 ) =>
   Effect.gen(function* () {
     const budget = yield* CreditBudget.make(config.credit_budget)
     if (closed) yield* budget.close
-    const all = yield* contacts
-      .read({ config, syncMode, state, startedAt: now })
-      .pipe(
-        Stream.either,
-        Stream.runCollect,
-        Effect.provide(Layer.merge(provider.layer, Layer.succeed(CreditBudget.CreditBudget, budget))),
-      )
+    const read = contacts.read({ config, syncMode, state, startedAt: now })
+    const all = yield* (
+      ledger === undefined ? read : Stream.provideService(read, BoughtLedger.BoughtLedger, ledger)
+    ).pipe(
+      Stream.either,
+      Stream.runCollect,
+      Effect.provide(Layer.merge(provider.layer, Layer.succeed(CreditBudget.CreditBudget, budget))),
+    )
     const elements = Chunk.toReadonlyArray(all)
     const outputs = elements.flatMap((element) => (Either.isRight(element) ? [element.right] : []))
     const checkpoints = outputs.flatMap((output) => (output._tag === "Checkpoint" ? [output.state] : []))
@@ -219,6 +222,74 @@ describe("contacts, on the provider in memory", () => {
       // One latency for all five (the searches one after another, then the emails, took four).
       expect(seconds).toBe(1)
       expect(provider.requests.search).toBe(0)
+    }),
+  )
+})
+
+/**
+ * A ledger in memory, written as the loader writes `_bought`: a row for every record emitted (the
+ * records a checkpoint covers commit with it), the later day kept. Counts what it was asked.
+ */
+const memoryLedger = () => {
+  const rows = new Map<string, number>()
+  const adopted: Array<BoughtLedger.Entry> = []
+  const ledger: BoughtLedger.Ledger = {
+    read: () => Stream.fromIterable([...rows].sort(([a], [b]) => (a < b ? -1 : 1))),
+    adopt: (_, entries) =>
+      Effect.sync(() => {
+        adopted.push(...entries)
+        for (const [key, day] of entries) rows.set(key, Math.max(day, rows.get(key) ?? day))
+      }),
+  }
+  const commit = (ran: Ran) => {
+    for (const output of ran.outputs)
+      if (output._tag === "Record") rows.set(String(output.data.match_id), Math.floor(now / 86_400_000))
+  }
+  return { ledger, rows, adopted, commit }
+}
+
+describe("contacts with the bought set in a ledger (salesintel sync)", () => {
+  it.effect("the state says 'ledger', a checkpoint comes after every page, and a rerun buys nothing", () =>
+    Effect.gen(function* () {
+      const provider = fakeProvider({ contacts: 95 })
+      const { ledger, rows, commit } = memoryLedger()
+      const first = yield* readWith(provider, configOf({}), undefined, "incremental", false, ledger)
+      commit(first)
+      expect(first.state).toMatchObject({ known: "ledger" })
+      expect(JSON.stringify(first.state).length).toBeLessThan(200)
+      // Ten credited pages of 10: a checkpoint after each (the set in the state would wait).
+      const checkpoints = first.outputs.filter((output) => output._tag === "Checkpoint").length
+      expect(checkpoints).toBeGreaterThanOrEqual(10)
+      expect(rows.size).toBe(95)
+      const again = yield* readWith(provider, configOf({}), first.state, "incremental", false, ledger)
+      expect(provider.charged()).toBe(95)
+      expect(records(again)).toBe(0)
+    }),
+  )
+
+  it.effect("a state that holds ids moves them into the ledger: nothing is bought again", () =>
+    Effect.gen(function* () {
+      const provider = fakeProvider({ contacts: 60 })
+      const piped = yield* readWith(fakeProvider({ contacts: 25 }), configOf({}), undefined)
+      expect(Object.keys(piped.state as object)).toContain("known")
+      const { ledger, adopted, commit } = memoryLedger()
+      const run = yield* readWith(provider, configOf({}), piped.state, "incremental", false, ledger)
+      commit(run)
+      expect(adopted).toHaveLength(25)
+      expect(provider.charged()).toBe(35)
+      expect(run.state).toMatchObject({ known: "ledger" })
+      const again = yield* readWith(provider, configOf({}), run.state, "incremental", false, ledger)
+      expect(provider.charged()).toBe(35)
+      expect(records(again)).toBe(0)
+    }),
+  )
+
+  it.effect("a 'ledger' state without the ledger is refused, and nothing is bought", () =>
+    Effect.gen(function* () {
+      const provider = fakeProvider({ contacts: 20 })
+      const ran = yield* readWith(provider, configOf({}), { known: "ledger" })
+      expect(ran.failure).toBe("StateError")
+      expect(provider.charged()).toBe(0)
     }),
   )
 })
