@@ -1,0 +1,109 @@
+/**
+ * The bought set in the database's ledger (`_bought`), end to end against the sandbox, on
+ * PGlite and a real Postgres: `salesintel sync` keeps the contacts bought there and a state of a
+ * few bytes; the pipe goes on from that database with the state `salesintel-pg state` prints
+ * (the ids written back), and a sync goes on from a state the pipe wrote (its ids moved into the
+ * ledger): neither way buys anything again.
+ */
+import type { Message } from "@salesintel/airbyte"
+import { Sync } from "@salesintel/cli"
+import { Ledger, Sql, State } from "@salesintel/postgres"
+import { type Sandbox, startSandbox } from "@salesintel/sandbox"
+import { Commands } from "@salesintel/source"
+import { Effect, Stream } from "effect"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { backends, open } from "../packages/postgres/src/testing/Backends.ts"
+import { boughtIds } from "../packages/source/src/testing/BoughtIds.ts"
+
+let sandbox: Sandbox
+beforeAll(async () => {
+  sandbox = await startSandbox({ seed: 42, contacts: 100_000, companies: 10_000 })
+})
+afterAll(async () => {
+  await sandbox?.close()
+})
+
+const silent = { isTTY: false, write: () => true }
+const charged = () => sandbox.accounts()["sandbox-full"]?.credits_charged ?? 0
+const config = () => ({
+  api_key: "sandbox-full",
+  base_url: sandbox.url,
+  credit_budget: 10_000,
+  contacts: { searches: [{ name: "it-vps", filters: { job_departments: ["it_is"], job_levels: ["vp"] } }] },
+})
+const catalog = {
+  streams: [
+    { stream: { name: "contacts" }, sync_mode: "incremental", destination_sync_mode: "append_dedup" },
+  ],
+}
+
+/** The source through the pipe: its contacts records and its last contacts STATE. */
+const pipeRead = async (state: unknown) => {
+  const messages: Array<Message.Message> = []
+  await Effect.runPromise(
+    Stream.runForEach(Commands.read({ config: config(), catalog, state }), (message) =>
+      Effect.sync(() => messages.push(message)),
+    ),
+  )
+  const trace = messages.find((m) => m.type === "TRACE" && m.trace.type === "ERROR")
+  expect(trace).toBeUndefined()
+  const last = messages.filter((m): m is Message.StateMessage => m.type === "STATE").at(-1)
+  return { records: messages.filter((m) => m.type === "RECORD").length, state: last?.state }
+}
+
+describe.each(await backends())("the ledger of what was bought, on $name", (backend) => {
+  let database: Awaited<ReturnType<typeof open>>
+  beforeAll(async () => {
+    database = await open(backend, "ledger")
+  })
+  afterAll(async () => {
+    await database?.close()
+  })
+  const table = (name: string) => Sql.qualified(database.schema, name)
+  const sync = () => database.run(Sync.sync({ config: config(), schema: database.schema, progress: silent }))
+  const contactsState = async () =>
+    (await database.query(`SELECT state FROM ${table("_state")} WHERE stream = 'contacts'`))[0]?.state
+  const ledgerCount = async () =>
+    (await database.query(`SELECT count(*)::int AS n FROM ${table("_bought")} WHERE stream = 'contacts'`))[0]
+      ?.n
+
+  it("sync keeps the ids in the ledger; the pipe goes on from the state salesintel-pg state prints", async () => {
+    sandbox.reset()
+    const first = await sync()
+    expect(first.status).toBe("succeeded")
+    const bought = charged()
+    expect(bought).toBeGreaterThan(500)
+    expect(await contactsState()).toMatchObject({ known: "ledger" })
+    expect(JSON.stringify(await contactsState()).length).toBeLessThan(200)
+    expect(await ledgerCount()).toBe(bought)
+
+    // What `salesintel-pg state` prints: the ids back in the state, every one of them.
+    const exported = await database.run(
+      Effect.flatMap(State.read(database.schema), (saved) => Ledger.exported(database.schema, saved)),
+    )
+    const contacts = exported.find((entry) => entry.stream.stream_descriptor.name === "contacts")
+    expect(boughtIds(contacts?.stream.stream_state?.known).size).toBe(bought)
+    sandbox.reset()
+    const piped = await pipeRead(exported)
+    expect(piped.records).toBe(0)
+    expect(charged()).toBe(0)
+  })
+
+  it("a sync goes on from a state the pipe wrote: its ids move into the ledger, nothing is bought", async () => {
+    await database.query(`DELETE FROM ${table("_state")}`)
+    await database.query(`DELETE FROM ${table("_bought")}`)
+    sandbox.reset()
+    const piped = await pipeRead([])
+    const bought = charged()
+    expect(piped.records).toBe(bought)
+    expect(boughtIds(piped.state?.stream.stream_state?.known).size).toBe(bought)
+    await database.run(State.write(database.schema, "contacts", piped.state?.stream.stream_state))
+
+    sandbox.reset()
+    const next = await sync()
+    expect(next.status).toBe("succeeded")
+    expect(charged()).toBe(0)
+    expect(await ledgerCount()).toBe(bought)
+    expect(await contactsState()).toMatchObject({ known: "ledger" })
+  })
+})
