@@ -202,20 +202,23 @@ export const openSandbox = (
  */
 export const suiteConcurrency = 3
 export const sigkillBound = (suiteConcurrency + 3) * 50
-/** The same for a search read through partitions: its next partition reads ahead, two pages more. */
-export const sigkillBoundPartitioned = (suiteConcurrency + 2 + 3) * 50
 
 /**
  * Through the pipe (the source on its own, where the bought set is in the state), the set is
  * checkpointed after every page while it holds fewer than 2,500 contacts, then once 1/50 of what
  * it holds has been bought since the last checkpoint (components/Checkpoints.ts): there the three
  * pieces on their way to a commit are three such intervals. `salesintel sync` keeps the set in the
- * ledger instead (written with the records) and checkpoints after every page, so its bound is
- * `sigkillBound` whatever the holdings: holdings.test.ts measures it where the pipe's would be
- * several times larger.
+ * ledger instead (written with the records), where a checkpoint is small whatever is held: its
+ * interval stops growing at 500 records (engine/BoughtSet.ts, ledgerInterval), so the three come to
+ * at most 1,500 whatever the holdings. holdings.test.ts measures it where the pipe's bound would be
+ * larger. A search read through partitions holds two pages more: its next partition reads ahead.
  */
 export const checkpointInterval = (contactsHeld: number, pageSize = 50) =>
   pageSize * Math.max(1, Math.ceil(Math.floor(contactsHeld / 50) / pageSize))
+export const ledgerCheckpointInterval = (contactsHeld: number) =>
+  checkpointInterval(Math.min(contactsHeld, 25_000))
+export const sigkillBoundLedger = (contactsHeld: number, partitioned: boolean) =>
+  (suiteConcurrency + (partitioned ? 2 : 0)) * 50 + 3 * ledgerCheckpointInterval(contactsHeld)
 
 export const charged = (sandbox: Sandbox, key = "sandbox-full"): number =>
   sandbox.accounts()[key]?.credits_charged ?? 0

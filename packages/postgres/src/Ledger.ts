@@ -53,11 +53,21 @@ export const read = (schema: string, stream: string): Stream.Stream<Entry, Datab
         ? Stream.empty
         : Stream.paginateChunkEffect(Option.none<string>(), (after) =>
             Effect.flatMap(Database, (db) =>
-              db.query(
-                `SELECT key, day FROM ${qualified(schema, boughtTable.name)}
-                  WHERE stream = $1 AND ($2::text IS NULL OR key > $2) ORDER BY key LIMIT ${pageSize}`,
-                [stream, Option.getOrNull(after)],
-              ),
+              // Each page one range of the primary key's index (an OR here would scan the table).
+              Option.match(after, {
+                onNone: () =>
+                  db.query(
+                    `SELECT key, day FROM ${qualified(schema, boughtTable.name)}
+                      WHERE stream = $1 ORDER BY key LIMIT ${pageSize}`,
+                    [stream],
+                  ),
+                onSome: (key) =>
+                  db.query(
+                    `SELECT key, day FROM ${qualified(schema, boughtTable.name)}
+                      WHERE stream = $1 AND key > $2 ORDER BY key LIMIT ${pageSize}`,
+                    [stream, key],
+                  ),
+              }),
             ).pipe(
               Effect.map((rows) => {
                 const page = Chunk.fromIterable(rows.map((row): Entry => [String(row.key), Number(row.day)]))

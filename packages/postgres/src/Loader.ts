@@ -13,7 +13,7 @@ import { type Catalog, Message, Streams } from "@salesintel/airbyte"
 import { Chunk, Duration, Effect, Either, Stream } from "effect"
 import * as Batch from "./Batch.ts"
 import { stateTable } from "./Bookkeeping.ts"
-import { Database, type DatabaseError } from "./Database.ts"
+import { Database, type DatabaseError, type DatabaseService, transaction } from "./Database.ts"
 import * as Ddl from "./Ddl.ts"
 import { InvalidRecord, UnknownStream } from "./LoadError.ts"
 import type { StreamMapping } from "./Mapping.ts"
@@ -156,6 +156,203 @@ const finishOverwrite = (schema: string, mapping: StreamMapping) =>
 /** Why a load stops on a record of its input. */
 export type LoadFailure = UnknownStream | InvalidRecord
 
+/** A summary with nothing loaded yet; the stages below add to it as the load goes. */
+const emptySummary = (): LoadSummary => ({
+  streams: {},
+  statesCommitted: 0,
+  batches: 0,
+  uncommittedRecords: 0,
+  sourceErrors: [],
+  overwritten: [],
+  overwritesIncomplete: [],
+})
+
+const streamSummary = (summary: LoadSummary, stream: string): StreamSummary => {
+  let entry = summary.streams[stream]
+  if (entry === undefined) {
+    entry = { records: 0, batches: 0, statesCommitted: 0 }
+    summary.streams[stream] = entry
+  }
+  return entry
+}
+
+/** What the plan stage knows of the input so far, which the load's end reads. */
+interface Seen {
+  /** Streams with records since the last STATE (to know which overwrites are incomplete). */
+  readonly uncommitted: Map<string, number>
+  /** Streams that reported STREAM_STATUS COMPLETE (and did not start again after it). */
+  readonly reportedComplete: Set<string>
+  /** Streams with a STATE: what counts as complete for an input with no statuses at all. */
+  readonly withState: Set<string>
+  statusesSeen: boolean
+}
+
+/**
+ * The plan stage: turns each group of messages into jobs, in input order. Each stream's open
+ * batch stays here until it closes: on size, on time (checked as input arrives), or at a STATE;
+ * records after the last STATE never leave. A bad record ends the plan, but the jobs before it
+ * (states included) still run first.
+ */
+const planner = (summary: LoadSummary, options: LoadOptions) => {
+  const seen: Seen = {
+    uncommitted: new Map(),
+    reportedComplete: new Set(),
+    withState: new Set(),
+    statusesSeen: false,
+  }
+  const pending = new Map<StreamMapping, Batch.Builder>()
+  let position = 0
+  let pendingRecords = 0
+  let openedAt = 0
+  const batchSize = options.batchSize ?? 5_000
+  const windowMillis = Duration.toMillis(options.batchWindow ?? Duration.seconds(1))
+  const closeBatches = (jobs: Array<Job>) => {
+    for (const [mapping, builder] of pending)
+      if (builder.size > 0) jobs.push({ _tag: "Batch", mapping, batch: builder.close() })
+    pending.clear()
+    pendingRecords = 0
+  }
+  const onRecord = (message: Message.RecordMessage, jobs: Array<Job>): LoadFailure | undefined => {
+    const { stream } = message.record
+    const mapping = mappingOf(stream)
+    if (mapping === undefined) return new UnknownStream({ stream, position, known: Streams.names })
+    const mapped = mapping.map(message)
+    if (Either.isLeft(mapped)) return new InvalidRecord({ stream, position, ...mapped.left })
+    let builder = pending.get(mapping)
+    if (builder === undefined) {
+      builder = new Batch.Builder(mapping.children.length)
+      pending.set(mapping, builder)
+    }
+    if (pendingRecords === 0) openedAt = Date.now()
+    // The latest record per key wins within the batch (resolved when it closes).
+    builder.add(mapped.right)
+    pendingRecords++
+    streamSummary(summary, stream).records++
+    seen.uncommitted.set(stream, (seen.uncommitted.get(stream) ?? 0) + 1)
+    if (pendingRecords >= batchSize) closeBatches(jobs)
+    return undefined
+  }
+  const onState = (message: Message.StateMessage, jobs: Array<Job>): LoadFailure | undefined => {
+    const stream = message.state.stream.stream_descriptor.name
+    // A state for a stream we have no tables for could never be read back usefully.
+    if (!Streams.isStreamName(stream))
+      return new UnknownStream({ stream, position, known: Streams.names, of: "state" })
+    closeBatches(jobs)
+    const records: Record<string, number> = {}
+    for (const [name, entry] of Object.entries(summary.streams)) records[name] = entry.records
+    jobs.push({ _tag: "State", message, records })
+    seen.uncommitted.clear()
+    seen.withState.add(stream)
+    return undefined
+  }
+  const onStatus = (status: Message.StreamStatusMessage["trace"]["stream_status"]) => {
+    seen.statusesSeen = true
+    if (status.status === "COMPLETE") seen.reportedComplete.add(status.stream_descriptor.name)
+    else seen.reportedComplete.delete(status.stream_descriptor.name)
+  }
+  const plan = (group: Chunk.Chunk<Message.Message>): Planned => {
+    const jobs: Array<Job> = []
+    for (const message of group) {
+      position++
+      const failure =
+        message.type === "RECORD"
+          ? onRecord(message, jobs)
+          : message.type === "STATE"
+            ? onState(message, jobs)
+            : undefined
+      if (failure !== undefined) return { jobs, failure }
+      if (message.type === "TRACE" && message.trace.type === "STREAM_STATUS")
+        onStatus(message.trace.stream_status)
+      else if (message.type === "LOG" || Message.isTraceError(message)) jobs.push({ _tag: "Notify", message })
+    }
+    if (pendingRecords > 0 && Date.now() - openedAt >= windowMillis) closeBatches(jobs)
+    return { jobs, failure: undefined }
+  }
+  return { plan, seen }
+}
+
+/**
+ * The write stage: runs the jobs in order on the one connection. A batch is merged in the open
+ * transaction (opened by the first job that needs one); a STATE writes `_state`, runs
+ * `beforeCommit` and COMMITs.
+ */
+const writer = (summary: LoadSummary, options: LoadOptions, schema: string, db: DatabaseService) => {
+  let inTransaction = false
+  const begin = Effect.suspend(() => {
+    if (inTransaction) return Effect.void
+    inTransaction = true
+    return db.exec("BEGIN")
+  })
+  const mergeBatch = (job: Extract<Job, { _tag: "Batch" }>) =>
+    Effect.gen(function* () {
+      yield* begin
+      const mode = syncModeOf(options.syncModes, job.mapping.stream)
+      yield* Merge.mergeBatch(schema, job.mapping, job.batch, mode, options.runId)
+      summary.batches++
+      streamSummary(summary, job.mapping.stream).batches++
+    })
+  const commitState = (job: Extract<Job, { _tag: "State" }>) =>
+    Effect.gen(function* () {
+      yield* begin
+      const stream = job.message.state.stream.stream_descriptor.name
+      yield* State.write(schema, stream, job.message.state.stream.stream_state)
+      if (options.beforeCommit) yield* options.beforeCommit({ state: job.message, records: job.records })
+      yield* db.exec("COMMIT")
+      inTransaction = false
+      summary.statesCommitted++
+      streamSummary(summary, stream).statesCommitted++
+      if (options.onStateCommitted) yield* options.onStateCommitted(job.message)
+    })
+  const write = (job: Job): Effect.Effect<void, DatabaseError, Database> => {
+    switch (job._tag) {
+      case "Batch":
+        return mergeBatch(job)
+      case "State":
+        return commitState(job)
+      case "Notify":
+        if (job.message.type === "TRACE") summary.sourceErrors.push(job.message)
+        return options.onMessage ? options.onMessage(job.message) : Effect.void
+    }
+  }
+  // Records no STATE followed: never committed without their state.
+  const rollback = Effect.suspend(() => {
+    if (!inTransaction) return Effect.void
+    inTransaction = false
+    return db.exec("ROLLBACK")
+  })
+  return { write, rollback }
+}
+
+/**
+ * The overwrites that end: only when a stream's whole input arrived and committed: it reported
+ * COMPLETE (or, with no statuses in the input, sent a STATE), nothing of it came after its last
+ * STATE, and the source reported no error. An input that ends early empties nothing.
+ */
+const finishOverwrites = (
+  summary: LoadSummary,
+  seen: Seen,
+  overwrites: ReadonlyArray<StreamMapping>,
+  schema: string,
+  endedOnItsOwn: boolean,
+) =>
+  Effect.gen(function* () {
+    const complete = overwrites.filter(
+      (mapping) =>
+        endedOnItsOwn &&
+        summary.sourceErrors.length === 0 &&
+        !seen.uncommitted.has(mapping.stream) &&
+        (seen.statusesSeen ? seen.reportedComplete.has(mapping.stream) : seen.withState.has(mapping.stream)),
+    )
+    summary.overwritesIncomplete.push(
+      ...overwrites.filter((mapping) => !complete.includes(mapping)).map((mapping) => mapping.stream),
+    )
+    if (complete.length === 0) return
+    yield* transaction(
+      Effect.forEach(complete, (mapping) => finishOverwrite(schema, mapping), { discard: true }),
+    )
+    summary.overwritten.push(...complete.map((mapping) => mapping.stream))
+  })
+
 /**
  * Loads `messages` into `options.schema`. Fails on the first record of an unknown stream or one
  * that does not decode (with its position and the bad value's path), or on a database error;
@@ -172,140 +369,11 @@ export const load = <E, R>(
     for (const mapping of allMappings) yield* Merge.prepare(mapping)
     const overwrites = overwriteStreams(options.syncModes)
     for (const mapping of overwrites) yield* beginOverwrite(schema, mapping.stream)
-
-    const summary: LoadSummary = {
-      streams: {},
-      statesCommitted: 0,
-      batches: 0,
-      uncommittedRecords: 0,
-      sourceErrors: [],
-      overwritten: [],
-      overwritesIncomplete: [],
-    }
-    const streamSummary = (stream: string): StreamSummary => {
-      let entry = summary.streams[stream]
-      if (entry === undefined) {
-        entry = { records: 0, batches: 0, statesCommitted: 0 }
-        summary.streams[stream] = entry
-      }
-      return entry
-    }
+    const summary = emptySummary()
+    const { plan, seen } = planner(summary, options)
+    const { write, rollback } = writer(summary, options, schema, db)
     // Two stages with a small buffer between them, so that mapping the next group (CPU) overlaps
-    // writing the previous one (database): the plan stage turns a group of messages into jobs,
-    // the write stage runs them in order on the one connection.
-    let position = 0
-    // Streams with records since the last STATE (to know which overwrites are incomplete).
-    const uncommitted = new Map<string, number>()
-    // How each stream said it ended: STREAM_STATUS COMPLETE, and streams with a STATE (what
-    // counts as complete for an input with no statuses at all, from another source).
-    const reportedComplete = new Set<string>()
-    const withState = new Set<string>()
-    let statusesSeen = false
-    // Each stream's open batch, until it closes: on size, on time (checked as input arrives), or
-    // at a STATE. Records after the last STATE never leave here.
-    const pending = new Map<StreamMapping, Batch.Builder>()
-    let pendingRecords = 0
-    let openedAt = 0
-    const batchSize = options.batchSize ?? 5_000
-    const windowMillis = Duration.toMillis(options.batchWindow ?? Duration.seconds(1))
-    // A bad record ends the plan, but the jobs before it (states included) still run first.
-    const plan = (group: Chunk.Chunk<Message.Message>): Planned => {
-      const jobs: Array<Job> = []
-      const closeBatches = () => {
-        for (const [mapping, builder] of pending)
-          if (builder.size > 0) jobs.push({ _tag: "Batch", mapping, batch: builder.close() })
-        pending.clear()
-        pendingRecords = 0
-      }
-      for (const message of group) {
-        position++
-        if (message.type === "RECORD") {
-          const { stream } = message.record
-          const mapping = mappingOf(stream)
-          if (mapping === undefined)
-            return { jobs, failure: new UnknownStream({ stream, position, known: Streams.names }) }
-          const mapped = mapping.map(message)
-          if (Either.isLeft(mapped))
-            return { jobs, failure: new InvalidRecord({ stream, position, ...mapped.left }) }
-          let builder = pending.get(mapping)
-          if (builder === undefined) {
-            builder = new Batch.Builder(mapping.children.length)
-            pending.set(mapping, builder)
-          }
-          if (pendingRecords === 0) openedAt = Date.now()
-          // The latest record per key wins within the batch (resolved when it closes).
-          builder.add(mapped.right)
-          pendingRecords++
-          streamSummary(stream).records++
-          uncommitted.set(stream, (uncommitted.get(stream) ?? 0) + 1)
-          if (pendingRecords >= batchSize) closeBatches()
-        } else if (message.type === "STATE") {
-          const stream = message.state.stream.stream_descriptor.name
-          // A state for a stream we have no tables for could never be read back usefully.
-          if (!Streams.isStreamName(stream))
-            return {
-              jobs,
-              failure: new UnknownStream({ stream, position, known: Streams.names, of: "state" }),
-            }
-          closeBatches()
-          const records: Record<string, number> = {}
-          for (const [name, entry] of Object.entries(summary.streams)) records[name] = entry.records
-          jobs.push({ _tag: "State", message, records })
-          uncommitted.clear()
-          withState.add(stream)
-        } else if (message.type === "TRACE" && message.trace.type === "STREAM_STATUS") {
-          statusesSeen = true
-          const { stream_descriptor, status } = message.trace.stream_status
-          if (status === "COMPLETE") reportedComplete.add(stream_descriptor.name)
-          else reportedComplete.delete(stream_descriptor.name)
-        } else if (message.type === "LOG" || Message.isTraceError(message)) {
-          jobs.push({ _tag: "Notify", message })
-        }
-      }
-      if (pendingRecords > 0 && Date.now() - openedAt >= windowMillis) closeBatches()
-      return { jobs, failure: undefined }
-    }
-
-    let inTransaction = false
-    const begin = Effect.suspend(() => {
-      if (inTransaction) return Effect.void
-      inTransaction = true
-      return db.exec("BEGIN")
-    })
-    const write = (job: Job): Effect.Effect<void, DatabaseError, Database> => {
-      switch (job._tag) {
-        case "Batch":
-          return Effect.gen(function* () {
-            yield* begin
-            yield* Merge.mergeBatch(
-              schema,
-              job.mapping,
-              job.batch,
-              syncModeOf(options.syncModes, job.mapping.stream),
-              options.runId,
-            )
-            summary.batches++
-            streamSummary(job.mapping.stream).batches++
-          })
-        case "State":
-          return Effect.gen(function* () {
-            yield* begin
-            const stream = job.message.state.stream.stream_descriptor.name
-            yield* State.write(schema, stream, job.message.state.stream.stream_state)
-            if (options.beforeCommit)
-              yield* options.beforeCommit({ state: job.message, records: job.records })
-            yield* db.exec("COMMIT")
-            inTransaction = false
-            summary.statesCommitted++
-            streamSummary(stream).statesCommitted++
-            if (options.onStateCommitted) yield* options.onStateCommitted(job.message)
-          })
-        case "Notify":
-          if (job.message.type === "TRACE") summary.sourceErrors.push(job.message)
-          return options.onMessage ? options.onMessage(job.message) : Effect.void
-      }
-    }
-
+    // writing the previous one (database).
     yield* messages.pipe(
       // Per chunk as it arrives (a block of lines, or one message from an in-process source).
       Stream.mapChunks((chunk) => Chunk.of(plan(chunk))),
@@ -319,37 +387,11 @@ export const load = <E, R>(
           failure === undefined ? Effect.void : Effect.fail(failure),
         ),
       ),
-      Effect.onExit((exit) =>
-        exit._tag === "Failure" && inTransaction ? Effect.ignore(db.exec("ROLLBACK")) : Effect.void,
-      ),
+      Effect.onExit((exit) => (exit._tag === "Failure" ? Effect.ignore(rollback) : Effect.void)),
     )
-    // Records no STATE followed: never committed without their state.
-    if (inTransaction) {
-      yield* db.exec("ROLLBACK")
-      inTransaction = false
-    }
-    for (const count of uncommitted.values()) summary.uncommittedRecords += count
-    // An overwrite ends only when its whole input arrived and committed: the stream reported
-    // COMPLETE (or, with no statuses in the input, sent a STATE), nothing of it came after its
-    // last STATE, and the source reported no error. An input that ends early empties nothing.
+    yield* rollback
+    for (const count of seen.uncommitted.values()) summary.uncommittedRecords += count
     const endedOnItsOwn = options.endedOnItsOwn === undefined ? true : yield* options.endedOnItsOwn
-    const complete = overwrites.filter(
-      (mapping) =>
-        endedOnItsOwn &&
-        summary.sourceErrors.length === 0 &&
-        !uncommitted.has(mapping.stream) &&
-        (statusesSeen ? reportedComplete.has(mapping.stream) : withState.has(mapping.stream)),
-    )
-    summary.overwritesIncomplete.push(
-      ...overwrites.filter((mapping) => !complete.includes(mapping)).map((mapping) => mapping.stream),
-    )
-    if (complete.length > 0) {
-      yield* db.exec("BEGIN")
-      inTransaction = true
-      for (const mapping of complete) yield* finishOverwrite(schema, mapping)
-      yield* db.exec("COMMIT")
-      inTransaction = false
-      summary.overwritten.push(...complete.map((mapping) => mapping.stream))
-    }
+    yield* finishOverwrites(summary, seen, overwrites, schema, endedOnItsOwn)
     return summary
   })

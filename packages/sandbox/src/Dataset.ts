@@ -38,6 +38,29 @@ export const defaultDatasetOptions = {
 
 const lower = (text: string) => text.toLowerCase()
 
+/**
+ * Contacts with a past job, grouped by the company of that job (a counting sort: index order
+ * within a company). `pastCount[c + 1]` is how many have company c; `currentCompany(i)` is contact
+ * i's company when it has a past job, undefined otherwise.
+ */
+const pastJobLists = (
+  factory: ContactFactory,
+  contacts: number,
+  pastCount: Int32Array,
+  currentCompany: (index: number) => number | undefined,
+) => {
+  const companies = pastCount.length - 1
+  const start = new Int32Array(companies + 1)
+  for (let c = 0; c < companies; c++) start[c + 1] = start[c]! + pastCount[c + 1]!
+  const indexes = new Int32Array(start[companies]!)
+  const cursor = start.slice(0, companies)
+  for (let i = 0; i < contacts; i++) {
+    const company = currentCompany(i)
+    if (company !== undefined) indexes[cursor[factory.pastCompany(i, company)]!++] = i
+  }
+  return { start, indexes }
+}
+
 export class Dataset {
   readonly seed: number
   readonly contactCount: number
@@ -149,17 +172,11 @@ export class Dataset {
     this.levelLists = postingLists(this.posLevel, jobLevels.length)
     this.departmentLists = postingLists(this.posDepartment, jobDepartments.length)
 
-    this.pastJobStart = new Int32Array(this.companies.length + 1)
-    for (let c = 0; c < this.companies.length; c++)
-      this.pastJobStart[c + 1] = this.pastJobStart[c]! + pastCount[c + 1]!
-    this.pastJobIndexes = new Int32Array(this.pastJobStart[this.companies.length]!)
-    const pastCursor = this.pastJobStart.slice(0, this.companies.length)
-    for (let i = 0; i < m; i++) {
-      if (flags[i]! & Flag.pastJob) {
-        const company = this.siteCompany[siteOfIndex[i]!]!
-        this.pastJobIndexes[pastCursor[this.factory.pastCompany(i, company)]!++] = i
-      }
-    }
+    const pastJobs = pastJobLists(this.factory, m, pastCount, (i) =>
+      flags[i]! & Flag.pastJob ? this.siteCompany[siteOfIndex[i]!]! : undefined,
+    )
+    this.pastJobStart = pastJobs.start
+    this.pastJobIndexes = pastJobs.indexes
 
     const order = (key: (c: Company) => string) => {
       const keys = this.companies.map((c) => lower(key(c)))

@@ -12,13 +12,11 @@
  */
 import { Streams } from "@salesintel/airbyte"
 import { Client, type Contact, CreditBudget } from "@salesintel/core"
-import { Effect, Option, Ref, Schema, Stream } from "effect"
+import { Effect, Ref, Schema, Stream } from "effect"
 import type * as PagedQuery from "../components/PagedQuery.ts"
 import { DatedSetJson, epochDay } from "../DatedSet.ts"
-import { BoughtLedger, type LedgerError } from "../engine/BoughtLedger.ts"
 import { BoughtSet } from "../engine/BoughtSet.ts"
 import * as Output from "../Output.ts"
-import { StateError } from "../StateError.ts"
 import type { ReadInput, StreamDefinition } from "../StreamDefinition.ts"
 import { decodeState } from "./common.ts"
 import type { Context } from "./contacts/Context.ts"
@@ -50,47 +48,12 @@ export const ContactsState = Schema.Struct({
   full_refresh: Schema.optional(FullRefreshProgress),
 })
 
-/**
- * The contacts bought: from the ledger when the read has one (what the state holds moves there),
- * from the state otherwise. A state whose set is in a ledger this read does not have is refused:
- * read as empty, it would buy every contact again.
- */
-const knownFrom = (
-  saved: typeof ContactsState.Type.known,
-  today: number,
-  refresh: number | undefined,
-): Effect.Effect<BoughtSet, StateError | LedgerError> =>
-  Effect.flatMap(
-    Effect.serviceOption(BoughtLedger),
-    (ledger): Effect.Effect<BoughtSet, StateError | LedgerError> => {
-      if (Option.isSome(ledger))
-        return BoughtSet.fromLedger(
-          saved === Streams.inLedger ? undefined : saved,
-          ledger.value,
-          "contacts",
-          today,
-          refresh,
-        )
-      if (saved !== Streams.inLedger) return Effect.succeed(BoughtSet.fromJson(saved, today, refresh))
-      return Effect.fail(
-        new StateError({
-          stream: "contacts",
-          path: "known",
-          description:
-            'it is "ledger": the contacts bought are in the _bought table of the database a sync loaded, not in this state',
-          advice:
-            "Give the state that `salesintel-pg state` prints for that database (it holds them), or run `salesintel sync` on it.",
-        }),
-      )
-    },
-  )
-
 /** The sets and the position a read starts from, and the checkpoint of them as they stand. */
 const startFrom = (input: ReadInput, state: typeof ContactsState.Type) =>
   Effect.gen(function* () {
     const today = epochDay(input.startedAt)
     const refresh = input.config.contacts?.refresh_after_days
-    const known = yield* knownFrom(state.known, today, refresh)
+    const known = yield* BoughtSet.saved(state.known, "contacts", today, refresh)
     const emailsDone = BoughtSet.fromJson(state.emails, today, refresh)
     const position = yield* Ref.make<PagedQuery.Position>({
       completed: state.full_refresh?.completed ?? [],
