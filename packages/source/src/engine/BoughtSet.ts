@@ -12,9 +12,9 @@
 import { Streams } from "@salesintel/airbyte"
 import { Effect, Option, Stream } from "effect"
 import * as Checkpoints from "../components/Checkpoints.ts"
-import { DatedSet, type DatedSetJson, type DatedSetOutput } from "../DatedSet.ts"
 import { StateError } from "../StateError.ts"
 import { BoughtLedger, type Ledger, type LedgerError } from "./BoughtLedger.ts"
+import { DatedSet, type DatedSetJson, type DatedSetOutput } from "./DatedSet.ts"
 
 /** The largest checkpoint interval of a set kept in a ledger, in records. */
 export const ledgerInterval = 500

@@ -8,7 +8,7 @@
  * ids or more packed into one string (engine/PackedIds.ts), about a quarter of the list's bytes.
  */
 import { Effect, ParseResult, Schema } from "effect"
-import { pack, packedPrefix, unpack } from "./engine/PackedIds.ts"
+import { pack, packedPrefix, unpack } from "./PackedIds.ts"
 
 /** Days since 1970-01-01 (UTC). */
 export const epochDay = (millis: number): number => Math.floor(millis / 86_400_000)
