@@ -189,7 +189,9 @@ describe("the database connection dropped mid-sync", () => {
     expect(rows.length).toBeGreaterThan(0)
     expect(stopped.code).not.toBe(0)
     // The real cause, in the summary (stdout) or the error line (stderr).
-    expect(stopped.stdout + stopped.stderr).toMatch(/terminat|connection to the database was lost/i)
+    // The whole output in the message: a failure here must say what was said instead.
+    const said = stopped.stdout + stopped.stderr
+    expect(said, said).toMatch(/terminat|connection to the database was lost/i)
     expect(rerun.code, rerun.stderr).toBe(0)
     expect(await fingerprint(target)).toEqual(reference.tables)
     expect(rebought).toBeLessThanOrEqual(sigkillBound)
