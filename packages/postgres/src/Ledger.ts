@@ -4,7 +4,7 @@
  * own transaction (`recordSql`), so it holds exactly what committed: a run killed at any moment
  * re-buys only what had not committed yet. `salesintel sync` reads a stream's bought set from here
  * (`read`, a page at a time) and keeps only a marker in the state; `salesintel-pg state` puts the
- * set back into the state (`withSets`) for a reader that has no database (the pipe).
+ * set back into the state (`exported`) for a reader that has no database (the pipe).
  */
 import { StreamState, Streams } from "@salesintel/airbyte"
 import { Chunk, Effect, Option, Stream } from "effect"
