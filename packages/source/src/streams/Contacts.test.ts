@@ -257,7 +257,7 @@ describe("contacts with the bought set in a ledger (salesintel sync)", () => {
       commit(first)
       expect(first.state).toMatchObject({ known: "ledger" })
       expect(JSON.stringify(first.state).length).toBeLessThan(200)
-      // Ten credited pages of 10: a checkpoint after each (the set in the state would wait).
+      // Ten credited pages of 10: a checkpoint after each (under 2,500 held, every page).
       const checkpoints = first.outputs.filter((output) => output._tag === "Checkpoint").length
       expect(checkpoints).toBeGreaterThanOrEqual(10)
       expect(rows.size).toBe(95)
