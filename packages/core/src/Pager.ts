@@ -20,7 +20,7 @@
  * - No page deeper than 10,000 records is requested. A result set larger than that ends with a
  *   DepthLimitReached event: the query must be partitioned (Partitioner.ts) to be read whole.
  */
-import { Data, Deferred, Effect, FiberId, Option, Ref, Stream } from "effect"
+import { Data, Deferred, Effect, Exit, FiberId, Option, Ref, Stream } from "effect"
 import { InFlight } from "./AdaptiveConcurrency.ts"
 import type { ApiError } from "./ApiError.ts"
 import type { Paging } from "./Client.ts"
@@ -67,6 +67,14 @@ export interface Options<A> {
    * without breaking the order in which credits are reserved.
    */
   readonly plannedReserved?: Deferred.Deferred<boolean> | undefined
+  /**
+   * Pages paid for and not yet taken by the caller, bounded across the queries that share it: each
+   * page takes one permit in its turn, before it reserves; a page that lands (PageFetched) keeps it
+   * until the caller, having passed the page on, gives it back (`release(1)`); any other outcome
+   * gives it back at once. Queries that run ahead of the one being read (a partitioned search's
+   * next parts) then cannot pile up landed pages: what a kill can lose stays this many pages.
+   */
+  readonly unemitted?: Effect.Semaphore | undefined
 }
 
 const defaultRetry = RetrySettings.make({})
@@ -193,19 +201,16 @@ const fetchPage = <A>(paged: Paged<A>, page: number): Effect.Effect<Option.Optio
       retry: credited ? (options.retry ?? defaultRetry) : noRetry,
     }),
   )
-  return Deferred.await(paged.turnOf(page)).pipe(
-    Effect.zipRight(
-      Effect.catchAll(
-        sent,
-        (error): Effect.Effect<Option.Option<CreditedRequest.Delivered<Page<A>>>, ApiError> =>
-          options.landInFlightOnFailure === true
-            ? Effect.as(
-                Ref.update(paged.failed, (first) => (Option.isSome(first) ? first : Option.some(error))),
-                Option.none(),
-              )
-            : Effect.fail(error),
-      ),
-    ),
+  const outcome = Effect.catchAll(
+    sent,
+    (error): Effect.Effect<Option.Option<CreditedRequest.Delivered<Page<A>>>, ApiError> =>
+      options.landInFlightOnFailure === true
+        ? Effect.as(
+            Ref.update(paged.failed, (first) => (Option.isSome(first) ? first : Option.some(error))),
+            Option.none(),
+          )
+        : Effect.fail(error),
+  ).pipe(
     Effect.flatMap(
       Option.match({
         // Not sent: refused (the budget's event), or after a failure (nothing to say).
@@ -222,10 +227,36 @@ const fetchPage = <A>(paged: Paged<A>, page: number): Effect.Effect<Option.Optio
           ),
       }),
     ),
+  )
+  return Deferred.await(paged.turnOf(page)).pipe(
+    Effect.zipRight(holdingUnemitted(options.unemitted, outcome)),
     // A page interrupted while waiting for its turn must still pass the turn on.
     Effect.ensuring(Deferred.succeed(paged.turnOf(page + 1), undefined)),
   )
 }
+
+/**
+ * `outcome` under a permit of `unemitted` (taken in the page's turn, so in page order): kept when
+ * the page landed, for the caller to give back once it has taken the page; given back otherwise.
+ */
+const holdingUnemitted = <A, E>(
+  unemitted: Effect.Semaphore | undefined,
+  outcome: Effect.Effect<Option.Option<Event<A>>, E>,
+): Effect.Effect<Option.Option<Event<A>>, E> =>
+  unemitted === undefined
+    ? outcome
+    : Effect.uninterruptibleMask((restore) =>
+        Effect.zipRight(
+          restore(unemitted.take(1)),
+          restore(outcome).pipe(
+            Effect.onExit((exit) =>
+              Exit.isSuccess(exit) && Option.isSome(exit.value) && exit.value.value._tag === "PageFetched"
+                ? Effect.void
+                : unemitted.release(1),
+            ),
+          ),
+        ),
+      )
 
 const raiseFailure = <A>(paged: Paged<A>): Stream.Stream<never, ApiError> =>
   Stream.unwrap(

@@ -70,6 +70,11 @@ export type Event<A> =
 interface Shared {
   /** Once a part is refused, no later part is read (its pages in flight still land). */
   readonly refused: Ref.Ref<boolean>
+  /**
+   * Pages paid for and not yet passed to the caller, across every part (Pager's `unemitted`): at
+   * most `concurrency`, given back as `run` passes each page on.
+   */
+  readonly unemitted: Effect.Semaphore
 }
 
 /** One part read through the Pager, from the saved position when it is the current part. */
@@ -91,6 +96,7 @@ const partEvents = <A>(
     retry: options.retry,
     landInFlightOnFailure: options.landInFlightOnFailure,
     plannedReserved,
+    unemitted: shared.unemitted,
   }).pipe(
     Stream.mapEffect((event): Effect.Effect<Event<A>> => {
       switch (event._tag) {
@@ -140,8 +146,10 @@ const handOver = (reserved: Deferred.Deferred<boolean>, ended: Effect.Effect<unk
  * reserved its last page, while that one's last pages are still in flight: no pause of one
  * latency between parts. The first part streams straight to the caller; each later one runs ahead
  * into a queue of one event, read in part order. Credits are still reserved in part order, page by
- * page. What a later part adds to the pages paid for and not yet emitted (what a kill without
- * warning may buy again) is that queue: one page, and one waiting to enter it.
+ * page. Parts that run ahead share one bound with the part being read (`Shared.unemitted`): the
+ * pages paid for and not yet passed on (what a kill without warning may buy again) are at most
+ * `concurrency` however many parts have begun, where before a chain of small parts, each begun
+ * once the one before had reserved its last page, could land hundreds of pages ahead of the reader.
  */
 const pipelined = <A>(options: Options<A>, shared: Shared, toRead: ReadonlyArray<Partitioner.Part>) =>
   Effect.gen(function* () {
@@ -213,8 +221,15 @@ export const run = <A>(
       const opening: ReadonlyArray<Event<A>> = [{ _tag: "Planned", plan: parts }, ...warnings]
       const completed = new Set(options.position?.completed ?? [])
       const toRead = parts.parts.filter((part) => !completed.has(partKey(options.name, part.filters)))
-      const shared: Shared = { refused: yield* Ref.make(false) }
-      return Stream.concat(Stream.fromIterable(opening), yield* pipelined(options, shared, toRead))
+      const shared: Shared = {
+        refused: yield* Ref.make(false),
+        unemitted: yield* Effect.makeSemaphore(Math.max(1, Math.floor(options.concurrency))),
+      }
+      const pages = (yield* pipelined(options, shared, toRead)).pipe(
+        // Passed on: its permit lets a page further on be sent.
+        Stream.tap((event) => (event._tag === "Page" ? shared.unemitted.release(1) : Effect.void)),
+      )
+      return Stream.concat(Stream.fromIterable(opening), pages)
     }),
   )
 

@@ -10,20 +10,21 @@
  * marker, and a checkpoint is due at most every `ledgerInterval` records whatever is held.
  */
 import { Streams } from "@salesintel/airbyte"
-import { Effect, Option, Stream } from "effect"
+import { Chunk, Effect, Option, Stream } from "effect"
 import * as Checkpoints from "../components/Checkpoints.ts"
 import { StateError } from "../StateError.ts"
 import { BoughtLedger, type Ledger, type LedgerError } from "./BoughtLedger.ts"
 import { DatedSet, type DatedSetJson, type DatedSetOutput } from "./DatedSet.ts"
 
+/** Entries a state held, moved into the ledger this many at a time. */
+const adoptSlice = 20_000
+
 /** The largest checkpoint interval of a set kept in a ledger, in records. */
 export const ledgerInterval = 500
 
 export class BoughtSet {
-  /** The keys recorded by this run (a key listed again was bought by an earlier piece of it). */
-  private readonly recorded = new Set<string>()
-
   private constructor(
+    /** Marked: recorded by this run (a key listed again was bought by an earlier piece of it). */
     private readonly set: DatedSet,
     /** The run's day: what a key bought now is recorded at, and what refresh ages count to. */
     readonly today: number,
@@ -50,7 +51,12 @@ export class BoughtSet {
   ): Effect.Effect<BoughtSet, LedgerError> {
     const set = DatedSet.fromJson(json)
     return Effect.gen(function* () {
-      if (set.size > 0) yield* ledger.adopt(stream, [...set.entries()])
+      // In slices: a state's million ids are not copied into one array of pairs.
+      if (set.size > 0)
+        yield* Stream.runForEachChunk(
+          Stream.rechunk(Stream.fromIterable(set.entries()), adoptSlice),
+          (slice) => ledger.adopt(stream, Chunk.toReadonlyArray(slice)),
+        )
       yield* Stream.runForEachChunk(ledger.read(stream), (entries) =>
         Effect.sync(() => {
           for (const [key, day] of entries) set.add(key, day)
@@ -75,15 +81,12 @@ export class BoughtSet {
 
   /** Records `keys` as bought today. */
   record(keys: Iterable<string>): void {
-    for (const key of keys) {
-      this.set.add(key, this.today)
-      this.recorded.add(key)
-    }
+    for (const key of keys) this.set.add(key, this.today, true)
   }
 
   /** Bought by this run, by any path. */
   boughtThisRun(key: string): boolean {
-    return this.recorded.has(key)
+    return this.set.marked(key)
   }
 
   /** Some key is bought and not due: a search may return contacts this set already holds. */

@@ -3,11 +3,13 @@
  * reads diff against so that nothing is bought twice, and what refresh_after_days ages.
  *
  * It is the one part of the state that grows with the data, so it is kept compact both ways: in
- * memory a Map from key to a day number, in the state JSON grouped by day, each key written once
+ * memory the keys' bytes in a KeyTable (engine/KeyTable.ts) and a day number per key in a typed
+ * array, about 30 bytes a key where a Map took about 100; in the state JSON grouped by day, each key written once
  * with no per-key timestamp: a short day as a list (`{"20413": ["m-1", "m-2"]}`), a day of `packAt`
  * ids or more packed into one string (engine/PackedIds.ts), about a quarter of the list's bytes.
  */
 import { Effect, ParseResult, Schema } from "effect"
+import { KeyTable } from "./KeyTable.ts"
 import { pack, packedPrefix, unpack } from "./PackedIds.ts"
 
 /** Days since 1970-01-01 (UTC). */
@@ -54,7 +56,9 @@ export type DatedSetOutput = Readonly<Record<string, ReadonlyArray<string> | str
 export const packAt = 64
 
 export class DatedSet {
-  private readonly days = new Map<string, number>()
+  private readonly keys = new KeyTable()
+  /** By key number: the day it was bought, times two, plus one when `add` marked it. */
+  private values = new Uint32Array(1 << 8)
 
   static fromJson(json: DatedSetJson | undefined): DatedSet {
     const set = new DatedSet()
@@ -64,49 +68,78 @@ export class DatedSet {
   }
 
   get size(): number {
-    return this.days.size
+    return this.keys.size
   }
 
-  /** Records `key` as bought on `day`, keeping the later day if it was already there. */
-  add(key: string, day: number): void {
-    const previous = this.days.get(key)
-    if (previous === undefined || previous < day) this.days.set(key, day)
+  /**
+   * Records `key` as bought on `day`, keeping the later day if it was already there. `mark` tags it
+   * (a bought set marks what its own run bought); a mark stays once set.
+   */
+  add(key: string, day: number, mark = false): void {
+    const before = this.keys.size
+    const index = this.keys.add(key)
+    if (index === before && index === this.values.length) {
+      const grown = new Uint32Array(this.values.length * 2)
+      grown.set(this.values)
+      this.values = grown
+    }
+    const previous = index === before ? undefined : (this.values[index] ?? 0)
+    const latest = previous === undefined ? day : Math.max(previous >>> 1, day)
+    this.values[index] = latest * 2 + (mark || (previous ?? 0) % 2 === 1 ? 1 : 0)
   }
 
   has(key: string): boolean {
-    return this.days.has(key)
+    return this.keys.indexOf(key) >= 0
+  }
+
+  /** Added with `mark`. */
+  marked(key: string): boolean {
+    const index = this.keys.indexOf(key)
+    return index >= 0 && (this.values[index] ?? 0) % 2 === 1
+  }
+
+  /** The day `key` was bought, if it was. */
+  dayOf(key: string): number | undefined {
+    const index = this.keys.indexOf(key)
+    return index < 0 ? undefined : (this.values[index] ?? 0) >>> 1
   }
 
   /** Every key with its day. */
-  entries(): IterableIterator<[string, number]> {
-    return this.days.entries()
+  *entries(): IterableIterator<[string, number]> {
+    for (let index = 0; index < this.keys.size; index++)
+      yield [this.keys.keyAt(index), (this.values[index] ?? 0) >>> 1]
+  }
+
+  /** Every key's day. */
+  private *days(): IterableIterator<number> {
+    for (let index = 0; index < this.keys.size; index++) yield (this.values[index] ?? 0) >>> 1
   }
 
   /** Not bought yet, or bought `refreshAfterDays` or more days before `today`. */
   needsBuying(key: string, today: number, refreshAfterDays: number | undefined): boolean {
-    const day = this.days.get(key)
+    const day = this.dayOf(key)
     if (day === undefined) return true
     return refreshAfterDays !== undefined && today - day >= refreshAfterDays
   }
 
   /** Some key was bought less than `refreshAfterDays` before `today` (every key, when it is unset). */
   hasFresh(today: number, refreshAfterDays: number | undefined): boolean {
-    if (refreshAfterDays === undefined) return this.days.size > 0
-    for (const day of this.days.values()) if (today - day < refreshAfterDays) return true
+    if (refreshAfterDays === undefined) return this.size > 0
+    for (const day of this.days()) if (today - day < refreshAfterDays) return true
     return false
   }
 
   /** Keys bought and not yet due again (needsBuying false) on `today`. */
   countFresh(today: number, refreshAfterDays: number | undefined): number {
-    if (refreshAfterDays === undefined) return this.days.size
+    if (refreshAfterDays === undefined) return this.size
     let fresh = 0
-    for (const day of this.days.values()) if (today - day < refreshAfterDays) fresh++
+    for (const day of this.days()) if (today - day < refreshAfterDays) fresh++
     return fresh
   }
 
   toJson(): DatedSetOutput {
     const byDay = new Map<number, Array<string>>()
-    for (const [key, day] of this.days) {
+    for (const [key, day] of this.entries()) {
       let keys = byDay.get(day)
       if (keys === undefined) {
         keys = []
