@@ -13,8 +13,8 @@
  * - a rerun with nothing new: wall, peak RSS, credits (aim: 0);
  * - a SIGKILL when the sandbox has charged 90% of the search, then a rerun: the credits bought
  *   twice (aim: the README's bound, what was paid for and not yet committed: `concurrency` 64
- *   pages in flight and two read ahead by the next partition of this partitioned search, x 50,
- *   plus three checkpoint intervals of the ledger's bought set, at most 500 records each: 4,800).
+ *   pages paid for and not yet passed on, x 50, the partitions reading ahead included, plus three
+ *   checkpoint intervals of the ledger's bought set, at most 500 records each: 4,700).
  *
  * It takes several minutes (five reads of the whole search). `BENCH_SCALE_CONTACTS` and
  * `BENCH_SCALE_COMPANIES` change the sandbox's size (e.g. 200000 for a quick look).
@@ -37,7 +37,7 @@ const companies = Number(process.env.BENCH_SCALE_COMPANIES ?? 50_000)
 const url = process.env.DATABASE_URL || "postgres://postgres@127.0.0.1:5432/test"
 const schema = "salesintel_bench_scale"
 const time = "/usr/bin/time"
-const aims = { rssMb: 200, syncStateBytes: 64 * 1024, pipeBytesPerId: 5, rebought: (64 + 2) * 50 + 3 * 500 }
+const aims = { rssMb: 200, syncStateBytes: 64 * 1024, pipeBytesPerId: 5, rebought: 64 * 50 + 3 * 500 }
 
 const query = async <A>(sql: string, values: ReadonlyArray<unknown> = []): Promise<ReadonlyArray<A>> => {
   const client = new pg.Client({ connectionString: url })

@@ -211,14 +211,15 @@ export const sigkillBound = (suiteConcurrency + 3) * 50
  * ledger instead (written with the records), where a checkpoint is small whatever is held: its
  * interval stops growing at 500 records (engine/BoughtSet.ts, ledgerInterval), so the three come to
  * at most 1,500 whatever the holdings. holdings.test.ts measures it where the pipe's bound would be
- * larger. A search read through partitions holds two pages more: its next partition reads ahead.
+ * larger. A search read through partitions holds no more pages than one read directly: the
+ * partitions that read ahead share its `concurrency` (components/PagedQuery.ts).
  */
 export const checkpointInterval = (contactsHeld: number, pageSize = 50) =>
   pageSize * Math.max(1, Math.ceil(Math.floor(contactsHeld / 50) / pageSize))
 export const ledgerCheckpointInterval = (contactsHeld: number) =>
   checkpointInterval(Math.min(contactsHeld, 25_000))
-export const sigkillBoundLedger = (contactsHeld: number, partitioned: boolean) =>
-  (suiteConcurrency + (partitioned ? 2 : 0)) * 50 + 3 * ledgerCheckpointInterval(contactsHeld)
+export const sigkillBoundLedger = (contactsHeld: number) =>
+  suiteConcurrency * 50 + 3 * ledgerCheckpointInterval(contactsHeld)
 
 export const charged = (sandbox: Sandbox, key = "sandbox-full"): number =>
   sandbox.accounts()[key]?.credits_charged ?? 0

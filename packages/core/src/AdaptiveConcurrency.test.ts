@@ -70,8 +70,8 @@ describe("AdaptiveConcurrency", () => {
     for (let answer = 0; answer < 2_000; answer++)
       grown = AdaptiveConcurrency.observed(settings, grown, 1_000)
     expect(AdaptiveConcurrency.targetOf(settings, grown)).toBe(47)
-    // Before any answer, the former default.
-    expect(AdaptiveConcurrency.targetOf(settings, fresh)).toBe(AdaptiveConcurrency.initialInFlight)
+    // Before any answer, the cap: the rate limiter paces what is sent until the latency is known.
+    expect(AdaptiveConcurrency.targetOf(settings, fresh)).toBe(settings.maxInFlight)
   })
 
   it.effect("the gate lets no more run than the target, and follows the measured latency", () =>
@@ -97,7 +97,8 @@ describe("AdaptiveConcurrency", () => {
       )
       yield* TestClock.adjust("10 seconds")
       yield* Fiber.join(before)
-      expect(yield* Ref.get(most)).toBe(AdaptiveConcurrency.initialInFlight)
+      // Nothing measured yet: as many as the cap allows.
+      expect(yield* Ref.get(most)).toBe(30)
 
       // 2 s answers: 60 in flight hold 30 a second, within the cap of 64.
       for (let answer = 0; answer < 20; answer++) yield* gate.observe(2_000)

@@ -10,7 +10,11 @@
  * grows back by one per round trip, as TCP's congestion window does.
  *
  * Permits are taken before a credited page reserves its credits (Pager.ts), so the credits held
- * for requests not yet sent stay near what the latency needs, not the cap.
+ * for requests not yet sent stay near what the latency needs, not the cap. Before the first answer
+ * nothing is known of the latency, and the cap is the target: the rate limiter still paces what is
+ * sent, and holding fewer would idle it for the first round trip (a fixed 4 lost 1.9 s of a read
+ * at 2 s of latency, `npm run bench -- read-throughput`). The credits held meanwhile for pages
+ * waiting at the rate limiter are at most the cap's, for at most one round trip.
  */
 import { Clock, Context, Effect, Layer, STM, TRef } from "effect"
 
@@ -23,8 +27,6 @@ export const latencyWeight = 0.2
 export const headroom = 1.5
 /** Requests in flight beyond the headroom: covers the client's own work between two requests. */
 export const spare = 2
-/** Before the first answer, nothing is known of the latency: the former fixed default. */
-export const initialInFlight = 4
 
 /** The next moving average of the latency after `sampleMillis`; the first sample is taken as is. */
 export const nextAverage = (averageMillis: number | undefined, sampleMillis: number): number =>
@@ -61,7 +63,7 @@ export interface State {
 export const targetOf = (settings: Settings, state: State): number => {
   const cap = Math.max(1, Math.min(settings.maxInFlight, Math.floor(state.ceiling)))
   return state.latencyMillis === undefined
-    ? Math.min(cap, initialInFlight)
+    ? cap
     : targetInFlight(settings.requestsPerMinute / 60, state.latencyMillis, cap)
 }
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "@effect/vitest"
-import { Effect, Fiber, Option, TestClock } from "effect"
+import { type Duration, Effect, Fiber, Option, TestClock } from "effect"
 import {
   type JobDepartment,
   type JobLevel,
@@ -158,18 +158,77 @@ describe("Partitioner.plan", () => {
       const people = population(60_000, 7)
       // Each count answers after one second, as a slow provider would.
       const slow = (filters: PeopleFilters) => Effect.delay(counter(people)(filters), "1 second")
-      const fiber = yield* Effect.fork(Partitioner.plan({}, { count: slow }))
-      let seconds = 0
-      while (Option.isNone(yield* Fiber.poll(fiber)) && seconds < 60) {
-        yield* TestClock.adjust("1 second")
-        seconds++
-      }
-      const plan = yield* Fiber.join(fiber)
-      expectDisjointAndComplete(people, plan)
-      // The whole count, the size pieces, then every piece still too large split at once: three
-      // rounds of one second, where splitting the pieces one after another took five.
-      expect(plan.parts.length).toBeGreaterThan(4)
-      expect(seconds).toBe(3)
+      const secondsOf = (hedgeAfter: Duration.DurationInput) =>
+        Effect.gen(function* () {
+          const fiber = yield* Effect.fork(Partitioner.plan({}, { count: slow, hedgeAfter }))
+          let seconds = 0
+          while (Option.isNone(yield* Fiber.poll(fiber)) && seconds < 60) {
+            yield* TestClock.adjust("1 second")
+            seconds++
+          }
+          const plan = yield* Fiber.join(fiber)
+          expectDisjointAndComplete(people, plan)
+          expect(plan.parts.length).toBeGreaterThan(4)
+          return seconds
+        })
+      // Nothing asked ahead: the whole count, the size pieces, then every piece still too large
+      // split at once: three rounds of one second, where splitting them one after another took five.
+      expect(yield* secondsOf("1 minute")).toBe(3)
+      // The size pieces and their own pieces asked while the whole count is in flight: two rounds.
+      expect(yield* secondsOf("150 millis")).toBe(2)
     }),
   )
+
+  describe("a slow whole count", () => {
+    /** `counter`, each answer taking `millis` of the test clock; and when each count was asked. */
+    const slowCounter = (people: ReadonlyArray<Person>, millis: number) => {
+      const asked: Array<readonly [PeopleFilters, number]> = []
+      const count = (filters: PeopleFilters) =>
+        Effect.gen(function* () {
+          asked.push([filters, yield* TestClock.currentTimeMillis])
+          yield* Effect.sleep(millis)
+          return people.filter((person) => matches(filters, person)).length
+        })
+      return { asked, count }
+    }
+
+    it.effect("counts the first split beside it, a round trip sooner, with the plan unchanged", () =>
+      Effect.gen(function* () {
+        const people = population(30_000, 7)
+        const slow = slowCounter(people, 1_000)
+        const fiber = yield* Effect.fork(Partitioner.plan({}, { count: slow.count }))
+        yield* TestClock.adjust("1 minute")
+        const plan = yield* Fiber.join(fiber)
+        // The size split's four counts were asked at 150 ms, while the whole count was in flight.
+        expect(slow.asked.slice(0, 5).map(([, at]) => at)).toEqual([0, 150, 150, 150, 150])
+        const fast = yield* Partitioner.plan({}, { count: counter(people) })
+        expect({ ...plan, countRequests: 0 }).toEqual({ ...fast, countRequests: 0 })
+        // Some of what was asked ahead was not needed, within the plan's allowance.
+        expect(plan.countRequests - fast.countRequests).toBeGreaterThan(0)
+        expect(plan.countRequests - fast.countRequests).toBeLessThanOrEqual(Partitioner.maxCountsAhead)
+        expectDisjointAndComplete(people, plan)
+      }),
+    )
+
+    it.effect("of a query that fits: the counts asked ahead were the price, the plan one part", () =>
+      Effect.gen(function* () {
+        const people = population(5_000, 1)
+        const slow = slowCounter(people, 1_000)
+        const fiber = yield* Effect.fork(Partitioner.plan({ job_levels: ["vp"] }, { count: slow.count }))
+        yield* TestClock.adjust("1 minute")
+        const plan = yield* Fiber.join(fiber)
+        expect(plan.parts).toEqual([{ filters: { job_levels: ["vp"] }, count: plan.total }])
+        // Its split at 150 ms, their splits at 300 ms, and so on while the allowance lasted.
+        expect(plan.countRequests).toBe(1 + Partitioner.maxCountsAhead)
+        // A whole count that answers within hedgeAfter asks nothing more.
+        const quick = slowCounter(people, 100)
+        const quickFiber = yield* Effect.fork(
+          Partitioner.plan({ job_levels: ["vp"] }, { count: quick.count }),
+        )
+        yield* TestClock.adjust("1 minute")
+        expect((yield* Fiber.join(quickFiber)).countRequests).toBe(1)
+        expect(quick.asked).toHaveLength(1)
+      }),
+    )
+  })
 })

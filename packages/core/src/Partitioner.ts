@@ -8,8 +8,13 @@
  * parts disjoint and complete (a contact with no company size, say, would fall out of every size
  * range: the sums disagree and the next dimension is tried instead). A part that no dimension
  * can split is reported as unsplittable, never dropped.
+ *
+ * Each level of counts is a round trip before the first credited page. When a count has not come
+ * back within `hedgeAfter` (a slow provider), its first split is counted beside it, and so on down,
+ * at most `maxCountsAhead` counts a plan: where the query needs splitting, a round trip is saved per
+ * level; where it fits, the free counts already sent are the price. A fast answer asks nothing more.
  */
-import { Effect, Ref } from "effect"
+import { Duration, Effect, Fiber, Ref } from "effect"
 import { type ApiError, Decode } from "./ApiError.ts"
 import type { SalesIntelClientService } from "./Client.ts"
 import {
@@ -108,7 +113,12 @@ export interface Options {
   readonly maxCountRequests?: number | undefined
   /** Count requests in flight at once. Default 4. */
   readonly concurrency?: number | undefined
+  /** How long the whole count may take before the first split is counted beside it. Default 150 ms. */
+  readonly hedgeAfter?: Duration.DurationInput | undefined
 }
+
+/** At 30 requests a second, 150 ms is the time the four counts of a size split take to send. */
+const defaultHedgeAfter = Duration.millis(150)
 
 /** A way to cut a query into pieces; None when this dimension cannot cut it any further. */
 type Dimension = (filters: PeopleFilters) => ReadonlyArray<PeopleFilters> | undefined
@@ -168,42 +178,93 @@ const concat = (splits: ReadonlyArray<Split>): Split => ({
   unsplittable: splits.flatMap((split) => split.unsplittable),
 })
 
+/** A query's count, and its first split's counts when they were asked before it answered. */
+interface Counted {
+  readonly total: number
+  readonly firstSplit: ReadonlyArray<Counted> | undefined
+}
+
+/** Counts a plan may ask ahead of need (a size split and its own splits: 4 + 16, and some). */
+export const maxCountsAhead = 24
+
 export const plan = (filters: PeopleFilters, options: Options): Effect.Effect<Plan, ApiError> =>
   Effect.gen(function* () {
     const limit = options.limit ?? maxDepth
     const maxCountRequests = options.maxCountRequests ?? 2_000
     const concurrency = options.concurrency ?? 4
+    const hedgeAfter = Duration.decode(options.hedgeAfter ?? defaultHedgeAfter)
     const countRequests = yield* Ref.make(0)
+    const aheadLeft = yield* Ref.make(Math.min(maxCountsAhead, maxCountRequests - 1))
     const count = (query: PeopleFilters) =>
       Effect.zipRight(
         Ref.update(countRequests, (n) => n + 1),
         options.count(query),
       )
 
+    /**
+     * `query`'s count; when it has not answered within `hedgeAfter`, its first split is counted
+     * beside it (as long as the plan's counts ahead last), to be used if it turns out over `limit`.
+     */
+    const counted = (query: PeopleFilters): Effect.Effect<Counted, ApiError> =>
+      Effect.gen(function* () {
+        const children = firstChildren(query)
+        if (children === undefined) return { total: yield* count(query), firstSplit: undefined }
+        // "waiting": the hedge sleeps; "asking": it counts the split; "answered": the query did.
+        const phase = yield* Ref.make<"waiting" | "asking" | "answered">("waiting")
+        const askSplit = Effect.flatMap(
+          Ref.modify(aheadLeft, (left) =>
+            left >= children.length ? [true, left - children.length] : [false, left],
+          ),
+          (affordable): Effect.Effect<ReadonlyArray<Counted> | undefined, ApiError> =>
+            affordable ? Effect.forEach(children, counted, { concurrency }) : Effect.succeed(undefined),
+        )
+        const ahead = yield* Effect.fork(
+          Effect.zipRight(
+            Effect.sleep(hedgeAfter),
+            Effect.flatMap(
+              Ref.modify(phase, (now) => (now === "waiting" ? [true, "asking" as const] : [false, now])),
+              (asking) => (asking ? askSplit : Effect.succeed(undefined)),
+            ),
+          ),
+        )
+        const total = yield* Effect.onError(count(query), () => Fiber.interrupt(ahead))
+        const asked = (yield* Ref.getAndSet(phase, "answered")) === "asking"
+        // Under the limit the split is not needed; a hedge not yet begun will not ask it.
+        if (total <= limit || !asked) {
+          yield* Fiber.interrupt(ahead)
+          return { total, firstSplit: undefined }
+        }
+        return { total, firstSplit: yield* Fiber.join(ahead) }
+      })
+
     // Sibling queries are split at the same time (their counts overlap instead of each level
     // waiting for the one before); their parts are kept in the children's order.
-    const split = (query: PeopleFilters, queryCount: number): Effect.Effect<Split, ApiError> =>
+    const split = (query: PeopleFilters, known: Counted): Effect.Effect<Split, ApiError> =>
       Effect.gen(function* () {
+        const queryCount = known.total
         if (queryCount === 0) return none
         if (queryCount <= limit) return { parts: [{ filters: query, count: queryCount }], unsplittable: [] }
         const mismatches: Array<string> = []
         for (const [name, dimension] of dimensions) {
           const children = dimension(query)
           if (children === undefined) continue
-          if ((yield* Ref.get(countRequests)) + children.length > maxCountRequests) {
+          const early = mismatches.length === 0 ? known.firstSplit : undefined
+          if (early === undefined && (yield* Ref.get(countRequests)) + children.length > maxCountRequests) {
             const reason = `the plan reached its limit of ${maxCountRequests} count requests`
             return { parts: [], unsplittable: [{ filters: query, count: queryCount, reason }] }
           }
-          const counts = yield* Effect.forEach(children, count, { concurrency })
-          const sum = counts.reduce((total, value) => total + value, 0)
+          const counts = early ?? (yield* Effect.forEach(children, counted, { concurrency }))
+          const sum = counts.reduce((total, value) => total + value.total, 0)
           if (sum !== queryCount) {
             mismatches.push(`${name} parts add up to ${sum}, not ${queryCount}`)
             continue
           }
           // Each child may split again on any dimension that still applies.
-          const splits = yield* Effect.forEach(children, (child, index) => split(child, counts[index] ?? 0), {
-            concurrency: "unbounded",
-          })
+          const splits = yield* Effect.forEach(
+            children,
+            (child, index) => split(child, counts[index] ?? { total: 0, firstSplit: undefined }),
+            { concurrency: "unbounded" },
+          )
           return concat(splits)
         }
         const reason =
@@ -213,10 +274,19 @@ export const plan = (filters: PeopleFilters, options: Options): Effect.Effect<Pl
         return { parts: [], unsplittable: [{ filters: query, count: queryCount, reason }] }
       })
 
-    const total = yield* count(filters)
-    const { parts, unsplittable } = yield* split(filters, total)
-    return { parts, unsplittable, total, countRequests: yield* Ref.get(countRequests) }
+    const whole = yield* counted(filters)
+    const { parts, unsplittable } = yield* split(filters, whole)
+    return { parts, unsplittable, total: whole.total, countRequests: yield* Ref.get(countRequests) }
   })
+
+/** The first dimension that can cut `filters`, as the children it cuts it into. */
+const firstChildren = (filters: PeopleFilters): ReadonlyArray<PeopleFilters> | undefined => {
+  for (const [, dimension] of dimensions) {
+    const children = dimension(filters)
+    if (children !== undefined) return children
+  }
+  return undefined
+}
 
 /** The count of a query from the free preview: one record per page, result_count read. */
 export const previewCount =
