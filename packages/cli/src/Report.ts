@@ -13,7 +13,12 @@ import { type Database, Target } from "@salesintel/postgres"
 import { Effect, Data as EffectData, Option } from "effect"
 import * as Data from "./report/Data.ts"
 import * as Page from "./report/Page.ts"
-import * as Sections from "./report/Sections.ts"
+
+/**
+ * The sections and their charts, loaded when a report is drawn: ECharts alone takes about 44 MB
+ * of memory once imported, which every other command (a sync above all) would otherwise carry.
+ */
+const loadSections = Effect.promise(() => import("./report/Sections.ts"))
 
 export class ReportError extends EffectData.TaggedError("ReportError")<{ readonly description: string }> {
   override get message(): string {
@@ -30,21 +35,23 @@ export const generate = (options: {
   readonly now?: Date
   readonly limits?: Data.Limits
 }): Effect.Effect<string, Data.NotSynced | Database.DatabaseError, Database.Database> =>
-  Effect.map(Data.read(options.schema, options.target, options.limits), (data) =>
-    Page.render({
-      title: "SalesIntel technographics report",
-      subtitle: [
-        `From schema "${options.schema}" of ${options.target}`,
-        `Generated ${(options.now ?? new Date()).toISOString().replace("T", " ").slice(0, 19)} UTC`,
-      ],
-      figures: [
-        ["companies", number.format(data.companies)],
-        ["contacts", number.format(data.contacts)],
-        ["technology categories in use", number.format(data.categories.length)],
-        ["credits spent (runs shown)", number.format(data.runs.reduce((sum, run) => sum + run.credits, 0))],
-      ],
-      sections: Sections.all(data),
-    }),
+  Effect.flatMap(Data.read(options.schema, options.target, options.limits), (data) =>
+    Effect.map(loadSections, (Sections) =>
+      Page.render({
+        title: "SalesIntel technographics report",
+        subtitle: [
+          `From schema "${options.schema}" of ${options.target}`,
+          `Generated ${(options.now ?? new Date()).toISOString().replace("T", " ").slice(0, 19)} UTC`,
+        ],
+        figures: [
+          ["companies", number.format(data.companies)],
+          ["contacts", number.format(data.contacts)],
+          ["technology categories in use", number.format(data.categories.length)],
+          ["credits spent (runs shown)", number.format(data.runs.reduce((sum, run) => sum + run.credits, 0))],
+        ],
+        sections: Sections.all(data),
+      }),
+    ),
   )
 
 /**

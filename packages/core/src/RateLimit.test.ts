@@ -1,5 +1,6 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Clock, Effect, Fiber, TestClock } from "effect"
+import fc from "fast-check"
 import * as RateLimit from "./RateLimit.ts"
 
 describe("RateLimit", () => {
@@ -70,4 +71,58 @@ describe("RateLimit", () => {
       expect(Math.min(...started)).toBeGreaterThanOrEqual(5_000)
     }),
   )
+
+  describe("nextStart", () => {
+    const { limit, intervalMillis } = RateLimit.paceFor(1_800)
+    const emission = intervalMillis / limit
+
+    /** Start times of requests asking at `asks` (in order), each as soon as the bucket allows. */
+    const starts = (asks: ReadonlyArray<number>) => {
+      let tat = Number.NEGATIVE_INFINITY
+      return asks.map((now) => {
+        const next = RateLimit.nextStart(tat, now, emission, limit)
+        tat = next.tat
+        return next.startAt
+      })
+    }
+
+    it("keeps every 60-second window at or under 1,800 starts, whenever the requests ask", () => {
+      fc.assert(
+        fc.property(
+          fc.array(fc.integer({ min: 0, max: 200_000 }), { minLength: 1, maxLength: 4_000 }),
+          (times) => {
+            const asks = [...times].sort((a, b) => a - b)
+            const started = starts(asks)
+            for (const [i, start] of started.entries()) expect(start).toBeGreaterThanOrEqual(asks[i] ?? 0)
+            // Starts come in order; the window from each start holds at most 1,800.
+            for (let i = 0, j = 0; i < started.length; i++) {
+              while (j < started.length && (started[j] ?? 0) < (started[i] ?? 0) + 60_000) j++
+              expect(j - i).toBeLessThanOrEqual(1_800)
+            }
+          },
+        ),
+        { numRuns: 30 },
+      )
+    })
+
+    it("holds the pace from the clock: requests that ask late do not slow the ones after them", () => {
+      // Requests always waiting: a burst of `limit`, then one every `emission` ms exactly.
+      const waiting = starts(Array.from({ length: 1_000 }, () => 0))
+      expect(waiting.slice(0, limit)).toEqual(Array.from({ length: limit }, () => 0))
+      expect(waiting[999]).toBeCloseTo((999 - limit + 1) * emission, 6)
+      // Each asking 5 ms after its slot (a busy event loop that wakes late): the slots stay on the
+      // clock's grid, where a timer refilled after each late wake-up would lose the 5 ms every time.
+      let tat = Number.NEGATIVE_INFINITY
+      let slot = 0
+      const late: Array<number> = []
+      for (let i = 0; i < 1_000; i++) {
+        const next = RateLimit.nextStart(tat, slot + 5, emission, limit)
+        tat = next.tat
+        late.push(next.startAt)
+        slot = next.startAt
+      }
+      // 1,000 starts in the time the pace allows (plus the lateness of the last), not 1,000 x (33.5 + 5) ms.
+      expect((late[999] ?? 0) - (late[0] ?? 0)).toBeLessThanOrEqual(999 * emission + 5)
+    })
+  })
 })
