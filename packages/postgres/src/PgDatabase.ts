@@ -24,12 +24,17 @@ const settled = (client: pg.Client): Promise<void> =>
     new Promise<void>((resolve) => setTimeout(resolve, 1_000).unref()),
   ])
 
-/** A server's error (it carries a SQLSTATE), not a broken pipe or socket. */
-const hasSqlState = (error: unknown): boolean =>
+/**
+ * A server's error (it carries a SQLSTATE), not a broken pipe or socket. A system error's code can
+ * look like a SQLSTATE too ("EPIPE" is five capitals), so one with a `syscall` is never taken for
+ * the server's: a broken pipe mid-COPY was reported as "write EPIPE" instead of a lost connection.
+ */
+export const hasSqlState = (error: unknown): boolean =>
   error instanceof Error &&
   "code" in error &&
   typeof error.code === "string" &&
-  /^[0-9A-Z]{5}$/.test(error.code)
+  /^[0-9A-Z]{5}$/.test(error.code) &&
+  !("syscall" in error)
 
 const lostConnection = (text: string) => new Error(`the connection to the database was lost (${text})`)
 
