@@ -13,6 +13,9 @@
  * 1,500 records/s. The connector's limiter keeps a margin under it (29.85 a second).
  * A first read without latency measures what this machine's CPU allows at all (a busy machine
  * reads slower than the ceiling with no latency to hide): each row says its share of that too.
+ * Then the same latencies for a whole sync (sync-read.ts): the benchmark's search and the demo's
+ * two, the demo's 100 companies and its taxonomy, every stream full refresh; its limit counts every
+ * request but the free counts that size the searches.
  * BENCH_LATENCIES=100,1000 picks the latencies.
  */
 import {
@@ -23,6 +26,7 @@ import {
   readContacts,
 } from "./contacts-read.ts"
 import { startSandbox } from "./sandbox.ts"
+import { readSync, syncLimitSeconds } from "./sync-read.ts"
 
 const latencies = (process.env.BENCH_LATENCIES ?? "50,100,500,1000,2000")
   .split(",")
@@ -47,6 +51,21 @@ const main = async () => {
       const limit = limitSeconds(outcome.creditedPages, latencyMs)
       console.log(
         `| ${latencyMs} ms | ${outcome.records} | ${outcome.seconds.toFixed(1)} | ${perSecond.toFixed(0)} | ${((limit / outcome.seconds) * 100).toFixed(0)}% of ${limit.toFixed(1)} s | ${percentOfCeiling(perSecond)} | ${((perSecond / unhindered) * 100).toFixed(0)}% | ${outcome.requests} | ${((outcome.requests / outcome.seconds) * 60).toFixed(0)} | ${outcome.rateLimited} |`,
+      )
+    }
+    console.log(
+      "\nwhole sync, full refresh: the search above and the demo's two, its 100 companies, its taxonomy",
+    )
+    console.log(
+      "| latency | records | seconds | share of the physical limit | requests (of which free counts) | 429s |",
+    )
+    console.log("|---|---|---|---|---|---|")
+    for (const latencyMs of [0, ...latencies.filter((latency) => latency > 0)]) {
+      const outcome = await readSync(url, latencyMs)
+      const limit = syncLimitSeconds(outcome.byEndpoint, latencyMs)
+      const requests = Object.values(outcome.byEndpoint).reduce((a, b) => a + b, 0)
+      console.log(
+        `| ${latencyMs} ms | ${outcome.records} | ${outcome.seconds.toFixed(1)} | ${((limit / outcome.seconds) * 100).toFixed(0)}% of ${limit.toFixed(1)} s | ${requests} (${outcome.byEndpoint["people.preview"] ?? 0}) | ${outcome.rateLimited} |`,
       )
     }
     console.log(`peak RSS of the reading process: ${(process.resourceUsage().maxRSS / 1024).toFixed(0)} MB`)

@@ -2,7 +2,7 @@
  * The taxonomy streams, both free: the category/subcategory tree, and the product/vendor values.
  *
  * The products endpoint needs a term, so a full crawl asks for every letter and digit as a
- * product term and keeps each (product, vendor) pair once. Configured terms are asked for as
+ * product term (all at once, paced by the client) and keeps each (product, vendor) pair once. Configured terms are asked for as
  * product and as vendor terms respectively.
  */
 import { Streams } from "@salesintel/airbyte"
@@ -54,12 +54,17 @@ export const taxonomyProducts: StreamDefinition<Taxonomy.Product> = {
         const seen = new Set<string>()
         const queries = productQueries(input.config)
         return Stream.fromIterable(queries).pipe(
-          Stream.flatMap((filters) =>
-            Pager.stream({
-              fetch: (paging) => client.taxonomyProducts(filters, paging),
-              credited: false,
-              concurrency: input.config.concurrency,
-            }),
+          // The terms at the same time (the in-flight gate and the rate limit pace them): one after
+          // another, a full crawl's 36 terms took 36 round trips and more, 70 s at 2 s of latency.
+          // Each pair is kept once whichever term brings it first.
+          Stream.flatMap(
+            (filters) =>
+              Pager.stream({
+                fetch: (paging) => client.taxonomyProducts(filters, paging),
+                credited: false,
+                concurrency: input.config.concurrency,
+              }),
+            { concurrency: input.config.concurrency },
           ),
           Stream.mapConcat((event): ReadonlyArray<Output.Output<Taxonomy.Product>> => {
             if (event._tag === "DepthLimitReached")
