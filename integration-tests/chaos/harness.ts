@@ -208,18 +208,18 @@ export const sigkillBound = (suiteConcurrency + 3) * 50
  * checkpointed after every page while it holds fewer than 2,500 contacts, then once 1/50 of what
  * it holds has been bought since the last checkpoint (components/Checkpoints.ts): there the three
  * pieces on their way to a commit are three such intervals. `salesintel sync` keeps the set in the
- * ledger instead (written with the records), where a checkpoint is small whatever is held: its
- * interval stops growing at 500 records (engine/BoughtSet.ts, ledgerInterval), so the three come to
- * at most 1,500 whatever the holdings. holdings.test.ts measures it where the pipe's bound would be
- * larger. A search read through partitions holds no more pages than one read directly: the
- * partitions that read ahead share its `concurrency` (components/PagedQuery.ts).
+ * ledger instead (written with the records), where a checkpoint is small whatever is held and comes
+ * after every page; the loader commits checkpoints as it frees up, those that arrived meanwhile
+ * together, and lets at most 500 records wait behind them (packages/postgres/src/CommitGroup.ts,
+ * `groupLimit`): the group being written, the one handed to the writer and the one forming come to
+ * at most 1,500 whatever the holdings, and to a page each while the loader keeps up.
+ * holdings.test.ts measures both. A search read through partitions holds no more pages than one
+ * read directly: the partitions that read ahead share its `concurrency` (components/PagedQuery.ts).
  */
 export const checkpointInterval = (contactsHeld: number, pageSize = 50) =>
   pageSize * Math.max(1, Math.ceil(Math.floor(contactsHeld / 50) / pageSize))
-export const ledgerCheckpointInterval = (contactsHeld: number) =>
-  checkpointInterval(Math.min(contactsHeld, 25_000))
-export const sigkillBoundLedger = (contactsHeld: number) =>
-  suiteConcurrency * 50 + 3 * ledgerCheckpointInterval(contactsHeld)
+export const groupLimit = 500
+export const sigkillBoundLedger = () => suiteConcurrency * 50 + 3 * groupLimit
 
 export const charged = (sandbox: Sandbox, key = "sandbox-full"): number =>
   sandbox.accounts()[key]?.credits_charged ?? 0

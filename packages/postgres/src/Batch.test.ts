@@ -73,4 +73,36 @@ describe("Batch.Builder", () => {
       ),
     )
   })
+
+  it("absorbing a builder, reset and refilled in turn, is one builder that received all the records (any split, any keys)", () => {
+    fc.assert(
+      fc.property(
+        fc.array(fc.tuple(fc.constantFrom("k1", "k2", "k3", "ключ", "k\u{1F600}"), fc.nat(3), fc.boolean()), {
+          maxLength: 60,
+        }),
+        (records) => {
+          const whole = new Builder(1, 8)
+          const first = new Builder(1, 8)
+          const later = new Builder(1, 8)
+          records.forEach(([key, phones, cut], version) => {
+            const record = mapped(key, version, phones)
+            whole.add(record)
+            later.add(record)
+            // A STATE here: what came since the last one joins the records it covers.
+            if (cut) {
+              first.absorb(later)
+              later.reset()
+            }
+          })
+          first.absorb(later)
+          const [expected, actual] = [whole.close(), first.close()]
+          expect(actual.received).toBe(expected.received)
+          expect(actual.rowCount).toBe(expected.rowCount)
+          expect(text(actual.rows)).toBe(text(expected.rows))
+          expect(text(actual.all)).toBe(text(expected.all))
+          expect(actual.children.map(text)).toEqual(expected.children.map(text))
+        },
+      ),
+    )
+  })
 })

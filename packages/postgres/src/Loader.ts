@@ -1,18 +1,19 @@
 /**
  * The load: Airbyte messages in, committed tables out.
  *
- * Messages are taken in groups that close on size (`batchSize`) or time (`batchWindow`). Each
- * RECORD is decoded and mapped to COPY lines at once; the latest record per key waits in its
- * stream's batch. When a group ends, every non-empty batch is staged and merged (Merge.ts) in the
- * open transaction. A STATE first merges what is pending, then writes `_state` and COMMITs: the
- * data before a state and the state itself commit together, and nothing commits without a state
- * (records after the last STATE are rolled back and counted as uncommitted). LOG and TRACE
- * messages go to `onMessage`; TRACE errors also to the summary.
+ * Each RECORD is decoded and mapped to COPY lines at once; the latest record per key waits in its
+ * stream's batch, staged and merged (Merge.ts) in the open transaction when a STATE commits it or
+ * the batch closes on size (`batchSize`) or time (`batchWindow`). A STATE commits what came before
+ * it, with `_state`: at once when the writer is free, else together with the STATEs that arrive
+ * until it is (a group commit, `groupShare`, `groupLimit`). The data before a state and the state itself commit
+ * together, and nothing commits without a state (records after the last STATE are rolled back and
+ * counted as uncommitted). LOG and TRACE messages go to `onMessage`; TRACE errors also to the
+ * summary.
  */
 import { type Catalog, Message, Streams } from "@salesintel/airbyte"
 import { Chunk, Duration, Effect, Either, Stream } from "effect"
-import * as Batch from "./Batch.ts"
 import { stateTable } from "./Bookkeeping.ts"
+import { CommitGroup, type Job } from "./CommitGroup.ts"
 import { Database, type DatabaseError, type DatabaseService, transaction } from "./Database.ts"
 import * as Ddl from "./Ddl.ts"
 import { InvalidRecord, UnknownStream } from "./LoadError.ts"
@@ -34,6 +35,14 @@ export interface LoadOptions {
   readonly batchSize?: number
   /** A group also closes after this long. Default 1 second. */
   readonly batchWindow?: Duration.DurationInput
+  /**
+   * While the writer is busy, STATEs wait to commit together. Once the records they cover reach
+   * 1/`groupShare` of the records received so far, or `groupLimit`, they commit without waiting
+   * (and the input waits behind them): so what is not committed stays a small share of what was
+   * loaded, at least a STATE's worth and at most `groupLimit`. Defaults 50 and 500.
+   */
+  readonly groupShare?: number
+  readonly groupLimit?: number
   /**
    * Whether the input ended on its own, asked when it ends: false when the caller cut it short
    * (a stop on a signal), and then no overwrite finishes. Default: it did.
@@ -89,16 +98,6 @@ interface Planned {
   readonly jobs: ReadonlyArray<Job>
   readonly failure: UnknownStream | InvalidRecord | undefined
 }
-
-/** What the plan stage hands the write stage, in input order. */
-type Job =
-  | { readonly _tag: "Batch"; readonly mapping: StreamMapping; readonly batch: Batch.Closed }
-  | {
-      readonly _tag: "State"
-      readonly message: Message.StateMessage
-      readonly records: Readonly<Record<string, number>>
-    }
-  | { readonly _tag: "Notify"; readonly message: Message.LogMessage | Message.TraceErrorMessage }
 
 export const syncModeOf = (
   syncModes: Catalog.DestinationSyncModes | undefined,
@@ -188,48 +187,41 @@ interface Seen {
 }
 
 /**
- * The plan stage: turns each group of messages into jobs, in input order. Each stream's open
- * batch stays here until it closes: on size, on time (checked as input arrives), or at a STATE;
- * records after the last STATE never leave. A bad record ends the plan, but the jobs before it
- * (states included) still run first.
+ * The plan stage: turns each group of messages into jobs, in input order. Records wait in their
+ * stream's open batch; a STATE covers what came before it and commits it (CommitGroup.ts): at once
+ * when the write stage is free (`writerFree`), else with the STATEs that arrive until the writer
+ * frees up and takes them (`takeWaiting`), or once they cover a share of what was received
+ * (`groupShare`, `groupLimit`). Batches also close on size (`batchSize`) or time (checked as input
+ * arrives), into the open transaction; records after the last STATE never commit. A bad record
+ * ends the plan, but the jobs before it (states included) still run first.
  */
-const planner = (summary: LoadSummary, options: LoadOptions) => {
+const planner = (summary: LoadSummary, options: LoadOptions, writerFree: () => boolean) => {
   const seen: Seen = {
     uncommitted: new Map(),
     reportedComplete: new Set(),
     withState: new Set(),
     statusesSeen: false,
   }
-  const pending = new Map<StreamMapping, Batch.Builder>()
+  const group = new CommitGroup()
   let position = 0
-  let pendingRecords = 0
   let openedAt = 0
   const batchSize = options.batchSize ?? 5_000
+  const groupLimit = options.groupLimit ?? 500
+  const groupShare = options.groupShare ?? 50
+  let received = 0
   const windowMillis = Duration.toMillis(options.batchWindow ?? Duration.seconds(1))
-  const closeBatches = (jobs: Array<Job>) => {
-    for (const [mapping, builder] of pending)
-      if (builder.size > 0) jobs.push({ _tag: "Batch", mapping, batch: builder.close() })
-    pending.clear()
-    pendingRecords = 0
-  }
   const onRecord = (message: Message.RecordMessage, jobs: Array<Job>): LoadFailure | undefined => {
     const { stream } = message.record
     const mapping = mappingOf(stream)
     if (mapping === undefined) return new UnknownStream({ stream, position, known: Streams.names })
     const mapped = mapping.map(message)
     if (Either.isLeft(mapped)) return new InvalidRecord({ stream, position, ...mapped.left })
-    let builder = pending.get(mapping)
-    if (builder === undefined) {
-      builder = new Batch.Builder(mapping.children.length)
-      pending.set(mapping, builder)
-    }
-    if (pendingRecords === 0) openedAt = Date.now()
-    // The latest record per key wins within the batch (resolved when it closes).
-    builder.add(mapped.right)
-    pendingRecords++
+    if (group.records === 0) openedAt = Date.now()
+    group.add(mapping, mapped.right)
+    received++
     streamSummary(summary, stream).records++
     seen.uncommitted.set(stream, (seen.uncommitted.get(stream) ?? 0) + 1)
-    if (pendingRecords >= batchSize) closeBatches(jobs)
+    if (group.records >= batchSize) group.closeAll(jobs)
     return undefined
   }
   const onState = (message: Message.StateMessage, jobs: Array<Job>): LoadFailure | undefined => {
@@ -237,12 +229,13 @@ const planner = (summary: LoadSummary, options: LoadOptions) => {
     // A state for a stream we have no tables for could never be read back usefully.
     if (!Streams.isStreamName(stream))
       return new UnknownStream({ stream, position, known: Streams.names, of: "state" })
-    closeBatches(jobs)
     const records: Record<string, number> = {}
     for (const [name, entry] of Object.entries(summary.streams)) records[name] = entry.records
-    jobs.push({ _tag: "State", message, records })
+    group.cover(message, records)
     seen.uncommitted.clear()
     seen.withState.add(stream)
+    if (writerFree() || group.coveredRecords >= Math.min(groupLimit, received / groupShare))
+      group.commitWaiting(jobs)
     return undefined
   }
   const onStatus = (status: Message.StreamStatusMessage["trace"]["stream_status"]) => {
@@ -250,9 +243,9 @@ const planner = (summary: LoadSummary, options: LoadOptions) => {
     if (status.status === "COMPLETE") seen.reportedComplete.add(status.stream_descriptor.name)
     else seen.reportedComplete.delete(status.stream_descriptor.name)
   }
-  const plan = (group: Chunk.Chunk<Message.Message>): Planned => {
+  const plan = (input: Chunk.Chunk<Message.Message>): Planned => {
     const jobs: Array<Job> = []
-    for (const message of group) {
+    for (const message of input) {
       position++
       const failure =
         message.type === "RECORD"
@@ -260,21 +253,30 @@ const planner = (summary: LoadSummary, options: LoadOptions) => {
           : message.type === "STATE"
             ? onState(message, jobs)
             : undefined
-      if (failure !== undefined) return { jobs, failure }
+      if (failure !== undefined) {
+        group.commitWaiting(jobs)
+        return { jobs, failure }
+      }
       if (message.type === "TRACE" && message.trace.type === "STREAM_STATUS")
         onStatus(message.trace.stream_status)
       else if (message.type === "LOG" || Message.isTraceError(message)) jobs.push({ _tag: "Notify", message })
     }
-    if (pendingRecords > 0 && Date.now() - openedAt >= windowMillis) closeBatches(jobs)
+    if (group.records > 0 && Date.now() - openedAt >= windowMillis) group.closeAll(jobs)
     return { jobs, failure: undefined }
   }
-  return { plan, seen }
+  /** The waiting states' commit (the records after them stay): for a writer that freed up, or at the end. */
+  const takeWaiting = (): Array<Job> => {
+    const jobs: Array<Job> = []
+    group.commitWaiting(jobs)
+    return jobs
+  }
+  return { plan, takeWaiting, seen }
 }
 
 /**
  * The write stage: runs the jobs in order on the one connection. A batch is merged in the open
- * transaction (opened by the first job that needs one); a STATE writes `_state`, runs
- * `beforeCommit` and COMMITs.
+ * transaction (opened by the first job that needs one); a commit writes each of its streams'
+ * latest STATE into `_state`, runs `beforeCommit` and COMMITs.
  */
 const writer = (summary: LoadSummary, options: LoadOptions, schema: string, db: DatabaseService) => {
   let inTransaction = false
@@ -291,24 +293,30 @@ const writer = (summary: LoadSummary, options: LoadOptions, schema: string, db: 
       summary.batches++
       streamSummary(summary, job.mapping.stream).batches++
     })
-  const commitState = (job: Extract<Job, { _tag: "State" }>) =>
+  const commit = (job: Extract<Job, { _tag: "Commit" }>) =>
     Effect.gen(function* () {
       yield* begin
-      const stream = job.message.state.stream.stream_descriptor.name
-      yield* State.write(schema, stream, job.message.state.stream.stream_state)
-      if (options.beforeCommit) yield* options.beforeCommit({ state: job.message, records: job.records })
+      // A stream's later STATE replaces its earlier ones: the last of each is the one to keep.
+      const latest = new Map(job.states.map((state) => [state.state.stream.stream_descriptor.name, state]))
+      for (const [stream, state] of latest)
+        yield* State.write(schema, stream, state.state.stream.stream_state)
+      const last = job.states[job.states.length - 1]
+      if (options.beforeCommit && last !== undefined)
+        yield* options.beforeCommit({ state: last, records: job.records })
       yield* db.exec("COMMIT")
       inTransaction = false
-      summary.statesCommitted++
-      streamSummary(summary, stream).statesCommitted++
-      if (options.onStateCommitted) yield* options.onStateCommitted(job.message)
+      for (const state of job.states) {
+        summary.statesCommitted++
+        streamSummary(summary, state.state.stream.stream_descriptor.name).statesCommitted++
+        if (options.onStateCommitted) yield* options.onStateCommitted(state)
+      }
     })
   const write = (job: Job): Effect.Effect<void, DatabaseError, Database> => {
     switch (job._tag) {
       case "Batch":
         return mergeBatch(job)
-      case "State":
-        return commitState(job)
+      case "Commit":
+        return commit(job)
       case "Notify":
         if (job.message.type === "TRACE") summary.sourceErrors.push(job.message)
         return options.onMessage ? options.onMessage(job.message) : Effect.void
@@ -370,21 +378,40 @@ export const load = <E, R>(
     const overwrites = overwriteStreams(options.syncModes)
     for (const mapping of overwrites) yield* beginOverwrite(schema, mapping.stream)
     const summary = emptySummary()
-    const { plan, seen } = planner(summary, options)
+    const { plan, takeWaiting, seen } = planner(summary, options, () => unwritten === 0 && !taking)
     const { write, rollback } = writer(summary, options, schema, db)
+    // Plans handed to the writer and not yet written; whether it is writing a commit it took.
+    let unwritten = 0
+    let taking = false
+    const writeAll = (jobs: ReadonlyArray<Job>) => Effect.forEach(jobs, write, { discard: true })
+    // A writer with nothing left to write takes the states that waited for it, until none waits
+    // (synchronously with its check: no STATE can slip between the two).
+    const takeWhileWaiting: Effect.Effect<void, DatabaseError, Database> = Effect.suspend(() => {
+      const jobs = unwritten === 0 ? takeWaiting() : []
+      taking = jobs.length > 0
+      return taking ? Effect.zipRight(writeAll(jobs), takeWhileWaiting) : Effect.void
+    })
+    // What waits commits when the input ends, and also when it fails (what it sent is kept).
+    const ended = Stream.suspend(() => Stream.make<[Planned]>({ jobs: takeWaiting(), failure: undefined }))
     // Two stages with a small buffer between them, so that mapping the next group (CPU) overlaps
     // writing the previous one (database).
     yield* messages.pipe(
       // Per chunk as it arrives (a block of lines, or one message from an in-process source).
       Stream.mapChunks((chunk) => Chunk.of(plan(chunk))),
+      Stream.concat(ended),
+      Stream.catchAll((error) => Stream.concat(ended, Stream.fail(error))),
       // Only plans with work cross the buffer, so the plan stage runs a whole batch ahead of the
       // write stage (not just one input chunk) while the database works.
       Stream.filter(({ jobs, failure }) => jobs.length > 0 || failure !== undefined),
+      Stream.tap(() => Effect.sync(() => unwritten++)),
       Stream.buffer({ capacity: 1 }),
       Stream.runForEach(({ jobs, failure }) =>
         Effect.zipRight(
-          Effect.forEach(jobs, write, { discard: true }),
-          failure === undefined ? Effect.void : Effect.fail(failure),
+          writeAll(jobs),
+          Effect.suspend((): Effect.Effect<void, DatabaseError | LoadFailure, Database> => {
+            unwritten--
+            return failure === undefined ? takeWhileWaiting : Effect.fail(failure)
+          }),
         ),
       ),
       Effect.onExit((exit) => (exit._tag === "Failure" ? Effect.ignore(rollback) : Effect.void)),

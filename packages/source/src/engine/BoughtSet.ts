@@ -7,7 +7,7 @@
  * In the state it is the one part that grows with the data, so its checkpoints are amortised
  * (`cadence`): after every page while it is small, then every 1/50 of what it holds. Kept in the
  * destination's ledger instead (`fromLedger`, engine/BoughtLedger.ts), the state carries only a
- * marker, and a checkpoint is due at most every `ledgerInterval` records whatever is held.
+ * marker, and a checkpoint is due after every page whatever is held.
  */
 import { Streams } from "@salesintel/airbyte"
 import { Chunk, Effect, Option, Stream } from "effect"
@@ -18,9 +18,6 @@ import { DatedSet, type DatedSetJson, type DatedSetOutput } from "./DatedSet.ts"
 
 /** Entries a state held, moved into the ledger this many at a time. */
 const adoptSlice = 20_000
-
-/** The largest checkpoint interval of a set kept in a ledger, in records. */
-export const ledgerInterval = 500
 
 export class BoughtSet {
   private constructor(
@@ -140,13 +137,12 @@ export class BoughtSet {
   /**
    * When a checkpoint of this set is due, counted in records emitted since the last one: every
    * 1/50 of what it holds (every page while that is under one). In a ledger the checkpoint is small
-   * whatever is held, so the interval stops growing at `ledgerInterval` records: what a kill can
-   * lose stays bounded, while a sync at full speed is not held to a commit per page (measured by
-   * `npm run bench -- scale`: 188 s for a first sync of 259,424 contacts against 78 s).
+   * whatever is held, so it is due after every page: a kill re-buys only what was not committed.
+   * The loader commits a checkpoint at once when it keeps up, and several together when it falls
+   * behind (the group commit of packages/postgres/src/CommitGroup.ts), so a sync at full speed is
+   * not held to a commit per page.
    */
   cadence(): Effect.Effect<Checkpoints.Amortized> {
-    return Checkpoints.amortized(() =>
-      this.inLedger ? Math.min(this.set.size, ledgerInterval * 50) : this.set.size,
-    )
+    return Checkpoints.amortized(() => (this.inLedger ? 0 : this.set.size))
   }
 }
