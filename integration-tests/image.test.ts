@@ -100,11 +100,17 @@ describe("the source image's tree, assembled as the Dockerfile does", () => {
       for (const volume of service.volumes ?? []) expect(volume, name).not.toMatch(/^\.{1,2}(\/|:)/)
       expect(JSON.stringify(service.command ?? ""), name).not.toMatch(/npm (ci|install)/)
     }
-    // The sandbox and the sync run the workspace image, built (as user node) from ./Dockerfile.
-    for (const name of ["sandbox", "sync"]) expect(compose.services[name]?.build, name).toBe(".")
+    // The sandbox and the sync run the workspace image, built (as user node) from the checkout
+    // with packages/cli/Dockerfile.
+    for (const name of ["sandbox", "sync"])
+      expect(compose.services[name]?.build, name).toEqual({
+        context: ".",
+        dockerfile: "packages/cli/Dockerfile",
+      })
     expect(compose.services.sync?.image).toBe(compose.services.sandbox?.image)
-    const workspace = readFileSync(join(repo, "Dockerfile"), "utf8")
-    expect(workspace.split("FROM node:20-slim").at(-1)).toMatch(/^USER node$/m)
+    const workspace = readFileSync(join(repo, "packages/cli/Dockerfile"), "utf8")
+    // The last stage (the image run) is the one that must drop root.
+    expect(workspace.split(/^FROM /m).at(-1)).toMatch(/^USER node$/m)
   })
 
   it("holds the source's closure only, and spec, check and read run from it", async () => {
