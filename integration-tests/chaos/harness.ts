@@ -253,8 +253,6 @@ export const underway = /taxonomy_categories: \d+ records/
 export interface Reference {
   credits: number
   seconds: number
-  /** From the run being under way to its end: where the credited streams are read. */
-  buyingMillis: number
   tables: Record<string, string>
 }
 
@@ -273,7 +271,7 @@ export const chaosFile = (
   const file = {
     sandbox: undefined as Sandbox | undefined,
     configPath: "",
-    reference: { credits: 0, seconds: 0, buyingMillis: 0, tables: {} } as Reference,
+    reference: { credits: 0, seconds: 0, tables: {} } as Reference,
     get provider(): Sandbox {
       if (file.sandbox === undefined) throw new Error("the sandbox starts before the file's tests")
       return file.sandbox
@@ -289,17 +287,13 @@ export const chaosFile = (
     file.configPath = writeJson(chaosConfig(file.sandbox, options.config))
     if (options.reference === false) return
     file.sandbox.reset()
-    const running = sync(file.fresh(), file.configPath)
-    await running.saw(underway)
-    const from = performance.now()
-    const finished = await running.done
+    const finished = await sync(file.fresh(), file.configPath).done
     expect(finished.code, finished.stderr).toBe(0)
     const target = created.at(-1)
     if (target === undefined) throw new Error("no reference target")
     file.reference = {
       credits: charged(file.sandbox),
       seconds: finished.seconds,
-      buyingMillis: performance.now() - from,
       tables: await fingerprint(target),
     }
   })

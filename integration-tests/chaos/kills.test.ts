@@ -23,8 +23,9 @@ import {
 const file = chaosFile()
 
 /**
- * Runs a sync, sends `signal` at `fraction` of the reference run's time after its first stream
- * was read (the credited streams come after it), then reruns it to the end.
+ * Runs a sync, sends `signal` once the sandbox has charged `fraction` of the reference run's
+ * credits (the moment is a point in its buying, which a time would not be: a run that went faster
+ * than the reference had ended before 0.8 of the reference's time), then reruns it to the end.
  */
 const interruptThenRerun = async (kind: Target["kind"], signal: NodeJS.Signals, fraction: number) => {
   const { provider: sandbox, configPath, reference } = file
@@ -32,7 +33,8 @@ const interruptThenRerun = async (kind: Target["kind"], signal: NodeJS.Signals, 
   sandbox.reset()
   const running = sync(target, configPath)
   await running.saw(underway)
-  await sleep(reference.buyingMillis * fraction)
+  const deadline = Date.now() + 60_000
+  while (charged(sandbox) < reference.credits * fraction && Date.now() < deadline) await sleep(2)
   running.child.kill(signal)
   const stopped: Finished = await running.done
   const chargedByFirst = charged(sandbox)
@@ -67,10 +69,10 @@ describe("signals", () => {
 })
 
 describe("SIGKILL at spread-out moments", () => {
-  // Eight moments across the reference run's length (fixed, so a failure can be replayed).
+  // Eight moments across the reference run's purchases (fixed, so a failure can be replayed).
   const moments = [0.08, 0.2, 0.33, 0.45, 0.55, 0.68, 0.8, 0.92]
   it.each(moments.map((fraction, trial) => ({ fraction, trial })))(
-    "trial $trial: killed at $fraction of the run, the rerun ends with the reference's tables",
+    "trial $trial: killed at $fraction of the run's credits, the rerun ends with the reference's tables",
     async ({ fraction, trial }) => {
       const kind = trial % 4 === 3 ? "pglite" : "postgres"
       const outcome = await interruptThenRerun(kind, "SIGKILL", fraction)
