@@ -11,6 +11,11 @@
  * - the STATE through the pipe (`source-salesintel read`, a first read of the search): the
  *   largest STATE line and all STATE lines' bytes, and bytes per id (aim: at most 5);
  * - a rerun with nothing new: wall, peak RSS, credits (aim: 0);
+ * - a rerun when the ledger holds every contact of the sandbox (the match ids of all 1,000,000,
+ *   bought today, as a customer who bought them all over the years holds them): wall, peak RSS
+ *   (aim: under 200 MB, as a sync whose memory does not grow with the holdings), credits (aim: 0).
+ *   With `BENCH_BASELINE_BIN` (another checkout's `packages/cli/bin/salesintel.js`) that rerun is
+ *   also made by the baseline, alternately, twice each;
  * - a SIGKILL when the sandbox has charged 90% of the search, then a rerun: the credits bought
  *   twice (aim: the README's bound, what was paid for and not yet committed: `concurrency` 64
  *   pages paid for and not yet passed on, x 50, the partitions reading ahead included, plus three
@@ -26,6 +31,7 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { createInterface } from "node:readline"
 import { fileURLToPath } from "node:url"
+import { Dataset } from "@salesintel/sandbox"
 import { PackedIds } from "@salesintel/source"
 import pg from "pg"
 import { accountCounts, post, startSandbox } from "./sandbox.ts"
@@ -56,10 +62,12 @@ const shebangFlags = (bin: string): ReadonlyArray<string> => {
   return first.startsWith("#!") ? first.split(/\s+/).filter((word) => word.startsWith("--")) : []
 }
 
-const syncCommand = (configPath: string) => [
+const baselineBin = process.env.BENCH_BASELINE_BIN
+
+const syncCommand = (configPath: string, bin = cliBin) => [
   process.execPath,
-  ...shebangFlags(cliBin),
-  cliBin,
+  ...shebangFlags(bin),
+  bin,
   "sync",
   "--config",
   configPath,
@@ -76,10 +84,10 @@ interface Measured {
 }
 
 /** A sync under /usr/bin/time -v, with the sandbox's charge for it. */
-const timedSync = async (sandboxUrl: string, configPath: string): Promise<Measured> => {
+const timedSync = async (sandboxUrl: string, configPath: string, bin = cliBin): Promise<Measured> => {
   const before = (await accountCounts(sandboxUrl)).credits
   const started = performance.now()
-  const result = spawnSync(time, ["-v", ...syncCommand(configPath)], {
+  const result = spawnSync(time, ["-v", ...syncCommand(configPath, bin)], {
     encoding: "utf8",
     maxBuffer: 64 * 1024 * 1024,
   })
@@ -159,6 +167,47 @@ const randomIdsPacked = (count: number) => {
   const bytes = JSON.stringify(PackedIds.pack(ids)).length
   const leastBits = count * (Math.log2(2 ** 32 / count) + Math.log2(Math.E))
   return { perId: bytes / count, leastPerId: ((leastBits / 8) * 4) / 3 / count }
+}
+
+/**
+ * Every contact of the sandbox into the sync's ledger, bought today (those the sync bought keep
+ * their row): the holdings of a customer who bought them all. In slices, one statement each.
+ */
+const holdEverything = async () => {
+  const dataset = Dataset.build({ contacts, companies })
+  const today = Math.floor(Date.now() / 86_400_000)
+  const client = new pg.Client({ connectionString: url })
+  await client.connect()
+  try {
+    for (let start = 0; start < contacts; start += 50_000) {
+      const ids = Array.from({ length: Math.min(50_000, contacts - start) }, (_, i) =>
+        dataset.matchId(start + i),
+      )
+      await client.query(
+        `INSERT INTO ${schema}._bought (stream, key, day) SELECT 'contacts', key, $2 FROM unnest($1::text[]) AS t(key)
+         ON CONFLICT (stream, key) DO NOTHING`,
+        [ids, today],
+      )
+    }
+    const [row] = (await client.query(`SELECT count(*)::integer AS held FROM ${schema}._bought`)).rows
+    return Number(row?.held ?? 0)
+  } finally {
+    await client.end()
+  }
+}
+
+/** Reruns over every contact held: this checkout's, and the baseline's alternately when given. */
+const rerunsOverEverything = async (sandboxUrl: string, configPath: string) => {
+  const runs: Array<{ readonly who: string; readonly measured: Measured }> = []
+  const order = baselineBin === undefined ? [cliBin] : [cliBin, baselineBin, baselineBin, cliBin]
+  for (const bin of order) {
+    await post(`${sandboxUrl}/_sandbox/reset`)
+    runs.push({
+      who: bin === cliBin ? "this checkout" : "baseline",
+      measured: await timedSync(sandboxUrl, configPath, bin),
+    })
+  }
+  return runs
 }
 
 /** A sync killed (SIGKILL) once the sandbox has charged `share` of `total`, then run again. */
@@ -263,6 +312,18 @@ const main = async () => {
       again.peakRssMb < aims.rssMb,
     )
     line("rerun, nothing new: credits", n(again.credits), "0", again.credits === 0)
+    const everything = await holdEverything()
+    for (const { who, measured } of await rerunsOverEverything(sandboxUrl, configPath)) {
+      const what = `rerun, ${n(everything)} held (${who})`
+      line(`${what}: wall`, `${measured.seconds.toFixed(1)} s`, "(figure)", true)
+      line(
+        `${what}: peak RSS`,
+        `${measured.peakRssMb.toFixed(0)} MB`,
+        `under ${aims.rssMb} MB`,
+        measured.peakRssMb < aims.rssMb,
+      )
+      line(`${what}: credits`, n(measured.credits), "0", measured.credits === 0)
+    }
     const killed = await killedThenRerun(sandboxUrl, configPath, first.credits, 0.9)
     line("SIGKILL at 90%: charged before the kill", n(killed.beforeKill), "(figure)", true)
     line(

@@ -5,14 +5,22 @@
  */
 import { Database, Ledger } from "@salesintel/postgres"
 import { BoughtLedger } from "@salesintel/source"
-import { Effect, Stream } from "effect"
+import { Effect } from "effect"
 
 export const onDatabase = (schema: string, db: Database.DatabaseService): BoughtLedger.Ledger => {
   const failed = (error: Database.DatabaseError) =>
     new BoughtLedger.LedgerError({ description: error.message })
   return {
-    read: (stream) =>
-      Ledger.read(schema, stream).pipe(Stream.provideService(Database.Database, db), Stream.mapError(failed)),
+    lookup: (stream, keys) =>
+      Ledger.lookup(schema, stream, keys).pipe(
+        Effect.provideService(Database.Database, db),
+        Effect.mapError(failed),
+      ),
+    holdings: (stream, today, refreshAfterDays) =>
+      Ledger.holdings(schema, stream, today, refreshAfterDays).pipe(
+        Effect.provideService(Database.Database, db),
+        Effect.mapError(failed),
+      ),
     adopt: (stream, entries) =>
       Ledger.adopt(schema, stream, entries).pipe(
         Effect.provideService(Database.Database, db),

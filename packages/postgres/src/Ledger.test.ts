@@ -1,6 +1,7 @@
 /**
  * The ledger `_bought` on every backend: written with the records a STATE commits (never with the
- * records no STATE followed), a later day winning; read back a page at a time in key order; moved
+ * records no STATE followed), a later day winning; read back a page at a time in key order; asked
+ * about keys and counted (what a sync's source reads of it); moved
  * into from a state's set; written back into a state for the pipe; forgotten on reset.
  */
 import type { Message } from "@salesintel/airbyte"
@@ -92,6 +93,44 @@ describe.each(all.map((backend): [string, Backend] => [backend.name, backend]))(
       expect(days.get("k-5")).toBe(20_000 + 2) // the later day stays
       expect(days.get("k-6")).toBe(30_000)
       expect(await env.run(Stream.runCollect(Ledger.read(env.schema, "companies")))).toHaveLength(0)
+    })
+
+    it("answers which keys were bought, and how many it holds and how many are fresh", async () => {
+      await env.run(
+        Ledger.adopt(env.schema, "contacts", [
+          ["a", 20_000],
+          ["b", 20_025],
+          ["c", 19_900],
+          ["d'; --", 20_030],
+        ]),
+      )
+      const found = await env.run(Ledger.lookup(env.schema, "contacts", ["b", "zz", "a", "d'; --"]))
+      expect([...found].sort()).toEqual([
+        ["a", 20_000],
+        ["b", 20_025],
+        ["d'; --", 20_030],
+      ])
+      expect(await env.run(Ledger.lookup(env.schema, "companies", ["a"]))).toEqual([])
+      expect(await env.run(Ledger.lookup(env.schema, "contacts", []))).toEqual([])
+      // Fresh: bought less than 30 days before 20,030 (20,001 and after).
+      expect(await env.run(Ledger.holdings(env.schema, "contacts", 20_030, 30))).toEqual({
+        held: 4,
+        fresh: 2,
+      })
+      expect(await env.run(Ledger.holdings(env.schema, "contacts", 20_030, undefined))).toEqual({
+        held: 4,
+        fresh: 4,
+      })
+      expect(await env.run(Ledger.holdings(env.schema, "companies", 20_030, 30))).toEqual({
+        held: 0,
+        fresh: 0,
+      })
+      // A schema without a ledger yet holds nothing.
+      expect(await env.run(Ledger.holdings(`${env.schema}_none`, "contacts", 20_030, 30))).toEqual({
+        held: 0,
+        fresh: 0,
+      })
+      expect(await env.run(Ledger.lookup(`${env.schema}_none`, "contacts", ["a"]))).toEqual([])
     })
 
     it("goes back into a state that says it is in the ledger, for the pipe", async () => {

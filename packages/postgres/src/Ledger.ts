@@ -2,8 +2,9 @@
  * The ledger `_bought`: for the streams of Streams.ledgers (contacts), every key bought with the
  * day it was last bought. The loader writes it from each batch's staged records in the batch's
  * own transaction (`recordSql`), so it holds exactly what committed: a run killed at any moment
- * re-buys only what had not committed yet. `salesintel sync` reads a stream's bought set from here
- * (`read`, a page at a time) and keeps only a marker in the state; `salesintel-pg state` puts the
+ * re-buys only what had not committed yet. `salesintel sync` asks it about the keys it meets
+ * (`lookup`, a listed page at a time) and its counts (`holdings`), and keeps only a marker in the
+ * state; `salesintel-pg state` puts the
  * set back into the state (`exported`) for a reader that has no database (the pipe).
  */
 import { StreamState, Streams } from "@salesintel/airbyte"
@@ -80,6 +81,59 @@ export const read = (schema: string, stream: string): Stream.Stream<Entry, Datab
             ),
           ),
     ),
+  )
+
+/**
+ * Which of `keys` `stream` bought, with their days: one index lookup per key, so what a sync asks
+ * costs the same however much the ledger holds.
+ */
+export const lookup = (
+  schema: string,
+  stream: string,
+  keys: ReadonlyArray<string>,
+): Effect.Effect<ReadonlyArray<Entry>, DatabaseError, Database> =>
+  keys.length === 0
+    ? Effect.succeed([])
+    : Effect.flatMap(exists(schema), (present) =>
+        !present
+          ? Effect.succeed([])
+          : Effect.flatMap(Database, (db) =>
+              Effect.map(
+                db.query(
+                  `SELECT key, day FROM ${qualified(schema, boughtTable.name)}
+                    WHERE stream = $1 AND key = ANY($2::text[])`,
+                  [stream, [...keys]],
+                ),
+                (rows) => rows.map((row): Entry => [String(row.key), Number(row.day)]),
+              ),
+            ),
+      )
+
+/**
+ * How many keys `stream` holds, and how many of them were bought less than `refreshAfterDays`
+ * before `today` (all of them when it is undefined): what the source decides a search's path and
+ * its estimate by, without reading the keys.
+ */
+export const holdings = (
+  schema: string,
+  stream: string,
+  today: number,
+  refreshAfterDays: number | undefined,
+): Effect.Effect<{ readonly held: number; readonly fresh: number }, DatabaseError, Database> =>
+  Effect.flatMap(exists(schema), (present) =>
+    !present
+      ? Effect.succeed({ held: 0, fresh: 0 })
+      : Effect.flatMap(Database, (db) =>
+          Effect.map(
+            db.query(
+              `SELECT count(*)::integer AS held,
+                      count(*) FILTER (WHERE $3::integer IS NULL OR $2::integer - day < $3::integer)::integer AS fresh
+                 FROM ${qualified(schema, boughtTable.name)} WHERE stream = $1`,
+              [stream, today, refreshAfterDays ?? null],
+            ),
+            ([row]) => ({ held: Number(row?.held ?? 0), fresh: Number(row?.fresh ?? 0) }),
+          ),
+        ),
   )
 
 /**

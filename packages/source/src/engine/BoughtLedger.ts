@@ -1,12 +1,13 @@
 /**
  * Where a stream's bought set lives when the source runs beside its destination (`salesintel
  * sync`): the destination's ledger, which the loader writes with the records it commits. The
- * source reads the set from it a page at a time and keeps only a marker in its state
+ * source asks it about the keys it meets (a listed page's ids at a time), never for the whole set,
+ * so its memory does not grow with what is held, and keeps only a marker in its state
  * (Streams.inLedger), so a checkpoint is small however much is held, and a run killed at any
  * moment re-buys only what had not committed. Without this service (the source on its own, the
  * Airbyte platform, PyAirbyte) the set is in the state, as before.
  */
-import { Context, Data, type Effect, type Stream } from "effect"
+import { Context, Data, type Effect } from "effect"
 
 /** A key bought and the day it was bought (days since 1970-01-01). */
 export type Entry = readonly [key: string, day: number]
@@ -18,9 +19,27 @@ export class LedgerError extends Data.TaggedError("LedgerError")<{ readonly desc
   }
 }
 
+/** How much a stream's ledger holds: every key, and those not due again on the day asked about. */
+export interface Holdings {
+  readonly held: number
+  readonly fresh: number
+}
+
 export interface Ledger {
-  /** What `stream` bought, each key once with its latest day. */
-  readonly read: (stream: string) => Stream.Stream<Entry, LedgerError>
+  /** Which of `keys` `stream` bought, each with its latest day (keys not bought are left out). */
+  readonly lookup: (
+    stream: string,
+    keys: ReadonlyArray<string>,
+  ) => Effect.Effect<ReadonlyArray<Entry>, LedgerError>
+  /**
+   * What `stream` holds: every key, and the fresh ones, bought less than `refreshAfterDays` before
+   * `today` (every key when it is undefined).
+   */
+  readonly holdings: (
+    stream: string,
+    today: number,
+    refreshAfterDays: number | undefined,
+  ) => Effect.Effect<Holdings, LedgerError>
   /**
    * Records `entries` as bought (a later day wins): the set a state held, moved into the ledger.
    * It must be durable no later than the first checkpoint written without the set.

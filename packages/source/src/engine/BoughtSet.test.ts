@@ -1,15 +1,44 @@
 /**
- * The bought set's checkpoint cadence: 1/50 of what it holds (every page while that is under
- * one), and in a ledger every page, whatever it holds.
+ * The bought set's checkpoint cadence (1/50 of what it holds, every page while that is under one;
+ * in a ledger every page, whatever it holds) and, in a ledger, how it reads it: only the counts
+ * when the run begins, then the keys it is asked about, a lookup each, never the whole set.
  */
 import { describe, expect, it } from "@effect/vitest"
-import { Effect, Stream } from "effect"
-import type { Ledger } from "./BoughtLedger.ts"
-import { BoughtSet } from "./BoughtSet.ts"
+import { Effect } from "effect"
+import type { Entry, Ledger } from "./BoughtLedger.ts"
+import { BoughtSet, NotLookedUp } from "./BoughtSet.ts"
 
 const today = 20_000
-const held = (count: number) =>
-  Array.from({ length: count }, (_, index): readonly [string, number] => [`m-${index}`, today])
+const held = (count: number, day = today) =>
+  Array.from({ length: count }, (_, index): readonly [string, number] => [`m-${index}`, day])
+
+/** A ledger in memory that counts the keys it was asked about. */
+const ledgerOf = (entries: ReadonlyArray<Entry>) => {
+  const rows = new Map(entries)
+  const asked: Array<number> = []
+  const ledger: Ledger = {
+    lookup: (_, keys) =>
+      Effect.sync(() => {
+        asked.push(keys.length)
+        return keys.flatMap((key): Array<Entry> => {
+          const day = rows.get(key)
+          return day === undefined ? [] : [[key, day]]
+        })
+      }),
+    holdings: (_, day, refreshAfterDays) =>
+      Effect.sync(() => ({
+        held: rows.size,
+        fresh: [...rows.values()].filter(
+          (bought) => refreshAfterDays === undefined || day - bought < refreshAfterDays,
+        ).length,
+      })),
+    adopt: (_, adopted) =>
+      Effect.sync(() => {
+        for (const [key, day] of adopted) rows.set(key, Math.max(day, rows.get(key) ?? day))
+      }),
+  }
+  return { ledger, asked, rows }
+}
 
 /** How many records a page of 50 at a time are emitted before a checkpoint is due. */
 const recordsUntilDue = (set: BoughtSet) =>
@@ -30,14 +59,102 @@ describe("BoughtSet cadence", () => {
 
   it.effect("in a ledger: every page, whatever it holds", () =>
     Effect.gen(function* () {
-      const ledger: Ledger = { read: () => Stream.fromIterable(held(100_000)), adopt: () => Effect.void }
-      const set = yield* BoughtSet.fromLedger(undefined, ledger, "contacts", today, undefined)
+      const set = yield* BoughtSet.fromLedger(
+        undefined,
+        ledgerOf(held(100_000)).ledger,
+        "contacts",
+        today,
+        undefined,
+      )
       expect(set.size).toBe(100_000)
       expect(set.toJson()).toBe("ledger")
       expect(yield* recordsUntilDue(set)).toBe(50)
-      const small: Ledger = { read: () => Stream.fromIterable(held(5_000)), adopt: () => Effect.void }
-      const smaller = yield* BoughtSet.fromLedger(undefined, small, "contacts", today, undefined)
+      const smaller = yield* BoughtSet.fromLedger(
+        undefined,
+        ledgerOf(held(5_000)).ledger,
+        "contacts",
+        today,
+        undefined,
+      )
       expect(yield* recordsUntilDue(smaller)).toBe(50)
+    }),
+  )
+})
+
+describe("BoughtSet in a ledger", () => {
+  it.effect("asks only about the keys it meets, each once, and answers for them", () =>
+    Effect.gen(function* () {
+      const { ledger, asked } = ledgerOf([...held(100_000), ["m-old", today - 40]])
+      const set = yield* BoughtSet.fromLedger(undefined, ledger, "contacts", today, 30)
+      expect(asked).toEqual([])
+      yield* set.resolve(["m-1", "m-2", "new-1", "m-old", "m-1"])
+      expect(asked).toEqual([4])
+      expect([set.has("m-1"), set.due("m-1")]).toEqual([true, false])
+      expect([set.has("new-1"), set.due("new-1")]).toEqual([false, true])
+      expect([set.has("m-old"), set.due("m-old")]).toEqual([true, true])
+      // Asked again with one key it has not met: only that one is looked up.
+      yield* set.resolve(["m-1", "new-1", "m-3"])
+      expect(asked).toEqual([4, 1])
+      // Keys bought by this run are known without a lookup.
+      set.record(["new-2"])
+      yield* set.resolve(["new-2"])
+      expect(asked).toEqual([4, 1])
+      expect(set.boughtThisRun("new-2")).toBe(true)
+    }),
+  )
+
+  it.effect("refuses to answer for a key it has not looked up: never read as not bought", () =>
+    Effect.gen(function* () {
+      const set = yield* BoughtSet.fromLedger(
+        undefined,
+        ledgerOf(held(10)).ledger,
+        "contacts",
+        today,
+        undefined,
+      )
+      expect(() => set.has("m-1")).toThrow(NotLookedUp)
+      expect(() => set.due("m-1")).toThrow(NotLookedUp)
+      // A ledger that held nothing when the run began: what it holds is this run's, in memory.
+      const empty = yield* BoughtSet.fromLedger(undefined, ledgerOf([]).ledger, "contacts", today, undefined)
+      expect(empty.due("m-1")).toBe(true)
+    }),
+  )
+
+  it.effect("counts what it holds from the ledger's counts and this run's purchases", () =>
+    Effect.gen(function* () {
+      const entries = [
+        ...held(60, today - 1),
+        ...held(40, today - 50).map(([key, day]) => [`s-${key}`, day] as const),
+      ]
+      const set = yield* BoughtSet.fromLedger(undefined, ledgerOf(entries).ledger, "contacts", today, 30)
+      expect([set.size, set.countFresh(), set.hasFresh()]).toEqual([100, 60, true])
+      yield* set.resolve(["m-1", "s-m-1", "new-1"])
+      // One fresh (no change), one stale made fresh, one new; recording twice counts once.
+      set.record(["m-1", "s-m-1", "new-1", "new-1"])
+      expect([set.size, set.countFresh()]).toEqual([101, 62])
+      const none = yield* BoughtSet.fromLedger(
+        undefined,
+        ledgerOf(held(5, today - 90)).ledger,
+        "contacts",
+        today,
+        30,
+      )
+      expect([none.size, none.countFresh(), none.hasFresh()]).toEqual([5, 0, false])
+    }),
+  )
+
+  it.effect("a state's set is moved into the ledger, and not held in memory", () =>
+    Effect.gen(function* () {
+      const { ledger, rows, asked } = ledgerOf(held(3))
+      const json = { [String(today - 2)]: ["m-1", "p-1", "p-2"] }
+      const set = yield* BoughtSet.fromLedger(json, ledger, "contacts", today, undefined)
+      expect(rows.get("m-1")).toBe(today)
+      expect(rows.get("p-2")).toBe(today - 2)
+      expect(set.size).toBe(5)
+      expect(() => set.has("p-1")).toThrow(NotLookedUp)
+      yield* set.resolve(["p-1"])
+      expect(asked).toEqual([1])
+      expect(set.has("p-1")).toBe(true)
     }),
   )
 })

@@ -7,7 +7,8 @@
  * In the state it is the one part that grows with the data, so its checkpoints are amortised
  * (`cadence`): after every page while it is small, then every 1/50 of what it holds. Kept in the
  * destination's ledger instead (`fromLedger`, engine/BoughtLedger.ts), the state carries only a
- * marker, and a checkpoint is due after every page whatever is held.
+ * marker, a checkpoint is due after every page whatever is held, and memory holds only the keys
+ * this run met: each is looked up (`resolve`, a listed page at a time) before it is asked about.
  */
 import { Streams } from "@salesintel/airbyte"
 import { Chunk, Effect, Option, Stream } from "effect"
@@ -15,29 +16,58 @@ import * as Checkpoints from "../components/Checkpoints.ts"
 import { StateError } from "../StateError.ts"
 import { BoughtLedger, type Ledger, type LedgerError } from "./BoughtLedger.ts"
 import { DatedSet, type DatedSetJson, type DatedSetOutput } from "./DatedSet.ts"
+import { KeyTable } from "./KeyTable.ts"
 
 /** Entries a state held, moved into the ledger this many at a time. */
 const adoptSlice = 20_000
 
+/** A set kept in the ledger: where, and what it held when the run began. */
+interface InLedger {
+  readonly ledger: Ledger
+  readonly stream: string
+  readonly held: number
+  readonly fresh: number
+}
+
+/** Keys looked up in the ledger at a time (one statement each). */
+const lookupSlice = 5_000
+
+/** A key asked about before `resolve` looked it up: a bug in the caller, never read as "not bought". */
+export class NotLookedUp extends Error {
+  constructor(key: string) {
+    super(`the bought set was asked about "${key}" before it was looked up in the ledger`)
+  }
+}
+
 export class BoughtSet {
+  /** In a ledger: keys looked up and not found there. */
+  private readonly absent = new KeyTable()
+  /** In a ledger: what this run's purchases added to its counts (a key not held; one not held fresh). */
+  private readonly gained = { held: 0, fresh: 0 }
+
   private constructor(
-    /** Marked: recorded by this run (a key listed again was bought by an earlier piece of it). */
+    /**
+     * The keys it knows with their days: all of them from a state; in a ledger, those looked up and
+     * found there, and those bought by this run. Marked: recorded by this run (a key listed again
+     * was bought by an earlier piece of it).
+     */
     private readonly set: DatedSet,
     /** The run's day: what a key bought now is recorded at, and what refresh ages count to. */
     readonly today: number,
     /** A key bought this many days ago or more is due again; undefined: never. */
     readonly refreshAfterDays: number | undefined,
     /** Held in the destination's ledger, which the loader writes with the records. */
-    readonly inLedger: boolean,
+    private readonly ledger: InLedger | undefined,
   ) {}
 
   static fromJson(json: DatedSetJson | undefined, today: number, refreshAfterDays: number | undefined) {
-    return new BoughtSet(DatedSet.fromJson(json), today, refreshAfterDays, false)
+    return new BoughtSet(DatedSet.fromJson(json), today, refreshAfterDays, undefined)
   }
 
   /**
    * The set of `stream` held in `ledger`. What `json` holds (a state written before the ledger, or
    * through the pipe) is moved into the ledger first, so dropping it from the state loses nothing.
+   * Only the ledger's counts are read here: its keys are looked up as they are met (`resolve`).
    */
   static fromLedger(
     json: DatedSetJson | undefined,
@@ -46,39 +76,87 @@ export class BoughtSet {
     today: number,
     refreshAfterDays: number | undefined,
   ): Effect.Effect<BoughtSet, LedgerError> {
-    const set = DatedSet.fromJson(json)
     return Effect.gen(function* () {
+      const saved = DatedSet.fromJson(json)
       // In slices: a state's million ids are not copied into one array of pairs.
-      if (set.size > 0)
+      if (saved.size > 0)
         yield* Stream.runForEachChunk(
-          Stream.rechunk(Stream.fromIterable(set.entries()), adoptSlice),
+          Stream.rechunk(Stream.fromIterable(saved.entries()), adoptSlice),
           (slice) => ledger.adopt(stream, Chunk.toReadonlyArray(slice)),
         )
-      yield* Stream.runForEachChunk(ledger.read(stream), (entries) =>
-        Effect.sync(() => {
-          for (const [key, day] of entries) set.add(key, day)
-        }),
-      )
-      return new BoughtSet(set, today, refreshAfterDays, true)
+      const { held, fresh } = yield* ledger.holdings(stream, today, refreshAfterDays)
+      return new BoughtSet(DatedSet.fromJson(undefined), today, refreshAfterDays, {
+        ledger,
+        stream,
+        held,
+        fresh,
+      })
     })
   }
 
-  get size(): number {
-    return this.set.size
+  get inLedger(): boolean {
+    return this.ledger !== undefined
   }
 
+  /** Whether `key` can be answered from memory: from a state always; in a ledger once looked up. */
+  private known(key: string): boolean {
+    return (
+      this.ledger === undefined ||
+      this.ledger.held === 0 ||
+      this.set.has(key) ||
+      this.absent.indexOf(key) >= 0
+    )
+  }
+
+  /**
+   * Looks `keys` up in the ledger, so that `has` and `due` can answer for them; nothing to do for a
+   * set from a state, or a ledger that held nothing when the run began (all it can hold then is
+   * what this run bought, which is in memory).
+   */
+  resolve(keys: Iterable<string>): Effect.Effect<void, LedgerError> {
+    const inLedger = this.ledger
+    if (inLedger === undefined || inLedger.held === 0) return Effect.void
+    const unknown = [...new Set(keys)].filter((key) => !this.known(key))
+    const slices = Array.from({ length: Math.ceil(unknown.length / lookupSlice) }, (_, index) =>
+      unknown.slice(index * lookupSlice, (index + 1) * lookupSlice),
+    )
+    return Effect.forEach(
+      slices,
+      (slice) =>
+        Effect.map(inLedger.ledger.lookup(inLedger.stream, slice), (found) => {
+          for (const [key, day] of found) this.set.add(key, day)
+          for (const key of slice) if (!this.set.has(key)) this.absent.add(key)
+        }),
+      { discard: true },
+    )
+  }
+
+  get size(): number {
+    return this.ledger === undefined ? this.set.size : this.ledger.held + this.gained.held
+  }
+
+  /** Bought, by this run or before (in a ledger: a key `resolve` looked up, or this run bought). */
   has(key: string): boolean {
+    if (!this.known(key)) throw new NotLookedUp(key)
     return this.set.has(key)
   }
 
   /** Not bought yet, or bought long enough ago to be due again. */
   due(key: string): boolean {
+    if (!this.known(key)) throw new NotLookedUp(key)
     return this.set.needsBuying(key, this.today, this.refreshAfterDays)
   }
 
   /** Records `keys` as bought today. */
   record(keys: Iterable<string>): void {
-    for (const key of keys) this.set.add(key, this.today, true)
+    for (const key of keys) {
+      // In a ledger, what its counts (taken when the run began) gain: a key not held, or held stale.
+      if (this.ledger !== undefined && !this.set.marked(key)) {
+        if (!this.set.has(key)) this.gained.held++
+        if (this.set.needsBuying(key, this.today, this.refreshAfterDays)) this.gained.fresh++
+      }
+      this.set.add(key, this.today, true)
+    }
   }
 
   /** Bought by this run, by any path. */
@@ -88,12 +166,16 @@ export class BoughtSet {
 
   /** Some key is bought and not due: a search may return contacts this set already holds. */
   hasFresh(): boolean {
-    return this.set.hasFresh(this.today, this.refreshAfterDays)
+    return this.ledger === undefined
+      ? this.set.hasFresh(this.today, this.refreshAfterDays)
+      : this.countFresh() > 0
   }
 
   /** Keys bought and not due again. */
   countFresh(): number {
-    return this.set.countFresh(this.today, this.refreshAfterDays)
+    return this.ledger === undefined
+      ? this.set.countFresh(this.today, this.refreshAfterDays)
+      : this.ledger.fresh + this.gained.fresh
   }
 
   /**
@@ -131,7 +213,7 @@ export class BoughtSet {
 
   /** Its state form: the keys by day, or the marker of a set held in the ledger. */
   toJson(): DatedSetOutput | typeof Streams.inLedger {
-    return this.inLedger ? Streams.inLedger : this.set.toJson()
+    return this.ledger !== undefined ? Streams.inLedger : this.set.toJson()
   }
 
   /**
@@ -143,6 +225,6 @@ export class BoughtSet {
    * not held to a commit per page.
    */
   cadence(): Effect.Effect<Checkpoints.Amortized> {
-    return Checkpoints.amortized(() => (this.inLedger ? 0 : this.set.size))
+    return Checkpoints.amortized(() => (this.ledger !== undefined ? 0 : this.set.size))
   }
 }

@@ -7,7 +7,7 @@
  * before the failure is reported.
  */
 import type { Page } from "@salesintel/core"
-import { Effect, Ref, Stream } from "effect"
+import { Effect, Either, Ref, Stream } from "effect"
 import type * as Checkpoints from "../components/Checkpoints.ts"
 import type * as KeyedPurchase from "../components/KeyedPurchase.ts"
 import type * as PagedQuery from "../components/PagedQuery.ts"
@@ -81,21 +81,25 @@ const pageOutputs = <A, E, R>(
       return Effect.succeed([Output.log("WARN", event.message)])
     case "Page": {
       const keys = event.page.items.map((item) => options.keyOf(item.record))
-      const stale = keys.filter((key) => options.bought.has(key)).length
-      options.bought.record(keys)
-      const tally = Output.tally(options.work, {
-        creditedRequests: 1,
-        bought: keys.length,
-        new: keys.length - stale,
-        stale,
+      // The page is paid for: a lookup that fails (it only sorts new from stale for the tally)
+      // still lets its records out, counted as new.
+      return Effect.flatMap(Effect.either(options.bought.resolve(keys)), (looked) => {
+        const stale = Either.isLeft(looked) ? 0 : keys.filter((key) => options.bought.has(key)).length
+        options.bought.record(keys)
+        const tally = Output.tally(options.work, {
+          creditedRequests: 1,
+          bought: keys.length,
+          new: keys.length - stale,
+          stale,
+        })
+        const outputs = [Output.pageRead, tally, ...event.page.items.map(options.record)]
+        const moved =
+          resume === undefined || event.afterGap ? Effect.void : resume.page(event.part, event.page.page)
+        return Effect.zipRight(
+          moved,
+          withCheckpointWhenDue(options.checkpoint, cadence, event.page.items.length, outputs),
+        )
       })
-      const outputs = [Output.pageRead, tally, ...event.page.items.map(options.record)]
-      const moved =
-        resume === undefined || event.afterGap ? Effect.void : resume.page(event.part, event.page.page)
-      return Effect.zipRight(
-        moved,
-        withCheckpointWhenDue(options.checkpoint, cadence, event.page.items.length, outputs),
-      )
     }
     case "Refused":
       return Effect.as(resume === undefined ? Effect.void : resume.refused(event.part, event.nextPage), [

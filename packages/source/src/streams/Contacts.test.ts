@@ -233,8 +233,24 @@ describe("contacts, on the provider in memory", () => {
 const memoryLedger = () => {
   const rows = new Map<string, number>()
   const adopted: Array<BoughtLedger.Entry> = []
+  /** The keys each lookup asked about. */
+  const asked: Array<number> = []
   const ledger: BoughtLedger.Ledger = {
-    read: () => Stream.fromIterable([...rows].sort(([a], [b]) => (a < b ? -1 : 1))),
+    lookup: (_, keys) =>
+      Effect.sync(() => {
+        asked.push(keys.length)
+        return keys.flatMap((key): Array<BoughtLedger.Entry> => {
+          const day = rows.get(key)
+          return day === undefined ? [] : [[key, day]]
+        })
+      }),
+    holdings: (_, today, refreshAfterDays) =>
+      Effect.sync(() => ({
+        held: rows.size,
+        fresh: [...rows.values()].filter(
+          (day) => refreshAfterDays === undefined || today - day < refreshAfterDays,
+        ).length,
+      })),
     adopt: (_, entries) =>
       Effect.sync(() => {
         adopted.push(...entries)
@@ -245,7 +261,7 @@ const memoryLedger = () => {
     for (const output of ran.outputs)
       if (output._tag === "Record") rows.set(String(output.data.match_id), Math.floor(now / 86_400_000))
   }
-  return { ledger, rows, adopted, commit }
+  return { ledger, rows, adopted, asked, commit }
 }
 
 describe("contacts with the bought set in a ledger (salesintel sync)", () => {
@@ -264,6 +280,46 @@ describe("contacts with the bought set in a ledger (salesintel sync)", () => {
       const again = yield* readWith(provider, configOf({}), first.state, "incremental", false, ledger)
       expect(provider.charged()).toBe(95)
       expect(records(again)).toBe(0)
+    }),
+  )
+
+  it.effect("a rerun asks the ledger about the ids it lists only, whatever else it holds", () =>
+    Effect.gen(function* () {
+      const provider = fakeProvider({ contacts: 95 })
+      const { ledger, rows, asked, commit } = memoryLedger()
+      commit(yield* readWith(provider, configOf({}), undefined, "incremental", false, ledger))
+      // Held from elsewhere (other searches, earlier years): never read by this run.
+      for (let index = 0; index < 20_000; index++) rows.set(`other-${index}`, Math.floor(now / 86_400_000))
+      expect(asked).toEqual([])
+      const state = { known: "ledger" }
+      const again = yield* readWith(provider, configOf({}), state, "incremental", false, ledger)
+      expect(records(again)).toBe(0)
+      expect(provider.charged()).toBe(95)
+      // The 95 listed ids, a page at a time.
+      expect(asked.reduce((sum, keys) => sum + keys, 0)).toBe(95)
+      expect(Math.max(...asked)).toBeLessThanOrEqual(100)
+    }),
+  )
+
+  it.effect("emails look their contacts up in the ledger: one bought by a search is not bought again", () =>
+    Effect.gen(function* () {
+      const provider = fakeProvider({ contacts: 30 })
+      const { ledger, asked, commit } = memoryLedger()
+      commit(yield* readWith(provider, configOf({}), undefined, "incremental", false, ledger))
+      expect(provider.charged()).toBe(30)
+      const emails = [provider.contact(3)?.email, provider.contact(20)?.email, "nobody@example.com"]
+      const run = yield* readWith(
+        provider,
+        configOf({ searches: [], emails }),
+        { known: "ledger" },
+        "incremental",
+        false,
+        ledger,
+      )
+      expect(run.failure).toBeUndefined()
+      expect(records(run)).toBe(0)
+      expect(provider.charged()).toBe(30)
+      expect(asked).toEqual([2])
     }),
   )
 

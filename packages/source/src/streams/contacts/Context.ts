@@ -8,11 +8,15 @@ import type { ApiError, Client, Contact, CreditBudget, Page } from "@salesintel/
 import { Effect, type Ref, Stream } from "effect"
 import type { ContactSearch, SourceConfig } from "../../Config.ts"
 import * as KeyedPurchase from "../../components/KeyedPurchase.ts"
+import type { LedgerError } from "../../engine/BoughtLedger.ts"
 import type { BoughtSet } from "../../engine/BoughtSet.ts"
 import * as Purchases from "../../engine/Purchases.ts"
 import * as Output from "../../Output.ts"
 
 export type ContactOutput = Output.Output<Contact.Contact>
+
+/** What ends a contacts read: the provider's errors, or the ledger's (engine/BoughtLedger.ts). */
+export type ContactError = ApiError.ApiError | LedgerError
 
 export interface Context {
   readonly config: SourceConfig
@@ -56,10 +60,10 @@ const standing = (known: BoughtSet, queued: ReadonlySet<string>, id: string): St
  */
 export const buyNew = (
   context: Context,
-  candidates: Stream.Stream<string, ApiError.ApiError, CreditBudget.CreditBudget>,
+  candidates: Stream.Stream<string, ContactError, CreditBudget.CreditBudget>,
   where: { readonly search: string | null; readonly detail: string; readonly work: string },
   listingStopped: Ref.Ref<boolean>,
-): Stream.Stream<ContactOutput, ApiError.ApiError, CreditBudget.CreditBudget> =>
+): Stream.Stream<ContactOutput, ContactError, CreditBudget.CreditBudget> =>
   Stream.suspend(() => {
     const queued = new Set<string>()
     const counts: Record<Standing, number> = { earlier: 0, new: 0, stale: 0, held: 0 }

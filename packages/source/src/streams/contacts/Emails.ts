@@ -75,6 +75,8 @@ export const lookUpEmails = (context: Context, emailsDone: BoughtSet, incrementa
       (email) => lookupEmail(context.client, email, settings.match_on_job_history),
       { concurrency: context.config.concurrency },
     )
+    // Where their contacts stand is asked before anything is bought (emailsToBuy, buyNew).
+    yield* context.known.resolve(lookups.flatMap((lookup) => lookup.ids))
     return {
       looked: lookups.filter((lookup) => !lookup.refused),
       refused: lookups.some((lookup) => lookup.refused),

@@ -4,12 +4,12 @@
  * (sized with the free counts) and every email's lookup. Each piece's estimate is revised to what
  * it read once it ends.
  */
-import { type ApiError, CreditBudget, type Partitioner } from "@salesintel/core"
+import { CreditBudget, type Partitioner } from "@salesintel/core"
 import { Effect, Ref, Stream } from "effect"
 import * as PagedQuery from "../../components/PagedQuery.ts"
 import type { BoughtSet } from "../../engine/BoughtSet.ts"
 import * as Output from "../../Output.ts"
-import { type ContactOutput, type Context, searchWork } from "./Context.ts"
+import { type ContactError, type ContactOutput, type Context, searchWork } from "./Context.ts"
 import { type EmailLookups, emailsToBuy, lookUpEmails } from "./Emails.ts"
 
 export interface Prepared {
@@ -19,7 +19,11 @@ export interface Prepared {
 }
 
 /** The free work of a read; skipped when a stop was requested before the stream began. */
-export const prepare = (context: Context, emailsDone: BoughtSet, incremental: boolean) =>
+export const prepare = (
+  context: Context,
+  emailsDone: BoughtSet,
+  incremental: boolean,
+): Effect.Effect<Prepared, ContactError, CreditBudget.CreditBudget> =>
   Effect.gen(function* () {
     const budget = yield* CreditBudget.CreditBudget
     const searches = context.config.contacts?.searches ?? []
@@ -133,7 +137,7 @@ export const estimates = (
 /** `outputs`, then an estimate under `key` revised to the records they held. */
 export const revisedAtEnd = (
   key: string,
-  outputs: Stream.Stream<ContactOutput, ApiError.ApiError, CreditBudget.CreditBudget>,
+  outputs: Stream.Stream<ContactOutput, ContactError, CreditBudget.CreditBudget>,
 ) =>
   Stream.unwrap(
     Effect.map(Ref.make(0), (records) =>

@@ -3,13 +3,20 @@
  * through its partitions, and only those not bought (or stale) are bought, by match ids
  * (Context.buyNew). The listing's pages are tallied as the free requests they are.
  */
-import type { ApiError, Client, Contact, CreditBudget, Partitioner } from "@salesintel/core"
+import type { Client, Contact, CreditBudget, Partitioner } from "@salesintel/core"
 import { Limits } from "@salesintel/core"
 import { Effect, Ref, Stream } from "effect"
 import type { ContactSearch, SourceConfig } from "../../Config.ts"
 import * as PagedQuery from "../../components/PagedQuery.ts"
 import * as Output from "../../Output.ts"
-import { buyNew, type ContactOutput, type Context, describeSearch, searchWork } from "./Context.ts"
+import {
+  buyNew,
+  type ContactError,
+  type ContactOutput,
+  type Context,
+  describeSearch,
+  searchWork,
+} from "./Context.ts"
 
 /** The free listing of a search's match ids, as an incremental read walks it. */
 const previewQuery = (
@@ -32,7 +39,7 @@ export const listedSearch = (
   context: Context,
   search: ContactSearch,
   plan: Partitioner.Plan | undefined,
-): Stream.Stream<ContactOutput, ApiError.ApiError, CreditBudget.CreditBudget> =>
+): Stream.Stream<ContactOutput, ContactError, CreditBudget.CreditBudget> =>
   Stream.unwrap(
     Effect.gen(function* () {
       const listingStopped = yield* Ref.make(false)
@@ -41,11 +48,17 @@ export const listedSearch = (
       const ids = PagedQuery.run({ ...previewQuery(context.client, context.config, search), plan }).pipe(
         Stream.mapEffect((event) => {
           switch (event._tag) {
-            case "Page":
-              return Effect.as(
-                Ref.update(pages, (n) => n + 1),
-                event.page.items.map((item) => item.record.match_id),
+            case "Page": {
+              const listed = event.page.items.map((item) => item.record.match_id)
+              // Looked up in the ledger a page at a time (Context.buyNew asks where each stands).
+              return Effect.zipRight(
+                context.known.resolve(listed),
+                Effect.as(
+                  Ref.update(pages, (n) => n + 1),
+                  listed,
+                ),
               )
+            }
             case "Refused":
             case "Skipped":
               return Effect.as(Ref.set(listingStopped, true), [])

@@ -9,13 +9,14 @@
  *   the same credits in about half the requests.
  * Every way records what it bought in the one bought set.
  */
-import { type ApiError, type Contact, CreditBudget, type Partitioner } from "@salesintel/core"
+import { type Contact, CreditBudget, type Partitioner } from "@salesintel/core"
 import { Effect, Ref, Stream } from "effect"
 import type { ContactSearch } from "../../Config.ts"
 import * as PagedQuery from "../../components/PagedQuery.ts"
 import * as Purchases from "../../engine/Purchases.ts"
 import * as Output from "../../Output.ts"
 import {
+  type ContactError,
   type ContactOutput,
   type Context,
   contactRecord,
@@ -59,7 +60,7 @@ export const fullRefreshSearch = (
   plan: Partitioner.Plan | undefined,
   position: Ref.Ref<PagedQuery.Position>,
   unfinished: Ref.Ref<boolean>,
-): Stream.Stream<ContactOutput, ApiError.ApiError, CreditBudget.CreditBudget> =>
+): Stream.Stream<ContactOutput, ContactError, CreditBudget.CreditBudget> =>
   Stream.unwrap(
     Effect.map(Ref.get(position), (start) =>
       Purchases.creditedPages({
@@ -104,7 +105,7 @@ export const incrementalSearch = (
   context: Context,
   search: ContactSearch,
   plan: Partitioner.Plan | undefined,
-): Stream.Stream<ContactOutput, ApiError.ApiError, CreditBudget.CreditBudget> =>
+): Stream.Stream<ContactOutput, ContactError, CreditBudget.CreditBudget> =>
   Stream.unwrap(
     Effect.gen(function* () {
       const { available, closed } = yield* (yield* CreditBudget.CreditBudget).snapshot
