@@ -5,40 +5,12 @@
  */
 import { describe, expect, it } from "@effect/vitest"
 import { Effect } from "effect"
-import type { Entry, Ledger } from "./BoughtLedger.ts"
+import { memoryLedger } from "../testing/MemoryLedger.ts"
 import { BoughtSet, NotLookedUp } from "./BoughtSet.ts"
 
 const today = 20_000
 const held = (count: number, day = today) =>
   Array.from({ length: count }, (_, index): readonly [string, number] => [`m-${index}`, day])
-
-/** A ledger in memory that counts the keys it was asked about. */
-const ledgerOf = (entries: ReadonlyArray<Entry>) => {
-  const rows = new Map(entries)
-  const asked: Array<number> = []
-  const ledger: Ledger = {
-    lookup: (_, keys) =>
-      Effect.sync(() => {
-        asked.push(keys.length)
-        return keys.flatMap((key): Array<Entry> => {
-          const day = rows.get(key)
-          return day === undefined ? [] : [[key, day]]
-        })
-      }),
-    holdings: (_, day, refreshAfterDays) =>
-      Effect.sync(() => ({
-        held: rows.size,
-        fresh: [...rows.values()].filter(
-          (bought) => refreshAfterDays === undefined || day - bought < refreshAfterDays,
-        ).length,
-      })),
-    adopt: (_, adopted) =>
-      Effect.sync(() => {
-        for (const [key, day] of adopted) rows.set(key, Math.max(day, rows.get(key) ?? day))
-      }),
-  }
-  return { ledger, asked, rows }
-}
 
 /** How many records a page of 50 at a time are emitted before a checkpoint is due. */
 const recordsUntilDue = (set: BoughtSet) =>
@@ -61,7 +33,7 @@ describe("BoughtSet cadence", () => {
     Effect.gen(function* () {
       const set = yield* BoughtSet.fromLedger(
         undefined,
-        ledgerOf(held(100_000)).ledger,
+        memoryLedger(held(100_000)).ledger,
         "contacts",
         today,
         undefined,
@@ -71,7 +43,7 @@ describe("BoughtSet cadence", () => {
       expect(yield* recordsUntilDue(set)).toBe(50)
       const smaller = yield* BoughtSet.fromLedger(
         undefined,
-        ledgerOf(held(5_000)).ledger,
+        memoryLedger(held(5_000)).ledger,
         "contacts",
         today,
         undefined,
@@ -84,7 +56,7 @@ describe("BoughtSet cadence", () => {
 describe("BoughtSet in a ledger", () => {
   it.effect("asks only about the keys it meets, each once, and answers for them", () =>
     Effect.gen(function* () {
-      const { ledger, asked } = ledgerOf([...held(100_000), ["m-old", today - 40]])
+      const { ledger, asked } = memoryLedger([...held(100_000), ["m-old", today - 40]])
       const set = yield* BoughtSet.fromLedger(undefined, ledger, "contacts", today, 30)
       expect(asked).toEqual([])
       yield* set.resolve(["m-1", "m-2", "new-1", "m-old", "m-1"])
@@ -107,7 +79,7 @@ describe("BoughtSet in a ledger", () => {
     Effect.gen(function* () {
       const set = yield* BoughtSet.fromLedger(
         undefined,
-        ledgerOf(held(10)).ledger,
+        memoryLedger(held(10)).ledger,
         "contacts",
         today,
         undefined,
@@ -115,7 +87,13 @@ describe("BoughtSet in a ledger", () => {
       expect(() => set.has("m-1")).toThrow(NotLookedUp)
       expect(() => set.due("m-1")).toThrow(NotLookedUp)
       // A ledger that held nothing when the run began: what it holds is this run's, in memory.
-      const empty = yield* BoughtSet.fromLedger(undefined, ledgerOf([]).ledger, "contacts", today, undefined)
+      const empty = yield* BoughtSet.fromLedger(
+        undefined,
+        memoryLedger([]).ledger,
+        "contacts",
+        today,
+        undefined,
+      )
       expect(empty.due("m-1")).toBe(true)
     }),
   )
@@ -126,7 +104,7 @@ describe("BoughtSet in a ledger", () => {
         ...held(60, today - 1),
         ...held(40, today - 50).map(([key, day]) => [`s-${key}`, day] as const),
       ]
-      const set = yield* BoughtSet.fromLedger(undefined, ledgerOf(entries).ledger, "contacts", today, 30)
+      const set = yield* BoughtSet.fromLedger(undefined, memoryLedger(entries).ledger, "contacts", today, 30)
       expect([set.size, set.countFresh(), set.hasFresh()]).toEqual([100, 60, true])
       yield* set.resolve(["m-1", "s-m-1", "new-1"])
       // One fresh (no change), one stale made fresh, one new; recording twice counts once.
@@ -134,7 +112,7 @@ describe("BoughtSet in a ledger", () => {
       expect([set.size, set.countFresh()]).toEqual([101, 62])
       const none = yield* BoughtSet.fromLedger(
         undefined,
-        ledgerOf(held(5, today - 90)).ledger,
+        memoryLedger(held(5, today - 90)).ledger,
         "contacts",
         today,
         30,
@@ -145,7 +123,7 @@ describe("BoughtSet in a ledger", () => {
 
   it.effect("a state's set is moved into the ledger, and not held in memory", () =>
     Effect.gen(function* () {
-      const { ledger, rows, asked } = ledgerOf(held(3))
+      const { ledger, rows, asked } = memoryLedger(held(3))
       const json = { [String(today - 2)]: ["m-1", "p-1", "p-2"] }
       const set = yield* BoughtSet.fromLedger(json, ledger, "contacts", today, undefined)
       expect(rows.get("m-1")).toBe(today)

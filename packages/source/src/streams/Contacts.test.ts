@@ -13,6 +13,7 @@ import * as BoughtLedger from "../engine/BoughtLedger.ts"
 import type * as Output from "../Output.ts"
 import * as Plan from "../Plan.ts"
 import { fakeProvider } from "../testing/FakeProvider.ts"
+import { memoryLedger } from "../testing/MemoryLedger.ts"
 import { contacts } from "./Contacts.ts"
 
 const now = Date.UTC(2026, 10, 24)
@@ -230,45 +231,21 @@ describe("contacts, on the provider in memory", () => {
  * A ledger in memory, written as the loader writes `_bought`: a row for every record emitted (the
  * records a checkpoint covers commit with it), the later day kept. Counts what it was asked.
  */
-const memoryLedger = () => {
-  const rows = new Map<string, number>()
-  const adopted: Array<BoughtLedger.Entry> = []
-  /** The keys each lookup asked about. */
-  const asked: Array<number> = []
-  const ledger: BoughtLedger.Ledger = {
-    lookup: (_, keys) =>
-      Effect.sync(() => {
-        asked.push(keys.length)
-        return keys.flatMap((key): Array<BoughtLedger.Entry> => {
-          const day = rows.get(key)
-          return day === undefined ? [] : [[key, day]]
-        })
-      }),
-    holdings: (_, today, refreshAfterDays) =>
-      Effect.sync(() => ({
-        held: rows.size,
-        fresh: [...rows.values()].filter(
-          (day) => refreshAfterDays === undefined || today - day < refreshAfterDays,
-        ).length,
-      })),
-    adopt: (_, entries) =>
-      Effect.sync(() => {
-        adopted.push(...entries)
-        for (const [key, day] of entries) rows.set(key, Math.max(day, rows.get(key) ?? day))
-      }),
-  }
+const ledgerOfRun = () => {
+  const memory = memoryLedger()
   const commit = (ran: Ran) => {
     for (const output of ran.outputs)
-      if (output._tag === "Record") rows.set(String(output.data.match_id), Math.floor(now / 86_400_000))
+      if (output._tag === "Record")
+        memory.rows.set(String(output.data.match_id), Math.floor(now / 86_400_000))
   }
-  return { ledger, rows, adopted, asked, commit }
+  return { ...memory, commit }
 }
 
 describe("contacts with the bought set in a ledger (salesintel sync)", () => {
   it.effect("the state says 'ledger', a checkpoint comes after every page, and a rerun buys nothing", () =>
     Effect.gen(function* () {
       const provider = fakeProvider({ contacts: 95 })
-      const { ledger, rows, commit } = memoryLedger()
+      const { ledger, rows, commit } = ledgerOfRun()
       const first = yield* readWith(provider, configOf({}), undefined, "incremental", false, ledger)
       commit(first)
       expect(first.state).toMatchObject({ known: "ledger" })
@@ -286,7 +263,7 @@ describe("contacts with the bought set in a ledger (salesintel sync)", () => {
   it.effect("a rerun asks the ledger about the ids it lists only, whatever else it holds", () =>
     Effect.gen(function* () {
       const provider = fakeProvider({ contacts: 95 })
-      const { ledger, rows, asked, commit } = memoryLedger()
+      const { ledger, rows, asked, commit } = ledgerOfRun()
       commit(yield* readWith(provider, configOf({}), undefined, "incremental", false, ledger))
       // Held from elsewhere (other searches, earlier years): never read by this run.
       for (let index = 0; index < 20_000; index++) rows.set(`other-${index}`, Math.floor(now / 86_400_000))
@@ -304,7 +281,7 @@ describe("contacts with the bought set in a ledger (salesintel sync)", () => {
   it.effect("emails look their contacts up in the ledger: one bought by a search is not bought again", () =>
     Effect.gen(function* () {
       const provider = fakeProvider({ contacts: 30 })
-      const { ledger, asked, commit } = memoryLedger()
+      const { ledger, asked, commit } = ledgerOfRun()
       commit(yield* readWith(provider, configOf({}), undefined, "incremental", false, ledger))
       expect(provider.charged()).toBe(30)
       const emails = [provider.contact(3)?.email, provider.contact(20)?.email, "nobody@example.com"]
@@ -328,7 +305,7 @@ describe("contacts with the bought set in a ledger (salesintel sync)", () => {
       const provider = fakeProvider({ contacts: 60 })
       const piped = yield* readWith(fakeProvider({ contacts: 25 }), configOf({}), undefined)
       expect(Object.keys(piped.state as object)).toContain("known")
-      const { ledger, adopted, commit } = memoryLedger()
+      const { ledger, adopted, commit } = ledgerOfRun()
       const run = yield* readWith(provider, configOf({}), piped.state, "incremental", false, ledger)
       commit(run)
       expect(adopted).toHaveLength(25)

@@ -1,0 +1,37 @@
+/**
+ * A ledger in memory, for tests of the bought set in a ledger (engine/BoughtLedger.ts): its rows
+ * (key to day, a later day kept), what was moved into it from a state, and how many keys each
+ * lookup asked about, so a test can say what a read looked up.
+ */
+import { Effect } from "effect"
+import type { Entry, Ledger } from "../engine/BoughtLedger.ts"
+
+export const memoryLedger = (entries: Iterable<Entry> = []) => {
+  const rows = new Map<string, number>(entries)
+  const adopted: Array<Entry> = []
+  /** The keys each lookup asked about. */
+  const asked: Array<number> = []
+  const ledger: Ledger = {
+    lookup: (_, keys) =>
+      Effect.sync(() => {
+        asked.push(keys.length)
+        return keys.flatMap((key): Array<Entry> => {
+          const day = rows.get(key)
+          return day === undefined ? [] : [[key, day]]
+        })
+      }),
+    holdings: (_, today, refreshAfterDays) =>
+      Effect.sync(() => ({
+        held: rows.size,
+        fresh: [...rows.values()].filter(
+          (day) => refreshAfterDays === undefined || today - day < refreshAfterDays,
+        ).length,
+      })),
+    adopt: (_, moved) =>
+      Effect.sync(() => {
+        adopted.push(...moved)
+        for (const [key, day] of moved) rows.set(key, Math.max(day, rows.get(key) ?? day))
+      }),
+  }
+  return { ledger, rows, adopted, asked }
+}
