@@ -72,7 +72,8 @@ export interface Options<A> {
    * page takes one permit in its turn, before it reserves; a page that lands (PageFetched) keeps it
    * until the caller, having passed the page on, gives it back (`release(1)`); any other outcome
    * gives it back at once. Queries that run ahead of the one being read (a partitioned search's
-   * next parts) then cannot pile up landed pages: what a kill can lose stays this many pages.
+   * next parts) then cannot pile up landed pages: what a kill can lose stays this many pages. The
+   * pages of a query that grew past `expectedRecords` are read outside it (see `plannedPages`).
    */
   readonly unemitted?: Effect.Semaphore | undefined
 }
@@ -84,6 +85,8 @@ const noRetry = RetrySettings.make({ max_attempts: 1 })
 export class PageFetched<A> extends Data.TaggedClass("PageFetched")<{
   readonly page: Page<A>
   readonly creditsCharged: number
+  /** It holds a permit of `unemitted`, for the caller to give back once it has passed it on. */
+  readonly holdsUnemitted: boolean
 }> {}
 
 /** The budget could not cover `nextPage`; nothing from it on was requested. */
@@ -222,7 +225,11 @@ const fetchPage = <A>(paged: Paged<A>, page: number): Effect.Effect<Option.Optio
         onSome: ({ value }) =>
           Effect.succeed(
             Option.some(
-              new PageFetched({ page: value, creditsCharged: credited ? value.items.length : 0 }) as Event<A>,
+              new PageFetched({
+                page: value,
+                creditsCharged: credited ? value.items.length : 0,
+                holdsUnemitted: options.unemitted !== undefined,
+              }) as Event<A>,
             ),
           ),
       }),
@@ -308,8 +315,17 @@ const plannedPages = <A>(paged: Paged<A>, startPage: number, concurrency: number
             grown !== undefined &&
             grown > plannedTotal &&
             lastPage < paged.deepestPage
+          // Its extra pages are outside `unemitted`: this query is the one being read, and the
+          // queries begun behind it (which began once its planned pages were reserved) may hold
+          // every permit with pages the reader takes only after these: waiting for one would stall
+          // the read for good.
           return readOn
-            ? stream({ ...options, expectedRecords: undefined, startPage: Math.max(startPage, lastPage + 1) })
+            ? stream({
+                ...options,
+                expectedRecords: undefined,
+                startPage: Math.max(startPage, lastPage + 1),
+                unemitted: undefined,
+              })
             : trailer(paged, grown ?? plannedTotal, count)
         },
       ),

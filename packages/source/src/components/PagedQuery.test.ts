@@ -1,6 +1,6 @@
 import { describe, expect, it } from "@effect/vitest"
 import { type Client, Connection, CreditBudget, type Filters, type Page } from "@salesintel/core"
-import { Deferred, Effect, Fiber, Layer, Stream } from "effect"
+import { Deferred, Effect, Fiber, Layer, Option, Stream } from "effect"
 import * as PagedQuery from "./PagedQuery.ts"
 
 const pageSize = 5
@@ -72,6 +72,64 @@ describe("PagedQuery", () => {
       yield* Deferred.succeed(release, undefined)
       expect(yield* Fiber.join(reader)).toBe(40)
       expect(search.requested.length).toBe(40)
+    }),
+  )
+
+  it.live("a part that grew past its plan is read on while the part behind it holds every permit", () =>
+    Effect.gen(function* () {
+      // Part 0 was sized at 2 pages and holds 4 by the time it is read; part 1 holds 10. Part 1
+      // begins once part 0's 2 planned pages are reserved and takes each permit the reader gives
+      // back; part 0's pages past its plan must not wait for one (the reader waits for them).
+      const pagesOf = (filters: Filters.PeopleFilters) =>
+        String(filters.company_domain).includes("part-0") ? 4 : 10
+      const requested: Array<string> = []
+      const fetch = (filters: Filters.PeopleFilters, paging: Client.Paging) =>
+        Effect.sync((): Page.Page<string> => {
+          requested.push(`${String(filters.company_domain)}#${paging.page}`)
+          const pages = pagesOf(filters)
+          return {
+            page: paging.page,
+            pageSize: paging.pageSize,
+            resultCount: pageSize * pages,
+            isPreview: false,
+            items:
+              paging.page > pages
+                ? []
+                : Array.from({ length: pageSize }, (_, i) => ({ record: `r${paging.page}-${i}`, raw: {} })),
+          }
+        })
+      const plan = {
+        parts: [
+          { filters: { company_domain: ["part-0.example"] }, count: pageSize * 2 },
+          { filters: { company_domain: ["part-1.example"] }, count: pageSize * 10 },
+        ],
+        unsplittable: [],
+        total: pageSize * 12,
+        countRequests: 0,
+      }
+      const budget = yield* CreditBudget.make(10_000)
+      const pages = yield* PagedQuery.run({
+        client: {} as Client.SalesIntelClientService,
+        name: "s",
+        filters: {},
+        fetch,
+        credited: true,
+        pageSize,
+        concurrency: 2,
+        retry: Connection.RetrySettings.make({ max_attempts: 1 }),
+        plan,
+      }).pipe(
+        Stream.filter((event) => event._tag === "Page"),
+        // A reader slower than the provider: part 1 runs ahead as far as the permits let it.
+        Stream.tap(() => Effect.sleep("10 millis")),
+        Stream.runCount,
+        Effect.provide(Layer.succeed(CreditBudget.CreditBudget, budget)),
+        Effect.timeout("10 seconds"),
+        Effect.option,
+      )
+      expect(Option.getOrUndefined(pages)).toBe(14)
+      expect(requested.filter((page) => page.startsWith("part-0"))).toHaveLength(4)
+      expect((yield* budget.snapshot).spent).toBe(14 * pageSize)
     }),
   )
 })

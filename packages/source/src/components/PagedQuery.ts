@@ -54,7 +54,14 @@ export type Event<A> =
    * A page of records. `afterGap`: it landed after an earlier page was refused (it was in flight,
    * and is paid for), so the part's position must not move past the refused page.
    */
-  | { readonly _tag: "Page"; readonly part: string; readonly page: Page.Page<A>; readonly afterGap: boolean }
+  | {
+      readonly _tag: "Page"
+      readonly part: string
+      readonly page: Page.Page<A>
+      readonly afterGap: boolean
+      /** It holds a permit of `Shared.unemitted` (a part's pages past its plan do not). */
+      readonly holdsUnemitted: boolean
+    }
   /** The budget (or a stop request) refused the part's page `nextPage`; `records` left when known. */
   | {
       readonly _tag: "Refused"
@@ -106,6 +113,7 @@ const partEvents = <A>(
             part: key,
             page: event.page,
             afterGap,
+            holdsUnemitted: event.holdsUnemitted,
           }))
         case "BudgetExhausted":
           return Effect.as(Ref.set(shared.refused, true), {
@@ -227,7 +235,9 @@ export const run = <A>(
       }
       const pages = (yield* pipelined(options, shared, toRead)).pipe(
         // Passed on: its permit lets a page further on be sent.
-        Stream.tap((event) => (event._tag === "Page" ? shared.unemitted.release(1) : Effect.void)),
+        Stream.tap((event) =>
+          event._tag === "Page" && event.holdsUnemitted ? shared.unemitted.release(1) : Effect.void,
+        ),
       )
       return Stream.concat(Stream.fromIterable(opening), pages)
     }),

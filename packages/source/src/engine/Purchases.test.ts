@@ -22,7 +22,7 @@ const page = (number: number, ids: ReadonlyArray<number>): Page.Page<Contact.Con
   items: ids.map(item),
 })
 const pageEvent = (part: string, number: number, ids: ReadonlyArray<number>, afterGap = false) =>
-  ({ _tag: "Page", part, page: page(number, ids), afterGap }) as const
+  ({ _tag: "Page", part, page: page(number, ids), afterGap, holdsUnemitted: true }) as const
 
 const today = 20_000
 /** A bought set, and the checkpoint of it: the keys it holds when the checkpoint is taken. */
