@@ -315,10 +315,10 @@ const plannedPages = <A>(paged: Paged<A>, startPage: number, concurrency: number
             grown !== undefined &&
             grown > plannedTotal &&
             lastPage < paged.deepestPage
-          // Its extra pages are outside `unemitted`: this query is the one being read, and the
-          // queries begun behind it (which began once its planned pages were reserved) may hold
-          // every permit with pages the reader takes only after these: waiting for one would stall
-          // the read for good.
+          // Its extra pages are outside `unemitted`: the queries begun behind it (begun once its
+          // planned pages were reserved) may hold every permit with pages the reader takes only
+          // after these, so waiting for one would stall the read for good. Outside it they are
+          // bounded by this query's own `concurrency`: a query that grew may hold that many more.
           return readOn
             ? stream({
                 ...options,

@@ -6,6 +6,8 @@ import { contact } from "../../../core/src/testing/Records.ts"
 import type * as KeyedPurchase from "../components/KeyedPurchase.ts"
 import type * as PagedQuery from "../components/PagedQuery.ts"
 import * as Output from "../Output.ts"
+import { memoryLedger } from "../testing/MemoryLedger.ts"
+import { LedgerError } from "./BoughtLedger.ts"
 import { BoughtSet } from "./BoughtSet.ts"
 import * as Purchases from "./Purchases.ts"
 
@@ -73,6 +75,37 @@ const collect = <E>(stream: Stream.Stream<Output.Output<Contact.Contact>, E>) =>
   })
 
 describe("Purchases.creditedPages", () => {
+  it.effect(
+    "a page whose ledger lookup fails still lets its paid records out, counted as new, and says so",
+    () =>
+      Effect.gen(function* () {
+        const failing = {
+          ...memoryLedger([["m-1", today]]).ledger,
+          lookup: () => Effect.fail(new LedgerError({ description: "connection lost" })),
+        }
+        const bought = yield* BoughtSet.fromLedger(undefined, failing, "contacts", today, undefined)
+        const outputs = yield* collect(
+          Purchases.creditedPages({
+            events: Stream.make(pageEvent("a", 1, [1, 2])),
+            keyOf: (value) => value.match_id,
+            checkpoint: Effect.sync(() => Output.checkpoint({ held: bought.size })),
+            bought,
+            record,
+            detail: "search s",
+            work: "search s",
+          }),
+        )
+        expect(outputs.failure).toBeUndefined()
+        expect(brief(outputs.outputs).slice(0, 3)).toEqual([
+          "W:search s: the ledger of what was bought could not be used: connection lost; this page's contacts are counted as new",
+          "R:m-1",
+          "R:m-2",
+        ])
+        expect(tallied(outputs.outputs, "search s")).toMatchObject({ bought: 2, new: 2, stale: 0 })
+        expect(bought.boughtThisRun("m-2")).toBe(true)
+      }),
+  )
+
   it.effect(
     "records every page in the bought set before its records, and moves a full refresh's position",
     () =>

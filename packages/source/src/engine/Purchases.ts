@@ -82,9 +82,12 @@ const pageOutputs = <A, E, R>(
     case "Page": {
       const keys = event.page.items.map((item) => options.keyOf(item.record))
       // The page is paid for: a lookup that fails (it only sorts new from stale for the tally)
-      // still lets its records out, counted as new.
+      // still lets its records out, counted as new, and says so.
       return Effect.flatMap(Effect.either(options.bought.resolve(keys)), (looked) => {
         const stale = Either.isLeft(looked) ? 0 : keys.filter((key) => options.bought.has(key)).length
+        const said = Either.isLeft(looked)
+          ? [Output.log("WARN", `${detail}: ${looked.left.message}; this page's contacts are counted as new`)]
+          : []
         options.bought.record(keys)
         const tally = Output.tally(options.work, {
           creditedRequests: 1,
@@ -92,7 +95,7 @@ const pageOutputs = <A, E, R>(
           new: keys.length - stale,
           stale,
         })
-        const outputs = [Output.pageRead, tally, ...event.page.items.map(options.record)]
+        const outputs = [...said, Output.pageRead, tally, ...event.page.items.map(options.record)]
         const moved =
           resume === undefined || event.afterGap ? Effect.void : resume.page(event.part, event.page.page)
         return Effect.zipRight(
