@@ -216,8 +216,16 @@ describe("the purchase engine against the sandbox", () => {
     const stop = Effect.runSync(Deferred.make<void>())
     const prepared = Either.getOrThrow(
       Commands.prepareRead({
-        config: configFor({ contacts: { searches: [managers] }, concurrency: 4 }),
-        catalog: catalogOf({ contacts: "full_refresh", taxonomy_categories: "full_refresh" }),
+        config: configFor({
+          contacts: { searches: [managers] },
+          companies: { domains: ["acme.com"] },
+          concurrency: 4,
+        }),
+        catalog: catalogOf({
+          contacts: "full_refresh",
+          companies: "full_refresh",
+          taxonomy_categories: "full_refresh",
+        }),
         stopWhen: Deferred.await(stop),
       }),
     )
@@ -244,8 +252,10 @@ describe("the purchase engine against the sandbox", () => {
     expect(records.length).toBeGreaterThanOrEqual(100)
     expect(records.length).toBeLessThan(1_000)
     expect(result.statuses("contacts")).toEqual(["STARTED", "RUNNING", "INCOMPLETE"])
-    // The stream not yet begun is not started.
-    expect(result.statuses("taxonomy_categories")).toEqual(["INCOMPLETE"])
+    // The credited stream not yet begun is not started; the free one was read beside the contacts
+    // (nothing configured for it here).
+    expect(result.statuses("companies")).toEqual(["INCOMPLETE"])
+    expect(result.statuses("taxonomy_categories")).toEqual(["STARTED", "COMPLETE"])
     const types = messages.map((m) => m.type)
     expect(types.lastIndexOf("STATE")).toBeGreaterThan(types.lastIndexOf("RECORD"))
     expect(summaryOf(items).stopped).toBe(true)

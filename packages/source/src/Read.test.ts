@@ -1,5 +1,10 @@
-import { describe, expect, it } from "vitest"
-import { Estimate } from "./Read.ts"
+import { describe, expect, it } from "@effect/vitest"
+import { Catalog } from "@salesintel/airbyte"
+import { ApiError, Client, CreditBudget, type Filters, type Page, type Taxonomy } from "@salesintel/core"
+import { Chunk, Deferred, Effect, Either, Layer, Schema, Stream } from "effect"
+import * as Config from "./Config.ts"
+import { Estimate, read } from "./Read.ts"
+import { fakeProvider } from "./testing/FakeProvider.ts"
 
 describe("Read.Estimate", () => {
   it("sums the latest estimate of each key, never below what it emitted", () => {
@@ -28,4 +33,150 @@ describe("Read.Estimate", () => {
     expect(estimate.sample({})).toBe(false)
     expect(estimate.bytes(5)).toBe(10)
   })
+})
+
+describe("the streams of a read", () => {
+  const config = Either.getOrThrow(
+    Config.decode({
+      api_key: "test-key",
+      credit_budget: 10_000,
+      page_size: 10,
+      concurrency: 4,
+      contacts: { searches: [{ name: "all", filters: { job_levels: ["mgr"] } }] },
+      companies: { domains: ["a.example", "b.example"] },
+      taxonomy: { products: ["cloud"] },
+    }),
+  )
+  const catalog = Schema.decodeUnknownSync(Catalog.ConfiguredCatalog)({
+    streams: ["taxonomy_categories", "taxonomy_products", "contacts", "companies"].map((name) => ({
+      stream: { name },
+      sync_mode: "full_refresh",
+      destination_sync_mode: "overwrite",
+    })),
+  })
+
+  /**
+   * The in-memory provider, its categories answered by `categories`, given a signal that completes
+   * when the first contacts page is asked for.
+   */
+  const clientWith = (
+    provider: ReturnType<typeof fakeProvider>,
+    categories: (
+      contactsAsked: Deferred.Deferred<void>,
+    ) => Effect.Effect<ReadonlyArray<Page.Item<Taxonomy.Category>>, ApiError.ApiError>,
+  ) =>
+    Layer.effect(
+      Client.SalesIntelClient,
+      Effect.gen(function* () {
+        const client = yield* Client.SalesIntelClient
+        const contactsAsked = yield* Deferred.make<void>()
+        return {
+          ...client,
+          searchPeople: (filters: Filters.PeopleFilters, paging: Client.Paging) =>
+            Effect.zipRight(Deferred.succeed(contactsAsked, undefined), client.searchPeople(filters, paging)),
+          taxonomyCategories: categories(contactsAsked),
+        }
+      }),
+    ).pipe(Layer.provide(provider.layer))
+
+  const run = (client: Layer.Layer<Client.SalesIntelClient>) =>
+    Effect.gen(function* () {
+      const budget = yield* CreditBudget.make(config.credit_budget)
+      const items = yield* read({ config, catalog, state: new Map(), startedAt: 0 }).items.pipe(
+        Stream.runCollect,
+        Effect.provide(Layer.merge(client, Layer.succeed(CreditBudget.CreditBudget, budget))),
+      )
+      const all = Chunk.toReadonlyArray(items)
+      const messages = all.flatMap((item) => (item._tag === "Message" ? [item.message] : []))
+      const summary = all.flatMap((item) => (item._tag === "Summary" ? [item.summary] : []))[0]
+      const statuses = messages.flatMap((m) =>
+        m.type === "TRACE" && m.trace.type === "STREAM_STATUS"
+          ? [`${m.trace.stream_status.stream_descriptor.name} ${m.trace.stream_status.status}`]
+          : [],
+      )
+      const records = (stream: string) =>
+        messages.filter((m) => m.type === "RECORD" && m.record.stream === stream).length
+      return { all, messages, summary, statuses, records }
+    })
+
+  it.live("reads the free streams beside the credited ones, which count their credits alone", () =>
+    Effect.gen(function* () {
+      const provider = fakeProvider({ contacts: 35 })
+      const category: Page.Item<Taxonomy.Category> = {
+        record: { category: "Cloud", subcategories: [] },
+        raw: { category: "Cloud", subcategories: [] },
+      }
+      // The categories answer only once a contacts page was asked for: read one after the other
+      // (the taxonomy first, as the catalog lists it), the read would wait for ever.
+      const { summary, records, all } = yield* run(
+        clientWith(provider, (contactsAsked) => Effect.as(Deferred.await(contactsAsked), [category])),
+      ).pipe(Effect.timeoutFail({ duration: "10 seconds", onTimeout: () => "the free streams waited" }))
+      expect(records("taxonomy_categories")).toBe(1)
+      expect(records("contacts")).toBe(35)
+      expect(records("companies")).toBe(2)
+      expect(summary?.failure).toBeUndefined()
+      // The summaries in catalog order; the credits each stream spent, the free ones none.
+      expect(summary?.streams.map((s) => [s.stream, s.creditsSpent, s.status])).toEqual([
+        ["taxonomy_categories", 0, "succeeded"],
+        ["taxonomy_products", 0, "succeeded"],
+        ["contacts", 35, "succeeded"],
+        ["companies", 2, "succeeded"],
+      ])
+      expect(summary?.creditsSpent).toBe(37)
+      const spent = all.flatMap((item) => (item._tag === "Spent" ? [[item.stream, item.credits]] : []))
+      expect(spent.filter(([stream]) => String(stream).startsWith("taxonomy"))).toEqual([
+        ["taxonomy_categories", 0],
+        ["taxonomy_products", 0],
+      ])
+    }),
+  )
+
+  it.live(
+    "a free stream's failure lets the credited stream running end whole, starts no other, then ends the read",
+    () =>
+      Effect.gen(function* () {
+        // Each contacts page takes 5 ms; the categories fail once the first is asked for.
+        const provider = fakeProvider({ contacts: 35, latency: "5 millis" })
+        const failing = (contactsAsked: Deferred.Deferred<void>) =>
+          Effect.zipRight(
+            Deferred.await(contactsAsked),
+            Effect.fail(new ApiError.Forbidden({ endpoint: "taxonomy.categories", techFilters: [] })),
+          )
+        const { summary, records, statuses, messages } = yield* run(clientWith(provider, failing))
+        // Every contact paid for went out, with the state that covers it.
+        expect(records("contacts")).toBe(35)
+        expect(provider.charged()).toBe(35)
+        expect(statuses).toContain("contacts COMPLETE")
+        expect(statuses).toContain("companies INCOMPLETE")
+        expect(records("companies")).toBe(0)
+        expect(summary?.streams.map((s) => [s.stream, s.status])).toEqual([
+          ["taxonomy_categories", "failed"],
+          ["contacts", "succeeded"],
+          ["companies", "not started"],
+        ])
+        const last = messages[messages.length - 1]
+        expect(
+          last?.type === "TRACE" && last.trace.type === "ERROR"
+            ? last.trace.error.stream_descriptor
+            : undefined,
+        ).toEqual({
+          name: "taxonomy_categories",
+        })
+        expect(statuses).toContain("taxonomy_categories INCOMPLETE")
+      }),
+  )
+
+  it.effect("a credited stream's failure ends the read at once, naming it", () =>
+    Effect.gen(function* () {
+      const provider = fakeProvider({ contacts: 35, paymentRequiredOnPage: 2 })
+      const { summary, statuses, messages } = yield* run(clientWith(provider, () => Effect.never))
+      const last = messages[messages.length - 1]
+      expect(
+        last?.type === "TRACE" && last.trace.type === "ERROR" ? last.trace.error.failure_type : undefined,
+      ).toBe("config_error")
+      expect(summary?.failure).toBeDefined()
+      expect(statuses).toContain("contacts INCOMPLETE")
+      expect(statuses).not.toContain("companies STARTED")
+    }),
+  )
 })

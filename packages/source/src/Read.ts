@@ -1,10 +1,13 @@
 /**
- * The read engine: runs each configured stream's definition in catalog order and turns what it
- * yields into protocol messages. Records go out as they come; each checkpoint becomes a STATE
- * message counting the records since the previous one; shortfalls (work the credit budget did not
- * cover) are summed and reported at the end, and the read still succeeds. The first failure ends
- * the read with a TRACE error whose failure_type says who must act: config_error (the key, the
- * account, the config), transient_error (the provider's passing faults) or system_error.
+ * The read engine: runs each configured stream's definition and turns what it yields into
+ * protocol messages. The credited streams run one after another in catalog order (the budget goes
+ * to them in that order, as the plan counts it); the free ones run beside them, so their round
+ * trips overlap the credited reads (streamsOf). Records go out as they come; each checkpoint
+ * becomes a STATE message counting the records since the previous one; shortfalls (work the
+ * credit budget did not cover) are summed and reported at the end, and the read still succeeds.
+ * The first failure ends the read with a TRACE error whose failure_type says who must act:
+ * config_error (the key, the account, the config), transient_error (the provider's passing faults)
+ * or system_error.
  *
  * Where a stream knows how much it will read (a search's partitions sized, the ids to buy diffed),
  * it says so with an ESTIMATE trace (rows, and bytes once a sample of records is sized), so
@@ -185,14 +188,24 @@ const noFigures: Figures = {
   sinceCheckpoint: 0,
 }
 
+type ReadError = ApiError.ApiError | StateError | LedgerError
+
+/** The failure that ends a read, and the stream it ended. */
+interface Failure {
+  readonly stream: string | undefined
+  readonly cause: Cause.Cause<ReadError>
+}
+
 /** What the streams of one read share. */
 interface Run {
   readonly options: ReadOptions
   readonly budget: CreditBudget.CreditBudgetService
   /** A stop was requested. */
   readonly stopped: Ref.Ref<boolean>
-  /** The summaries of the streams ended so far, in catalog order. */
+  /** The summaries of the streams ended so far, in the order they ended. */
   readonly ended: Ref.Ref<ReadonlyArray<StreamSummary>>
+  /** The first stream to fail: what the read reports once the streams still running end. */
+  readonly failure: Ref.Ref<Option.Option<Failure>>
 }
 
 const message = (value: Message.Message): Item => ({ _tag: "Message", message: value })
@@ -207,7 +220,12 @@ interface StreamRun {
   readonly estimate: Estimate
   /** What the budget had spent when the stream began. */
   readonly spentBefore: number
+  /** Spends credits; a free stream's figures count none, whatever the credited beside it spend. */
+  readonly credited: boolean
 }
+
+/** The credits the stream has spent: what the budget spent since it began, for a credited stream. */
+const spentBy = (stream: StreamRun, spent: number) => (stream.credited ? spent - stream.spentBefore : 0)
 
 const estimateItem = (stream: StreamRun, records: number): Item =>
   message(
@@ -229,7 +247,7 @@ const checkpointItems = (stream: StreamRun, output: Output.Checkpoint) =>
   Effect.flatMap(stream.run.budget.snapshot, ({ spent }) =>
     Ref.modify(stream.figures, (figures): [ReadonlyArray<Item>, Figures] => [
       [
-        { _tag: "Spent", stream: stream.name, credits: spent - stream.spentBefore },
+        { _tag: "Spent", stream: stream.name, credits: spentBy(stream, spent) },
         message(Message.streamState(stream.name, output.state, figures.sinceCheckpoint)),
       ],
       { ...figures, sinceCheckpoint: 0 },
@@ -290,7 +308,7 @@ const endStream = (stream: StreamRun, syncMode: Catalog.SyncMode, outcome: "succ
       syncMode,
       records: figures.records,
       pages: figures.pages,
-      creditsSpent: spent - stream.spentBefore,
+      creditsSpent: spentBy(stream, spent),
       recordsLeft: figures.recordsLeft,
       creditsNeeded: figures.creditsNeeded,
       status: outcome,
@@ -299,6 +317,10 @@ const endStream = (stream: StreamRun, syncMode: Catalog.SyncMode, outcome: "succ
     yield* Ref.update(stream.run.ended, (ended) => [...ended, summary])
     return summary
   })
+
+/** Keeps the first failure: the one the read reports. */
+const failed = (run: Run, failure: Failure) =>
+  Ref.update(run.failure, (first) => (Option.isSome(first) ? first : Option.some(failure)))
 
 /** A stream that is not read (stopped before it began, or nothing configured), summarised as such. */
 const notRead = (run: Run, entry: Catalog.ConfiguredStream, state: "nothing to read" | "not started") =>
@@ -329,8 +351,9 @@ const streamItems = (run: Run, entry: Catalog.ConfiguredStream) =>
     Effect.gen(function* () {
       const { config, state, startedAt } = run.options
       const definition = definitionOf(entry.stream.name)
-      // Stopped before this stream began: it is not started, and says so.
-      if (yield* Ref.get(run.stopped)) return Stream.fromIterable(yield* notRead(run, entry, "not started"))
+      // Stopped, or another stream failed, before this one began: it is not started, and says so.
+      if ((yield* Ref.get(run.stopped)) || Option.isSome(yield* Ref.get(run.failure)))
+        return Stream.fromIterable(yield* notRead(run, entry, "not started"))
       if (definition === undefined || !definition.isConfigured(config))
         return Stream.fromIterable(yield* notRead(run, entry, "nothing to read"))
       const { syncMode, downgraded } = Catalog.syncModeOf(entry)
@@ -341,6 +364,7 @@ const streamItems = (run: Run, entry: Catalog.ConfiguredStream) =>
         figures: yield* Ref.make(noFigures),
         estimate: new Estimate(),
         spentBefore: (yield* run.budget.snapshot).spent,
+        credited: definition.credited,
       }
       const exclude = excluding(config, entry)
       const opening = [status(name, "STARTED")]
@@ -358,7 +382,9 @@ const streamItems = (run: Run, entry: Catalog.ConfiguredStream) =>
         Stream.flattenIterables,
         // Excluded fields (config exclude_fields, catalog field selection) leave before the record does.
         Stream.map((item) => (item._tag === "Message" ? message(exclude(item.message)) : item)),
-        Stream.tapErrorCause(() => endStream(stream, syncMode, "failed")),
+        Stream.tapErrorCause((cause) =>
+          Effect.zipRight(endStream(stream, syncMode, "failed"), failed(run, { stream: name, cause })),
+        ),
       )
       const closing = Stream.unwrap(
         Effect.map(endStream(stream, syncMode, "succeeded"), (summary) =>
@@ -377,11 +403,14 @@ const streamItems = (run: Run, entry: Catalog.ConfiguredStream) =>
     }),
   )
 
-/** The read's summary, from the streams' summaries and the budget. */
+/** The read's summary, from the streams' summaries (in catalog order) and the budget. */
 const summaryOf = (run: Run, failure: ReadSummary["failure"]) =>
   Effect.gen(function* () {
     const snapshot = yield* run.budget.snapshot
-    const streams = yield* Ref.get(run.ended)
+    const order = run.options.catalog.streams.map((entry) => entry.stream.name)
+    const streams = [...(yield* Ref.get(run.ended))].sort(
+      (a, b) => order.indexOf(a.stream) - order.indexOf(b.stream),
+    )
     return {
       streams,
       pages: streams.reduce((sum, s) => sum + s.pages, 0),
@@ -419,8 +448,8 @@ const closingLines = (run: Run, summary: ReadSummary): ReadonlyArray<Item> => {
   return lines.map(message)
 }
 
-/** The first failure, as the TRACE error that ends the read (after its stream's INCOMPLETE). */
-const failureItems = (run: Run, cause: Cause.Cause<ApiError.ApiError | StateError | LedgerError>) =>
+/** The first failure, as the TRACE error that ends the read (after each failed stream's INCOMPLETE). */
+const failureItems = (run: Run, { stream, cause }: Failure) =>
   Effect.gen(function* () {
     const scrub = scrubber(run.options.config)
     const failure = Cause.failureOption(cause)
@@ -433,13 +462,13 @@ const failureItems = (run: Run, cause: Cause.Cause<ApiError.ApiError | StateErro
       onSome: (error) => error.message,
     })
     const summary = yield* summaryOf(run, { failureType, message: scrub(text) })
-    const failedStream = summary.streams.find((s) => s.status === "failed")
+    const failedStreams = summary.streams.filter((s) => s.status === "failed")
     const items: ReadonlyArray<Item> = [
-      ...(failedStream === undefined ? [] : [status(failedStream.stream, "INCOMPLETE")]),
+      ...failedStreams.map((s) => status(s.stream, "INCOMPLETE")),
       message(
         Message.traceError(failureType, scrub(text), Date.now(), {
           internal: scrub(Cause.pretty(cause)).slice(0, 4_000),
-          ...(failedStream === undefined ? {} : { stream: failedStream.stream }),
+          ...(stream === undefined ? {} : { stream }),
         }),
       ),
       { _tag: "Summary", summary },
@@ -458,7 +487,32 @@ const watchStop = (run: Run) =>
         Effect.zipRight(run.options.stopWhen, Effect.zipRight(Ref.set(run.stopped, true), run.budget.close)),
       )
 
-/** The items of a read: every stream of the catalog in order, then the closing lines and the summary. */
+/**
+ * The streams of the catalog: the credited ones one after another in catalog order, the free ones
+ * (one after another too) beside them, so their round trips overlap the credited reads (the
+ * client's limits pace both). A free stream's failure ends the read once the credited stream
+ * running ends (interrupting it would lose the pages in flight, which are paid for), and the
+ * credited streams not begun are not started; a credited stream's failure ends the read at once
+ * (the free stream beside it loses only free pages).
+ */
+const streamsOf = (run: Run) => {
+  const entries = run.options.catalog.streams
+  const isFree = (entry: Catalog.ConfiguredStream) => definitionOf(entry.stream.name)?.credited === false
+  const inTurn = (selected: ReadonlyArray<Catalog.ConfiguredStream>) =>
+    // Each stream built when its turn comes, so a stop or a failure during an earlier one is seen.
+    Stream.flatMap(Stream.fromIterable(selected), (entry) => streamItems(run, entry))
+  const free = inTurn(entries.filter(isFree)).pipe(
+    // Its failure is kept (streamItems keeps a stream's own): reported once the credited end.
+    Stream.catchAllCause((cause) =>
+      Stream.drain(Stream.fromEffect(failed(run, { stream: undefined, cause }))),
+    ),
+  )
+  const credited = inTurn(entries.filter((entry) => !isFree(entry)))
+  // Merging hands every chunk over between fibers: a catalog without free streams is read as it is.
+  return entries.some(isFree) ? Stream.merge(credited, free) : credited
+}
+
+/** The items of a read: the catalog's streams, then the closing lines and the summary (or the failure). */
 export const read = (options: ReadOptions): Read => {
   const scrub = scrubber(options.config)
   const items = Stream.unwrapScoped(
@@ -468,20 +522,35 @@ export const read = (options: ReadOptions): Read => {
         budget: yield* CreditBudget.CreditBudget,
         stopped: yield* Ref.make(false),
         ended: yield* Ref.make<ReadonlyArray<StreamSummary>>([]),
+        failure: yield* Ref.make(Option.none<Failure>()),
       }
       yield* watchStop(run)
-      const ending = Stream.unwrap(
-        Effect.map(summaryOf(run, undefined), (summary) =>
-          Stream.fromIterable([...closingLines(run, summary), { _tag: "Summary", summary } as const]),
-        ),
-      )
-      // Each stream built when its turn comes, so a stop requested during an earlier one is seen.
-      return Stream.fromIterable(options.catalog.streams).pipe(
-        Stream.flatMap((entry) => streamItems(run, entry)),
-        Stream.concat(ending),
-        Stream.catchAllCause((cause) =>
-          Stream.unwrap(Effect.map(failureItems(run, cause), Stream.fromIterable)),
-        ),
+      const ending = (kept: Option.Option<Failure>) =>
+        Option.match(kept, {
+          onNone: () =>
+            Effect.map(
+              summaryOf(run, undefined),
+              (summary): ReadonlyArray<Item> => [...closingLines(run, summary), { _tag: "Summary", summary }],
+            ),
+          onSome: (failure) => failureItems(run, failure),
+        })
+      const afterwards = (cause: Cause.Cause<ReadError> | undefined) =>
+        Stream.unwrap(
+          Effect.flatMap(Ref.get(run.failure), (kept) =>
+            Effect.map(
+              // The first failure kept is the one reported; one outside any stream, failing now, else.
+              ending(
+                cause === undefined
+                  ? kept
+                  : Option.orElse(kept, () => Option.some({ stream: undefined, cause })),
+              ),
+              Stream.fromIterable,
+            ),
+          ),
+        )
+      return streamsOf(run).pipe(
+        Stream.concat(Stream.suspend(() => afterwards(undefined))),
+        Stream.catchAllCause((cause) => afterwards(cause)),
       )
     }),
   ).pipe(

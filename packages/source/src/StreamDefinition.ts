@@ -23,6 +23,11 @@ export interface ReadInput {
 
 export interface StreamDefinition<A> {
   readonly stream: Streams.StreamEntry<A>
+  /**
+   * Spends credits. A read runs the credited streams one after another in catalog order (so the
+   * budget goes to them in that order, as the plan counts it) and the free ones beside them.
+   */
+  readonly credited: boolean
   /** Nothing configured for it: the stream has nothing to read. */
   readonly isConfigured: (config: SourceConfig) => boolean
   readonly read: (

@@ -122,6 +122,7 @@ const read = (input: ReadInput) =>
 
 export const contacts: StreamDefinition<Contact.Contact> = {
   stream: Streams.streams.contacts,
+  credited: true,
   isConfigured: (config) =>
     config.contacts !== undefined &&
     (config.contacts.searches.length > 0 || config.contacts.emails.length > 0),

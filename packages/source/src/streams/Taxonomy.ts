@@ -16,6 +16,7 @@ export const crawlTerms = [..."abcdefghijklmnopqrstuvwxyz0123456789"]
 
 export const taxonomyCategories: StreamDefinition<Taxonomy.Category> = {
   stream: Streams.streams.taxonomy_categories,
+  credited: false,
   isConfigured: (config: SourceConfig) => config.taxonomy !== undefined,
   read: (input) =>
     Stream.unwrap(
@@ -46,6 +47,7 @@ export const productQueries = (config: SourceConfig): ReadonlyArray<Filters.Prod
 
 export const taxonomyProducts: StreamDefinition<Taxonomy.Product> = {
   stream: Streams.streams.taxonomy_products,
+  credited: false,
   isConfigured: (config) => productQueries(config).length > 0,
   read: (input) =>
     Stream.unwrap(
