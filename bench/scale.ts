@@ -11,6 +11,11 @@
  * - the STATE through the pipe (`source-salesintel read`, a first read of the search): the
  *   largest STATE line and all STATE lines' bytes, and bytes per id (aim: at most 5);
  * - a rerun with nothing new: wall, peak RSS, credits (aim: 0);
+ * - a search added (`job_levels: ["dir"]`, about 150,000 contacts): a sync of both searches, which
+ *   lists the held managers again and buys the directors: wall, peak RSS (aim: under 200 MB, as a
+ *   sync whose memory does not grow with the ids it meets), credits (the directors). With
+ *   `BENCH_BASELINE_BIN` it is also made by the baseline, alternately, twice each, the ledger and
+ *   the state put back as they were before each;
  * - a rerun when the ledger holds every contact of the sandbox (the match ids of all 1,000,000,
  *   bought today, as a customer who bought them all over the years holds them): wall, peak RSS
  *   (aim: under 200 MB, as a sync whose memory does not grow with the holdings), credits (aim: 0).
@@ -22,7 +27,7 @@
  *   groups of checkpoints waiting for the loader, at most 500 records each: 4,700; with the rate
  *   limit lifted the loader is the slowest part, so this is where the groups are largest).
  *
- * It takes several minutes (five reads of the whole search). `BENCH_SCALE_CONTACTS` and
+ * It takes several minutes (five reads of the whole search, and the sync that adds a search). `BENCH_SCALE_CONTACTS` and
  * `BENCH_SCALE_COMPANIES` change the sandbox's size (e.g. 200000 for a quick look).
  */
 import { spawn, spawnSync } from "node:child_process"
@@ -196,18 +201,55 @@ const holdEverything = async () => {
   }
 }
 
-/** Reruns over every contact held: this checkout's, and the baseline's alternately when given. */
-const rerunsOverEverything = async (sandboxUrl: string, configPath: string) => {
+/** Each command of `order` (this checkout's, and the baseline's alternately when given), timed. */
+const alternately = async (run: (bin: string) => Promise<Measured>) => {
   const runs: Array<{ readonly who: string; readonly measured: Measured }> = []
   const order = baselineBin === undefined ? [cliBin] : [cliBin, baselineBin, baselineBin, cliBin]
-  for (const bin of order) {
-    await post(`${sandboxUrl}/_sandbox/reset`)
-    runs.push({
-      who: bin === cliBin ? "this checkout" : "baseline",
-      measured: await timedSync(sandboxUrl, configPath, bin),
-    })
-  }
+  for (const bin of order)
+    runs.push({ who: bin === cliBin ? "this checkout" : "baseline", measured: await run(bin) })
   return runs
+}
+
+const kept = `${schema}_kept`
+
+/**
+ * Syncs of the search and another (`config`), each from the ledger and state as they stand now
+ * (kept aside, put back before each run): what a customer who adds a search runs.
+ */
+const searchesAdded = async (sandboxUrl: string, configPath: string) => {
+  await query(`DROP SCHEMA IF EXISTS ${kept} CASCADE; CREATE SCHEMA ${kept}`)
+  await query(`CREATE TABLE ${kept}.bought AS SELECT * FROM ${schema}._bought`)
+  await query(`CREATE TABLE ${kept}.state AS SELECT * FROM ${schema}._state`)
+  try {
+    return await alternately(async (bin) => {
+      await query(
+        `TRUNCATE ${schema}._bought, ${schema}._state; INSERT INTO ${schema}._bought SELECT * FROM ${kept}.bought; INSERT INTO ${schema}._state SELECT * FROM ${kept}.state`,
+      )
+      await post(`${sandboxUrl}/_sandbox/reset`)
+      return timedSync(sandboxUrl, configPath, bin)
+    })
+  } finally {
+    await query(`DROP SCHEMA IF EXISTS ${kept} CASCADE`)
+  }
+}
+
+/** Reruns over every contact held: this checkout's, and the baseline's alternately when given. */
+const rerunsOverEverything = (sandboxUrl: string, configPath: string) =>
+  alternately(async (bin) => {
+    await post(`${sandboxUrl}/_sandbox/reset`)
+    return timedSync(sandboxUrl, configPath, bin)
+  })
+
+/** Each run's wall, peak RSS and credits, under `what`. */
+const measuredLines = (what: string, measured: Measured, credits: { aim: string; met: boolean }) => {
+  line(`${what}: wall`, `${measured.seconds.toFixed(1)} s`, "(figure)", true)
+  line(
+    `${what}: peak RSS`,
+    `${measured.peakRssMb.toFixed(0)} MB`,
+    `under ${aims.rssMb} MB`,
+    measured.peakRssMb < aims.rssMb,
+  )
+  line(`${what}: credits`, n(measured.credits), credits.aim, credits.met)
 }
 
 /** A sync killed (SIGKILL) once the sandbox has charged `share` of `total`, then run again. */
@@ -312,18 +354,18 @@ const main = async () => {
       again.peakRssMb < aims.rssMb,
     )
     line("rerun, nothing new: credits", n(again.credits), "0", again.credits === 0)
+    const addedPath = join(directory, "added.json")
+    const directors = { name: "directors", filters: { job_levels: ["dir"] } }
+    const bothSearches = { contacts: { searches: [search, directors] } }
+    writeFileSync(addedPath, JSON.stringify({ ...config, requests_per_minute: 1_000_000, ...bothSearches }))
+    for (const { who, measured } of await searchesAdded(sandboxUrl, addedPath))
+      measuredLines(`a search added (${who})`, measured, { aim: "(the directors)", met: true })
     const everything = await holdEverything()
-    for (const { who, measured } of await rerunsOverEverything(sandboxUrl, configPath)) {
-      const what = `rerun, ${n(everything)} held (${who})`
-      line(`${what}: wall`, `${measured.seconds.toFixed(1)} s`, "(figure)", true)
-      line(
-        `${what}: peak RSS`,
-        `${measured.peakRssMb.toFixed(0)} MB`,
-        `under ${aims.rssMb} MB`,
-        measured.peakRssMb < aims.rssMb,
-      )
-      line(`${what}: credits`, n(measured.credits), "0", measured.credits === 0)
-    }
+    for (const { who, measured } of await rerunsOverEverything(sandboxUrl, configPath))
+      measuredLines(`rerun, ${n(everything)} held (${who})`, measured, {
+        aim: "0",
+        met: measured.credits === 0,
+      })
     const killed = await killedThenRerun(sandboxUrl, configPath, first.credits, 0.9)
     line("SIGKILL at 90%: charged before the kill", n(killed.beforeKill), "(figure)", true)
     line(
@@ -335,7 +377,7 @@ const main = async () => {
   } finally {
     child.kill()
     rmSync(directory, { recursive: true, force: true })
-    await query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`)
+    await query(`DROP SCHEMA IF EXISTS ${schema} CASCADE; DROP SCHEMA IF EXISTS ${kept} CASCADE`)
   }
 }
 

@@ -6,6 +6,7 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Effect } from "effect"
 import { memoryLedger } from "../testing/MemoryLedger.ts"
+import { type Ledger, LedgerError } from "./BoughtLedger.ts"
 import { BoughtSet, NotLookedUp } from "./BoughtSet.ts"
 
 const today = 20_000
@@ -118,6 +119,56 @@ describe("BoughtSet in a ledger", () => {
         30,
       )
       expect([none.size, none.countFresh(), none.hasFresh()]).toEqual([5, 0, false])
+    }),
+  )
+
+  it.effect(
+    "drops what a lookup said once every caller has sorted its keys; asked again, looks them up again",
+    () =>
+      Effect.gen(function* () {
+        const { ledger, asked } = memoryLedger(held(1_000))
+        const set = yield* BoughtSet.fromLedger(undefined, ledger, "contacts", today, undefined)
+        // A page listing m-1 twice, and the page after it, read ahead, listing m-1 again.
+        yield* set.resolve(["m-1", "m-2", "m-1", "new-1"])
+        yield* set.resolve(["m-1", "m-3"])
+        expect(asked).toEqual([3, 1])
+        set.settle(["m-1", "m-2", "m-1", "new-1"])
+        // The second page's m-1 is not sorted yet: still answered, without a lookup.
+        expect([set.has("m-1"), set.has("m-3")]).toEqual([true, true])
+        expect(() => set.has("m-2")).toThrow(NotLookedUp)
+        expect(() => set.due("new-1")).toThrow(NotLookedUp)
+        set.settle(["m-1", "m-3"])
+        expect(() => set.has("m-1")).toThrow(NotLookedUp)
+        yield* set.resolve(["m-1"])
+        expect(asked).toEqual([3, 1, 1])
+        expect(set.has("m-1")).toBe(true)
+        // What this run bought stays known, settled or not.
+        set.record(["m-1", "new-1"])
+        set.settle(["m-1"])
+        expect([set.has("m-1"), set.boughtThisRun("new-1"), set.due("new-1")]).toEqual([true, true, false])
+      }),
+  )
+
+  it.effect("a lookup that fails leaves nothing for its caller to settle", () =>
+    Effect.gen(function* () {
+      const memory = memoryLedger(held(10))
+      let failing = false
+      const ledger: Ledger = {
+        ...memory.ledger,
+        lookup: (stream, keys) =>
+          failing
+            ? Effect.fail(new LedgerError({ description: "connection lost" }))
+            : memory.ledger.lookup(stream, keys),
+      }
+      const set = yield* BoughtSet.fromLedger(undefined, ledger, "contacts", today, undefined)
+      yield* set.resolve(["m-1"])
+      failing = true
+      // m-1's count is raised, then given back when the lookup of m-2 fails.
+      const failed = yield* Effect.either(set.resolve(["m-1", "m-2"]))
+      expect(failed._tag).toBe("Left")
+      expect(() => set.has("m-2")).toThrow(NotLookedUp)
+      set.settle(["m-1"])
+      expect(() => set.has("m-1")).toThrow(NotLookedUp)
     }),
   )
 

@@ -7,16 +7,17 @@
  * In the state it is the one part that grows with the data, so its checkpoints are amortised
  * (`cadence`): after every page while it is small, then every 1/50 of what it holds. Kept in the
  * destination's ledger instead (`fromLedger`, engine/BoughtLedger.ts), the state carries only a
- * marker, a checkpoint is due after every page whatever is held, and memory holds only the keys
- * this run met: each is looked up (`resolve`, a listed page at a time) before it is asked about.
+ * marker, a checkpoint is due after every page whatever is held, and memory holds only what this
+ * run bought and the keys being sorted: each is looked up (`resolve`, a listed page at a time)
+ * before it is asked about, and what the lookup said is dropped once the caller has sorted it
+ * (`settle`), so a sync that meets a million held keys does not keep them.
  */
 import { Streams } from "@salesintel/airbyte"
 import { Chunk, Effect, Option, Stream } from "effect"
 import * as Checkpoints from "../components/Checkpoints.ts"
 import { StateError } from "../StateError.ts"
-import { BoughtLedger, type Ledger, type LedgerError } from "./BoughtLedger.ts"
+import { BoughtLedger, type Entry, type Ledger, type LedgerError } from "./BoughtLedger.ts"
 import { DatedSet, type DatedSetJson, type DatedSetOutput } from "./DatedSet.ts"
-import { KeyTable } from "./KeyTable.ts"
 
 /** Entries a state held, moved into the ledger this many at a time. */
 const adoptSlice = 20_000
@@ -39,17 +40,33 @@ export class NotLookedUp extends Error {
   }
 }
 
+/** What a lookup said of a key: the day the ledger holds it at (null: not held), and its sorts to come. */
+interface LookedUp {
+  readonly day: number | null
+  pending: number
+}
+
+/** How many times each key occurs in `keys`: each occurrence is sorted, and settled, once. */
+const occurrences = (keys: Iterable<string>): Map<string, number> => {
+  const counts = new Map<string, number>()
+  for (const key of keys) counts.set(key, (counts.get(key) ?? 0) + 1)
+  return counts
+}
+
 export class BoughtSet {
-  /** In a ledger: keys looked up and not found there. */
-  private readonly absent = new KeyTable()
+  /**
+   * In a ledger: the keys looked up and not yet sorted by every caller that asked (a page read
+   * ahead may ask about a key before an earlier page's caller has settled it).
+   */
+  private readonly lookedUp = new Map<string, LookedUp>()
   /** In a ledger: what this run's purchases added to its counts (a key not held; one not held fresh). */
   private readonly gained = { held: 0, fresh: 0 }
 
   private constructor(
     /**
-     * The keys it knows with their days: all of them from a state; in a ledger, those looked up and
-     * found there, and those bought by this run. Marked: recorded by this run (a key listed again
-     * was bought by an earlier piece of it).
+     * The keys it knows with their days: all of them from a state; in a ledger, those bought by
+     * this run. Marked: recorded by this run (a key listed again was bought by an earlier piece of
+     * it).
      */
     private readonly set: DatedSet,
     /** The run's day: what a key bought now is recorded at, and what refresh ages count to. */
@@ -100,60 +117,111 @@ export class BoughtSet {
 
   /** Whether `key` can be answered from memory: from a state always; in a ledger once looked up. */
   private known(key: string): boolean {
-    return (
-      this.ledger === undefined ||
-      this.ledger.held === 0 ||
-      this.set.has(key) ||
-      this.absent.indexOf(key) >= 0
-    )
+    return this.ledger === undefined || this.ledger.held === 0 || this.set.has(key) || this.lookedUp.has(key)
   }
 
   /**
-   * Looks `keys` up in the ledger, so that `has` and `due` can answer for them; nothing to do for a
-   * set from a state, or a ledger that held nothing when the run began (all it can hold then is
-   * what this run bought, which is in memory).
+   * Looks `keys` up in the ledger, so that `has` and `due` can answer for them until each
+   * occurrence is settled (`settle`); nothing to do for a set from a state, or a ledger that held
+   * nothing when the run began (all it can hold then is what this run bought, which is in memory),
+   * or a key this run bought.
    */
   resolve(keys: Iterable<string>): Effect.Effect<void, LedgerError> {
     const inLedger = this.ledger
     if (inLedger === undefined || inLedger.held === 0) return Effect.void
-    const unknown = [...new Set(keys)].filter((key) => !this.known(key))
-    const slices = Array.from({ length: Math.ceil(unknown.length / lookupSlice) }, (_, index) =>
-      unknown.slice(index * lookupSlice, (index + 1) * lookupSlice),
-    )
-    return Effect.forEach(
-      slices,
-      (slice) =>
-        Effect.map(inLedger.ledger.lookup(inLedger.stream, slice), (found) => {
-          for (const [key, day] of found) this.set.add(key, day)
-          for (const key of slice) if (!this.set.has(key)) this.absent.add(key)
-        }),
-      { discard: true },
-    )
+    return Effect.suspend(() => {
+      const counts = occurrences(keys)
+      const unknown: Array<string> = []
+      for (const [key, count] of counts) {
+        const entry = this.lookedUp.get(key)
+        // Counted now, so that no settle drops it while the others are looked up.
+        if (entry !== undefined) entry.pending += count
+        else if (this.set.has(key)) counts.delete(key)
+        else unknown.push(key)
+      }
+      const slices = Array.from({ length: Math.ceil(unknown.length / lookupSlice) }, (_, index) =>
+        unknown.slice(index * lookupSlice, (index + 1) * lookupSlice),
+      )
+      return Effect.forEach(slices, (slice) => inLedger.ledger.lookup(inLedger.stream, slice)).pipe(
+        Effect.flatMap((answers) => Effect.sync(() => this.remember(unknown, counts, answers))),
+        // A failed lookup leaves nothing for its caller to settle.
+        Effect.tapError(() =>
+          Effect.sync(() => {
+            const notCounted = new Set(unknown)
+            for (const [key, count] of counts) if (!notCounted.has(key)) this.release(key, count)
+          }),
+        ),
+      )
+    })
+  }
+
+  /** What the lookups said of `unknown`, kept for each occurrence the callers will sort. */
+  private remember(
+    unknown: ReadonlyArray<string>,
+    counts: ReadonlyMap<string, number>,
+    answers: ReadonlyArray<ReadonlyArray<Entry>>,
+  ): void {
+    const days = new Map(answers.flat())
+    for (const key of unknown) {
+      const count = counts.get(key) ?? 0
+      const entry = this.lookedUp.get(key)
+      // Another caller looked it up meanwhile: one answer, both callers' sorts.
+      if (entry !== undefined) entry.pending += count
+      else this.lookedUp.set(key, { day: days.get(key) ?? null, pending: count })
+    }
+  }
+
+  /**
+   * The caller has sorted these keys (one occurrence each, as `resolve` was given them): what their
+   * lookup said is dropped once every caller that asked has sorted them. Asked about again, a key
+   * is looked up again.
+   */
+  settle(keys: Iterable<string>): void {
+    for (const key of keys) this.release(key, 1)
+  }
+
+  private release(key: string, count: number): void {
+    const entry = this.lookedUp.get(key)
+    if (entry === undefined) return
+    entry.pending -= count
+    if (entry.pending <= 0) this.lookedUp.delete(key)
   }
 
   get size(): number {
     return this.ledger === undefined ? this.set.size : this.ledger.held + this.gained.held
   }
 
+  /** The day `key` was bought: by this run or in the state's set; in a ledger, as its lookup found it. */
+  private dayOf(key: string): number | undefined {
+    if (!this.known(key)) throw new NotLookedUp(key)
+    return this.set.dayOf(key) ?? this.lookedUp.get(key)?.day ?? undefined
+  }
+
+  /** A key bought on `day` (undefined: never) is to be bought now: never bought, or bought long enough ago. */
+  private needsBuying(day: number | undefined): boolean {
+    if (day === undefined) return true
+    return this.refreshAfterDays !== undefined && this.today - day >= this.refreshAfterDays
+  }
+
   /** Bought, by this run or before (in a ledger: a key `resolve` looked up, or this run bought). */
   has(key: string): boolean {
-    if (!this.known(key)) throw new NotLookedUp(key)
-    return this.set.has(key)
+    return this.dayOf(key) !== undefined
   }
 
   /** Not bought yet, or bought long enough ago to be due again. */
   due(key: string): boolean {
-    if (!this.known(key)) throw new NotLookedUp(key)
-    return this.set.needsBuying(key, this.today, this.refreshAfterDays)
+    return this.needsBuying(this.dayOf(key))
   }
 
   /** Records `keys` as bought today. */
   record(keys: Iterable<string>): void {
     for (const key of keys) {
-      // In a ledger, what its counts (taken when the run began) gain: a key not held, or held stale.
+      // In a ledger, what its counts (taken when the run began) gain: a key not held, or held stale
+      // (one recorded without a lookup, as a page whose lookup failed, counts as not held).
       if (this.ledger !== undefined && !this.set.marked(key)) {
-        if (!this.set.has(key)) this.gained.held++
-        if (this.set.needsBuying(key, this.today, this.refreshAfterDays)) this.gained.fresh++
+        const before = this.known(key) ? this.dayOf(key) : undefined
+        if (before === undefined) this.gained.held++
+        if (this.needsBuying(before)) this.gained.fresh++
       }
       this.set.add(key, this.today, true)
     }

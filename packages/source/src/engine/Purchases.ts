@@ -89,6 +89,8 @@ const pageOutputs = <A, E, R>(
           ? [Output.log("WARN", `${detail}: ${looked.left.message}; this page's contacts are counted as new`)]
           : []
         options.bought.record(keys)
+        // Recorded as bought by this run: what the lookup said of them is no longer needed.
+        if (Either.isRight(looked)) options.bought.settle(keys)
         const tally = Output.tally(options.work, {
           creditedRequests: 1,
           bought: keys.length,

@@ -296,7 +296,30 @@ describe("contacts with the bought set in a ledger (salesintel sync)", () => {
       expect(run.failure).toBeUndefined()
       expect(records(run)).toBe(0)
       expect(provider.charged()).toBe(30)
-      expect(asked).toEqual([2])
+      // Once to sort them, once again to mark the emails done (what the first said was dropped).
+      expect(asked).toEqual([2, 2])
+    }),
+  )
+
+  it.effect("keeps no held key it met: a second search listing the same contacts looks them up again", () =>
+    Effect.gen(function* () {
+      const provider = fakeProvider({ contacts: 95 })
+      const { ledger, asked, commit } = ledgerOfRun()
+      commit(yield* readWith(provider, configOf({}), undefined, "incremental", false, ledger))
+      expect(provider.charged()).toBe(95)
+      // Both searches list all 95 contacts (the provider in memory matches every filter).
+      const twoSearches = configOf({
+        searches: [
+          { name: "all", filters: { job_levels: ["mgr"] } },
+          { name: "again", filters: { job_levels: ["dir"] } },
+        ],
+      })
+      const again = yield* readWith(provider, twoSearches, { known: "ledger" }, "incremental", false, ledger)
+      expect(again.failure).toBeUndefined()
+      expect(records(again)).toBe(0)
+      expect(provider.charged()).toBe(95)
+      // What the first search's lookups said was dropped once its pages were sorted.
+      expect(asked.reduce((sum, keys) => sum + keys, 0)).toBe(190)
     }),
   )
 

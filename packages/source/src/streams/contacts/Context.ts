@@ -70,6 +70,8 @@ export const buyNew = (
     const fresh = candidates.pipe(
       Stream.filter((id) => {
         const stands = standing(context.known, queued, id)
+        // Sorted: what its lookup said is no longer needed (a key bought later is in the set).
+        context.known.settle([id])
         counts[stands]++
         if (stands === "new" || stands === "stale") queued.add(id)
         return stands === "new" || stands === "stale"
@@ -97,7 +99,12 @@ export const buyNew = (
       record: contactRecord(context, where.search),
       detail: where.detail,
       work: where.work,
-      recordBought: (event) => context.known.record(event.items.map((item) => item.record.match_id)),
+      recordBought: (event) => {
+        const ids = event.items.map((item) => item.record.match_id)
+        context.known.record(ids)
+        // Bought: the set says "earlier" for it from now on, so the queue need not hold it.
+        for (const id of ids) queued.delete(id)
+      },
       everyBatch: false,
       shortfall: (left) =>
         Effect.map(listingStopped.get, (stopped) =>

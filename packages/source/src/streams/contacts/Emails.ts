@@ -107,15 +107,21 @@ export const enrichEmails = (context: Context, emailsDone: BoughtSet, lookups: E
       const where = { search: null, detail: "contacts email enrichment", work: "emails" }
       const bought = buyNew(context, ids, where, yield* Ref.make(lookups.refused))
       // After the purchases: an email whose every contact is now bought needs no lookup again.
+      // Its contacts are looked up again (buyNew settled what the first lookup said once sorted).
+      const contactIds = looked.flatMap((lookup) => lookup.ids)
       const markDone = Stream.fromEffect(
-        Effect.suspend(() => {
-          emailsDone.record(
-            looked
-              .filter((lookup) => lookup.ids.every((id) => !context.known.due(id)))
-              .map((lookup) => lookup.email),
-          )
-          return context.checkpoint
-        }),
+        Effect.zipRight(
+          context.known.resolve(contactIds),
+          Effect.suspend(() => {
+            emailsDone.record(
+              looked
+                .filter((lookup) => lookup.ids.every((id) => !context.known.due(id)))
+                .map((lookup) => lookup.email),
+            )
+            context.known.settle(contactIds)
+            return context.checkpoint
+          }),
+        ),
       )
       return Stream.concat(Stream.make<Array<ContactOutput>>(summary), Stream.concat(bought, markDone))
     }),
