@@ -149,11 +149,14 @@ describe("the streams of a read", () => {
         expect(statuses).toContain("contacts COMPLETE")
         expect(statuses).toContain("companies INCOMPLETE")
         expect(records("companies")).toBe(0)
+        // The free stream after the failed one is not started either.
         expect(summary?.streams.map((s) => [s.stream, s.status])).toEqual([
           ["taxonomy_categories", "failed"],
+          ["taxonomy_products", "not started"],
           ["contacts", "succeeded"],
           ["companies", "not started"],
         ])
+        expect(statuses).toContain("taxonomy_products INCOMPLETE")
         const last = messages[messages.length - 1]
         expect(
           last?.type === "TRACE" && last.trace.type === "ERROR"
@@ -177,6 +180,12 @@ describe("the streams of a read", () => {
       expect(summary?.failure).toBeDefined()
       expect(statuses).toContain("contacts INCOMPLETE")
       expect(statuses).not.toContain("companies STARTED")
+      // The free stream beside it, interrupted, says it did not complete.
+      expect(statuses.filter((s) => s.startsWith("taxonomy_categories"))).toEqual([
+        "taxonomy_categories STARTED",
+        "taxonomy_categories INCOMPLETE",
+      ])
+      expect(summary?.streams.find((s) => s.stream === "taxonomy_categories")?.status).toBe("failed")
     }),
   )
 })

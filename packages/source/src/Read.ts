@@ -399,7 +399,16 @@ const streamItems = (run: Run, entry: Catalog.ConfiguredStream) =>
           ),
         ),
       )
-      return Stream.concat(Stream.fromIterable(opening), Stream.concat(items, closing))
+      // Interrupted (a free stream when a credited one fails beside it): ended as failed, so the
+      // read's failure says it is INCOMPLETE; a stream that ended either way is left as it ended.
+      const interrupted = Effect.flatMap(Ref.get(run.ended), (ended) =>
+        ended.some((summary) => summary.stream === name)
+          ? Effect.void
+          : endStream(stream, syncMode, "failed"),
+      )
+      return Stream.concat(Stream.fromIterable(opening), Stream.concat(items, closing)).pipe(
+        Stream.ensuring(interrupted),
+      )
     }),
   )
 
@@ -501,10 +510,13 @@ const streamsOf = (run: Run) => {
   const inTurn = (selected: ReadonlyArray<Catalog.ConfiguredStream>) =>
     // Each stream built when its turn comes, so a stop or a failure during an earlier one is seen.
     Stream.flatMap(Stream.fromIterable(selected), (entry) => streamItems(run, entry))
-  const free = inTurn(entries.filter(isFree)).pipe(
-    // Its failure is kept (streamItems keeps a stream's own): reported once the credited end.
-    Stream.catchAllCause((cause) =>
-      Stream.drain(Stream.fromEffect(failed(run, { stream: undefined, cause }))),
+  // A free stream's failure is kept (streamItems keeps a stream's own) and reported once the
+  // credited end; the free streams after it are then not started, and say so.
+  const free = Stream.flatMap(Stream.fromIterable(entries.filter(isFree)), (entry) =>
+    streamItems(run, entry).pipe(
+      Stream.catchAllCause((cause) =>
+        Stream.drain(Stream.fromEffect(failed(run, { stream: undefined, cause }))),
+      ),
     ),
   )
   const credited = inTurn(entries.filter((entry) => !isFree(entry)))
