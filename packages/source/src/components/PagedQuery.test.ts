@@ -1,6 +1,6 @@
 import { describe, expect, it } from "@effect/vitest"
 import { type Client, Connection, CreditBudget, type Filters, type Page } from "@salesintel/core"
-import { Deferred, Effect, Fiber, Layer, Option, Stream } from "effect"
+import { Chunk, Deferred, Effect, Fiber, Layer, Option, Stream } from "effect"
 import * as PagedQuery from "./PagedQuery.ts"
 
 const pageSize = 5
@@ -130,6 +130,89 @@ describe("PagedQuery", () => {
       expect(Option.getOrUndefined(pages)).toBe(14)
       expect(requested.filter((page) => page.startsWith("part-0"))).toHaveLength(4)
       expect((yield* budget.snapshot).spent).toBe(14 * pageSize)
+    }),
+  )
+
+  const inTurnOf = (searches: ReadonlyArray<ReturnType<typeof smallParts>>) =>
+    searches.map(
+      (search, index): PagedQuery.Options<string> => ({
+        client: {} as Client.SalesIntelClientService,
+        name: `s${index}`,
+        filters: {},
+        fetch: search.fetch,
+        credited: true,
+        pageSize,
+        concurrency,
+        retry: Connection.RetrySettings.make({ max_attempts: 1 }),
+        plan: search.plan,
+      }),
+    )
+
+  it.live(
+    "searches read in turn: a later one begins while the one before is read, within the one bound",
+    () =>
+      Effect.gen(function* () {
+        // Three searches of three parts of two pages. The reader holds the first page of the first
+        // search: the later searches may begin, but only `concurrency` pages are paid for behind it.
+        const searches = [smallParts(3, 2), smallParts(3, 2), smallParts(3, 2)]
+        const holding = yield* Deferred.make<void>()
+        const release = yield* Deferred.make<void>()
+        const budget = yield* CreditBudget.make(10_000)
+        const order: Array<string> = []
+        const reader = yield* Effect.scoped(
+          Effect.gen(function* () {
+            const streams = yield* PagedQuery.inTurn(inTurnOf(searches))
+            return yield* Stream.concatAll(Chunk.fromIterable(streams)).pipe(
+              Stream.filter((event) => event._tag === "Page"),
+              Stream.tap((event) =>
+                event._tag === "Page"
+                  ? Effect.sync(() => order.push(`${event.part.split(":")[0]}#${event.page.page}`))
+                  : Effect.void,
+              ),
+              Stream.tap((event) =>
+                order.length === 1
+                  ? Effect.zipRight(Deferred.succeed(holding, undefined), Deferred.await(release))
+                  : Effect.void,
+              ),
+              Stream.runCount,
+            )
+          }),
+        ).pipe(Effect.provide(Layer.succeed(CreditBudget.CreditBudget, budget)), Effect.fork)
+        yield* Deferred.await(holding)
+        yield* Effect.sleep("100 millis")
+        expect(searches.reduce((sum, search) => sum + search.requested.length, 0)).toBe(1 + concurrency)
+        yield* Deferred.succeed(release, undefined)
+        expect(yield* Fiber.join(reader)).toBe(18)
+        // Passed on search by search, each part's pages in order.
+        expect(order.map((page) => page.split("#")[0])).toEqual([
+          ...Array(6).fill("s0"),
+          ...Array(6).fill("s1"),
+          ...Array(6).fill("s2"),
+        ])
+        expect((yield* budget.snapshot).spent).toBe(18 * pageSize)
+      }),
+  )
+
+  it.live("searches read in turn: once one is refused, the ones after it read nothing", () =>
+    Effect.gen(function* () {
+      // A budget of 7 pages: the first search (6 pages) is read, the second refused on its second
+      // page; the third is not begun (every part Skipped), so one position says where to resume.
+      const searches = [smallParts(3, 2), smallParts(3, 2), smallParts(3, 2)]
+      const budget = yield* CreditBudget.make(7 * pageSize)
+      const events = yield* Effect.scoped(
+        Effect.flatMap(
+          PagedQuery.inTurn(inTurnOf(searches).map((query) => ({ ...query, concurrency: 1 }))),
+          (streams) => Stream.runCollect(Stream.concatAll(Chunk.fromIterable(streams))),
+        ),
+      ).pipe(Effect.provide(Layer.succeed(CreditBudget.CreditBudget, budget)))
+      const tags = Chunk.toReadonlyArray(events).map(
+        (event) => `${event._tag}${"part" in event ? `:${event.part.split(":")[0]}` : ""}`,
+      )
+      expect(tags.filter((tag) => tag === "Page:s0")).toHaveLength(6)
+      expect(tags.filter((tag) => tag === "Page:s1")).toHaveLength(1)
+      expect(tags.filter((tag) => tag.startsWith("Refused"))).toEqual(["Refused:s1"])
+      expect(tags.filter((tag) => tag.endsWith(":s2"))).toEqual(["Skipped:s2", "Skipped:s2", "Skipped:s2"])
+      expect(searches[2]?.requested).toEqual([])
     }),
   )
 })

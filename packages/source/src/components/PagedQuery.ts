@@ -9,7 +9,7 @@
  */
 import type { ApiError, Client, Connection, Filters, Page } from "@salesintel/core"
 import { CreditBudget, Pager, Partitioner } from "@salesintel/core"
-import { Chunk, Deferred, Effect, Fiber, Queue, Ref, Stream, type Take } from "effect"
+import { Chunk, Deferred, Effect, Fiber, Queue, Ref, type Scope, Stream, Take } from "effect"
 import { canonicalJson } from "../CanonicalJson.ts"
 
 export interface Position {
@@ -73,16 +73,24 @@ export type Event<A> =
   /** A part not begun because an earlier one was refused: `records` it holds, all unread. */
   | { readonly _tag: "Skipped"; readonly part: string; readonly records: number }
 
-/** The search's parts' events as the caller reads them, and the flag a refusal sets. */
+/**
+ * What the parts of a search share, and the searches read in turn (`inTurn`) share with each other.
+ */
 interface Shared {
   /** Once a part is refused, no later part is read (its pages in flight still land). */
   readonly refused: Ref.Ref<boolean>
   /**
    * Pages paid for and not yet passed to the caller, across every part (Pager's `unemitted`): at
-   * most `concurrency`, given back as `run` passes each page on.
+   * most `concurrency`, given back as the caller takes each page (`passedOn`).
    */
   readonly unemitted: Effect.Semaphore
 }
+
+const makeShared = (concurrency: number): Effect.Effect<Shared> =>
+  Effect.all({
+    refused: Ref.make(false),
+    unemitted: Effect.makeSemaphore(Math.max(1, Math.floor(concurrency))),
+  })
 
 /** One part read through the Pager, from the saved position when it is the current part. */
 const partEvents = <A>(
@@ -159,7 +167,12 @@ const handOver = (reserved: Deferred.Deferred<boolean>, ended: Effect.Effect<unk
  * `concurrency` however many parts have begun, where before a chain of small parts, each begun
  * once the one before had reserved its last page, could land hundreds of pages ahead of the reader.
  */
-const pipelined = <A>(options: Options<A>, shared: Shared, toRead: ReadonlyArray<Partitioner.Part>) =>
+const pipelined = <A>(
+  options: Options<A>,
+  shared: Shared,
+  toRead: ReadonlyArray<Partitioner.Part>,
+  allReserved: Deferred.Deferred<boolean>,
+) =>
   Effect.gen(function* () {
     const scope = yield* Effect.scope
     const failed = yield* Ref.make(false)
@@ -176,7 +189,10 @@ const pipelined = <A>(options: Options<A>, shared: Shared, toRead: ReadonlyArray
         ),
       ).pipe(Stream.tapErrorCause(() => Ref.set(failed, true)))
     const [firstPart, ...laterParts] = toRead
-    if (firstPart === undefined) return Stream.empty
+    if (firstPart === undefined) {
+      yield* Deferred.succeed(allReserved, true)
+      return Stream.empty
+    }
     const firstReserved = yield* Deferred.make<boolean>()
     const firstEnded = yield* Deferred.make<void>()
     const first = eventsOf(firstPart, firstReserved).pipe(
@@ -194,6 +210,8 @@ const pipelined = <A>(options: Options<A>, shared: Shared, toRead: ReadonlyArray
         const reading = yield* Effect.forkIn(Stream.runIntoQueue(eventsOf(part, reserved), queue), scope)
         yield* handOver(reserved, Fiber.await(reading))
       }
+      // Every part has reserved its planned pages (or ended): a search read in turn after this one may begin.
+      yield* Deferred.succeed(allReserved, true)
     })
     yield* Effect.forkIn(startLaterParts, scope)
     return Stream.concat(
@@ -204,20 +222,29 @@ const pipelined = <A>(options: Options<A>, shared: Shared, toRead: ReadonlyArray
     )
   })
 
-export const run = <A>(
+/**
+ * The search's events, the pages among them still holding their permit of `shared.unemitted` (the
+ * reader gives it back: `passedOn`). `allReserved` is completed once no planned page is left to
+ * reserve.
+ */
+const events = <A>(
   options: Options<A>,
+  shared: Shared,
+  allReserved: Deferred.Deferred<boolean>,
 ): Stream.Stream<Event<A>, ApiError.ApiError, CreditBudget.CreditBudget> =>
   Stream.unwrapScoped(
     Effect.gen(function* () {
       const budget = yield* CreditBudget.CreditBudget
       // Stopped before the search began: not even its free previews are asked for.
-      if ((yield* budget.snapshot).closed)
+      if ((yield* budget.snapshot).closed) {
+        yield* Deferred.succeed(allReserved, true)
         return Stream.make<Array<Event<A>>>({
           _tag: "Refused",
           part: options.name,
           nextPage: 1,
           records: undefined,
         })
+      }
       const parts = options.plan ?? (yield* plan(options))
       const warnings = parts.unsplittable.map(
         (part): Event<A> => ({
@@ -229,19 +256,70 @@ export const run = <A>(
       const opening: ReadonlyArray<Event<A>> = [{ _tag: "Planned", plan: parts }, ...warnings]
       const completed = new Set(options.position?.completed ?? [])
       const toRead = parts.parts.filter((part) => !completed.has(partKey(options.name, part.filters)))
-      const shared: Shared = {
-        refused: yield* Ref.make(false),
-        unemitted: yield* Effect.makeSemaphore(Math.max(1, Math.floor(options.concurrency))),
-      }
-      const pages = (yield* pipelined(options, shared, toRead)).pipe(
-        // Passed on: its permit lets a page further on be sent.
-        Stream.tap((event) =>
-          event._tag === "Page" && event.holdsUnemitted ? shared.unemitted.release(1) : Effect.void,
-        ),
-      )
+      const pages = yield* pipelined(options, shared, toRead, allReserved)
       return Stream.concat(Stream.fromIterable(opening), pages)
     }),
   )
+
+/** Events as the caller takes them: a page taken gives its permit back, so a page further on can be sent. */
+const passedOn =
+  (shared: Shared) =>
+  <A, E, R>(taken: Stream.Stream<Event<A>, E, R>): Stream.Stream<Event<A>, E, R> =>
+    Stream.tap(taken, (event) =>
+      event._tag === "Page" && event.holdsUnemitted ? shared.unemitted.release(1) : Effect.void,
+    )
+
+export const run = <A>(
+  options: Options<A>,
+): Stream.Stream<Event<A>, ApiError.ApiError, CreditBudget.CreditBudget> =>
+  Stream.unwrap(
+    Effect.map(
+      Effect.zip(makeShared(options.concurrency), Deferred.make<boolean>()),
+      ([shared, allReserved]) => passedOn(shared)(events(options, shared, allReserved)),
+    ),
+  )
+
+/**
+ * Several searches read in turn, as the parts of one search are: a search begins as soon as the
+ * one before has reserved its last planned page (or ended), while that one's last pages are still
+ * in flight, so no latency is paid between searches; credits are still reserved in search order.
+ * The streams are for the caller to read in order: each but the one being read runs ahead into a
+ * queue of one event. They share one bound of pages paid for and not passed on (`concurrency`, the
+ * first query's), and one refusal: once a search is refused, the searches after it read nothing
+ * (`Skipped`), as a search's later parts do, so a full refresh's one resume position stays where
+ * the budget stopped it. A search is not begun after one before it failed.
+ */
+export const inTurn = <A>(
+  queries: ReadonlyArray<Options<A>>,
+): Effect.Effect<
+  ReadonlyArray<Stream.Stream<Event<A>, ApiError.ApiError>>,
+  never,
+  Scope.Scope | CreditBudget.CreditBudget
+> =>
+  Effect.gen(function* () {
+    const scope = yield* Effect.scope
+    const shared = yield* makeShared(queries[0]?.concurrency ?? 1)
+    const failed = yield* Ref.make(false)
+    const runs = yield* Effect.forEach(queries, (query) =>
+      Effect.map(Queue.bounded<Take.Take<Event<A>, ApiError.ApiError>>(1), (queue) => ({ query, queue })),
+    )
+    const beginInTurn = Effect.forEach(
+      runs,
+      ({ query, queue }) =>
+        Effect.gen(function* () {
+          if (yield* Ref.get(failed)) return yield* Queue.offer(queue, Take.end)
+          const allReserved = yield* Deferred.make<boolean>()
+          const read = events(query, shared, allReserved).pipe(
+            Stream.tapErrorCause(() => Ref.set(failed, true)),
+          )
+          const reading = yield* Effect.forkIn(Stream.runIntoQueue(read, queue), scope)
+          yield* handOver(allReserved, Fiber.await(reading))
+        }),
+      { discard: true },
+    )
+    yield* Effect.forkIn(beginInTurn, scope)
+    return runs.map(({ queue }) => passedOn(shared)(Stream.flattenTake(Stream.fromQueue(queue))))
+  })
 
 /**
  * The search's partitions, sized with the free preview's counts: what `run` reads, and what a

@@ -174,6 +174,60 @@ describe("contacts, on the provider in memory", () => {
     }),
   )
 
+  it.effect(
+    "a full refresh of two searches cut by the budget resumes where it stopped: nothing bought twice",
+    () =>
+      Effect.gen(function* () {
+        const searches = ["a", "b"].map((name) => ({ name, filters: { job_levels: ["mgr"] } }))
+        const cut = yield* readWith(
+          fakeProvider({ contacts: 95 }),
+          configOf({ searches }, 33),
+          undefined,
+          "full_refresh",
+        )
+        expect(records(cut)).toBe(30)
+        // The second search is not begun: its 95 are one shortfall, the first's rest another.
+        expect(shortfalls(cut).reduce((sum, n) => sum + n, 0)).toBe(65 + 95)
+        const provider = fakeProvider({ contacts: 95 })
+        const rest = yield* readWith(provider, configOf({ searches }), cut.state, "full_refresh")
+        // The first search from its page 4 on, then the second whole (a full refresh buys each search).
+        expect(provider.charged()).toBe(65 + 95)
+        expect(records(rest)).toBe(65 + 95)
+      }),
+  )
+
+  it.effect(
+    "a full refresh reads its searches in turn: the next begins while the last pages are in flight",
+    () =>
+      Effect.gen(function* () {
+        // Each request takes a second; three searches of three pages, every page in flight at once.
+        const provider = fakeProvider({ contacts: 30, latency: "1 second" })
+        const searches = ["a", "b", "c"].map((name) => ({ name, filters: { job_levels: ["mgr"] } }))
+        const config = { ...configOf({ searches }), concurrency: 16 }
+        const budget = yield* CreditBudget.make(config.credit_budget)
+        const read = contacts
+          .read({ config, syncMode: "full_refresh", state: undefined, startedAt: now })
+          .pipe(
+            Stream.runCollect,
+            Effect.provide(Layer.merge(provider.layer, Layer.succeed(CreditBudget.CreditBudget, budget))),
+          )
+        const fiber = yield* Effect.fork(read)
+        let seconds = 0
+        while (Option.isNone(yield* Fiber.poll(fiber)) && seconds < 30) {
+          yield* TestClock.adjust("1 second")
+          seconds++
+        }
+        // The counts, then every search's pages at once: two latencies (one after another: four).
+        expect(seconds).toBe(2)
+        const outputs = Chunk.toReadonlyArray(yield* Fiber.join(fiber))
+        const searched = outputs.flatMap((output) =>
+          output._tag === "Record" ? [String(output.data._salesintel_search)] : [],
+        )
+        expect(searched).toEqual([...Array(30).fill("a"), ...Array(30).fill("b"), ...Array(30).fill("c")])
+        expect(provider.charged()).toBe(90)
+      }),
+  )
+
   it.effect("a stop requested before the read: nothing is asked, nothing charged, the state kept", () =>
     Effect.gen(function* () {
       const provider = fakeProvider({ contacts: 20 })

@@ -13,17 +13,18 @@
 import { Streams } from "@salesintel/airbyte"
 import { Client, type Contact, CreditBudget } from "@salesintel/core"
 import { Effect, Ref, Schema, Stream } from "effect"
+import type { ContactSearch } from "../Config.ts"
 import type * as PagedQuery from "../components/PagedQuery.ts"
 import { BoughtSet } from "../engine/BoughtSet.ts"
 import { DatedSetJson, epochDay } from "../engine/DatedSet.ts"
 import * as Output from "../Output.ts"
 import type { ReadInput, StreamDefinition } from "../StreamDefinition.ts"
 import { decodeState } from "./common.ts"
-import type { Context } from "./contacts/Context.ts"
+import type { ContactError, ContactOutput, Context } from "./contacts/Context.ts"
 import { searchWork } from "./contacts/Context.ts"
 import { enrichEmails } from "./contacts/Emails.ts"
 import { estimates, prepare, preparedTallies, revisedAtEnd } from "./contacts/Estimates.ts"
-import { fullRefreshSearch, incrementalSearch } from "./contacts/Searches.ts"
+import { fullRefreshSearches, incrementalSearch } from "./contacts/Searches.ts"
 
 const FullRefreshProgress = Schema.Struct({
   /** Keys of the partitions read to the end in the current full refresh. */
@@ -98,17 +99,19 @@ const read = (input: ReadInput) =>
       const prepared = yield* prepare(context, emailsDone, incremental)
       const { available } = yield* (yield* CreditBudget.CreditBudget).snapshot
       const estimated = estimates(context, prepared, yield* Ref.get(position), incremental, available)
-      const searches = Stream.fromIterable(settings.searches).pipe(
-        Stream.flatMap((search) => {
-          const plan = prepared.plans.get(search.name)
-          return revisedAtEnd(
-            searchWork(search),
-            incremental
-              ? incrementalSearch(context, search, plan)
-              : fullRefreshSearch(context, search, plan, position, unfinished),
+      const revised = (
+        search: ContactSearch,
+        outputs: Stream.Stream<ContactOutput, ContactError, CreditBudget.CreditBudget>,
+      ) => revisedAtEnd(searchWork(search), outputs)
+      // An incremental search after the first diffs against what the ones before bought: one
+      // after another. A full refresh's searches are read in turn, overlapping.
+      const searches = incremental
+        ? Stream.fromIterable(settings.searches).pipe(
+            Stream.flatMap((search) =>
+              revised(search, incrementalSearch(context, search, prepared.plans.get(search.name))),
+            ),
           )
-        }),
-      )
+        : fullRefreshSearches(context, settings.searches, prepared.plans, position, unfinished, revised)
       const lookups = prepared.lookups ?? { looked: [], refused: true, pending: settings.emails.length }
       const emails = revisedAtEnd("emails", enrichEmails(context, emailsDone, lookups))
       // A full refresh that read everything starts afresh next time.

@@ -10,7 +10,7 @@
  * Every way records what it bought in the one bought set.
  */
 import { type Contact, CreditBudget, type Partitioner } from "@salesintel/core"
-import { Effect, Ref, Stream } from "effect"
+import { Chunk, Effect, Ref, Stream } from "effect"
 import type { ContactSearch } from "../../Config.ts"
 import * as PagedQuery from "../../components/PagedQuery.ts"
 import * as Purchases from "../../engine/Purchases.ts"
@@ -44,36 +44,58 @@ const resumeIn = (
   unfinished: Ref.Ref<boolean>,
 ): Purchases.Resume => ({
   page: (part, page) => Ref.update(position, (p) => ({ ...p, current: { part, next_page: page + 1 } })),
-  // The next run resumes at the refused page, even if later pages landed after it.
+  // The next run resumes at the refused page, even if later pages landed after it; the first
+  // refusal is the earliest page refused (events come in page order), so a later one leaves it.
   refused: (part, nextPage) =>
-    Effect.zipRight(
-      Ref.set(unfinished, true),
-      Ref.update(position, (p) => ({ ...p, current: { part, next_page: nextPage } })),
+    Effect.flatMap(Ref.getAndSet(unfinished, true), (already) =>
+      already ? Effect.void : Ref.update(position, (p) => ({ ...p, current: { part, next_page: nextPage } })),
     ),
   partDone: (part) =>
     Ref.update(position, (p) => ({ completed: [...p.completed, part], current: undefined })),
 })
 
-export const fullRefreshSearch = (
+/**
+ * The searches of a full refresh, read in turn (PagedQuery.inTurn: a search begins while the last
+ * pages of the one before are in flight), each as `each` wraps it, their pages bought in search
+ * order; the position moves as pages are passed on, so it is always the next page to ask for.
+ */
+export const fullRefreshSearches = (
   context: Context,
-  search: ContactSearch,
-  plan: Partitioner.Plan | undefined,
+  searches: ReadonlyArray<ContactSearch>,
+  plans: ReadonlyMap<string, Partitioner.Plan>,
   position: Ref.Ref<PagedQuery.Position>,
   unfinished: Ref.Ref<boolean>,
+  each: (
+    search: ContactSearch,
+    outputs: Stream.Stream<ContactOutput, ContactError, CreditBudget.CreditBudget>,
+  ) => Stream.Stream<ContactOutput, ContactError, CreditBudget.CreditBudget>,
 ): Stream.Stream<ContactOutput, ContactError, CreditBudget.CreditBudget> =>
-  Stream.unwrap(
-    Effect.map(Ref.get(position), (start) =>
-      Purchases.creditedPages({
-        events: PagedQuery.run({ ...searchQuery(context, search), position: start, plan }),
-        keyOf: matchId,
-        resume: resumeIn(position, unfinished),
-        checkpoint: context.checkpoint,
-        bought: context.known,
-        record: contactRecord(context, search.name),
-        detail: describe(search),
-        work: searchWork(search),
-      }),
-    ),
+  Stream.unwrapScoped(
+    Effect.gen(function* () {
+      const start = yield* Ref.get(position)
+      const queries = searches.map((search) => ({
+        ...searchQuery(context, search),
+        position: start,
+        plan: plans.get(search.name),
+      }))
+      const events = yield* PagedQuery.inTurn(queries)
+      const read = searches.map((search, index) =>
+        each(
+          search,
+          Purchases.creditedPages({
+            events: events[index] ?? Stream.empty,
+            keyOf: matchId,
+            resume: resumeIn(position, unfinished),
+            checkpoint: context.checkpoint,
+            bought: context.known,
+            record: contactRecord(context, search.name),
+            detail: describe(search),
+            work: searchWork(search),
+          }),
+        ),
+      )
+      return Stream.concatAll(Chunk.fromIterable(read))
+    }),
   )
 
 /** Read straight through the credited search; its parts are disjoint, so no part buys what another bought. */
