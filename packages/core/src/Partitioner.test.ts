@@ -1,5 +1,5 @@
 import { describe, expect, it } from "@effect/vitest"
-import { type Duration, Effect, Fiber, Option, TestClock } from "effect"
+import { type Duration, Effect, Fiber, FiberRef, Option, TestClock } from "effect"
 import {
   type JobDepartment,
   type JobLevel,
@@ -8,6 +8,7 @@ import {
   type PeopleFilters,
 } from "./Filters.ts"
 import * as Partitioner from "./Partitioner.ts"
+import * as RateLimit from "./RateLimit.ts"
 
 interface Person {
   readonly size: number | null
@@ -183,13 +184,15 @@ describe("Partitioner.plan", () => {
     /** `counter`, each answer taking `millis` of the test clock; and when each count was asked. */
     const slowCounter = (people: ReadonlyArray<Person>, millis: number) => {
       const asked: Array<readonly [PeopleFilters, number]> = []
+      const aheadOfNeed: Array<boolean> = []
       const count = (filters: PeopleFilters) =>
         Effect.gen(function* () {
           asked.push([filters, yield* TestClock.currentTimeMillis])
+          aheadOfNeed.push(yield* FiberRef.get(RateLimit.aheadOfNeed))
           yield* Effect.sleep(millis)
           return people.filter((person) => matches(filters, person)).length
         })
-      return { asked, count }
+      return { asked, aheadOfNeed, count }
     }
 
     it.effect("counts the first split beside it, a round trip sooner, with the plan unchanged", () =>
@@ -199,8 +202,10 @@ describe("Partitioner.plan", () => {
         const fiber = yield* Effect.fork(Partitioner.plan({}, { count: slow.count }))
         yield* TestClock.adjust("1 minute")
         const plan = yield* Fiber.join(fiber)
-        // The size split's four counts were asked at 150 ms, while the whole count was in flight.
+        // The size split's four counts were asked at 150 ms, while the whole count was in flight,
+        // as requests ahead of need (the rate limiter's idle slots); the whole count was needed.
         expect(slow.asked.slice(0, 5).map(([, at]) => at)).toEqual([0, 150, 150, 150, 150])
+        expect(slow.aheadOfNeed.slice(0, 5)).toEqual([false, true, true, true, true])
         const fast = yield* Partitioner.plan({}, { count: counter(people) })
         expect({ ...plan, countRequests: 0 }).toEqual({ ...fast, countRequests: 0 })
         // Some of what was asked ahead was not needed, within the plan's allowance.

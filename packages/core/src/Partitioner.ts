@@ -25,6 +25,7 @@ import {
   type PeopleFilters,
 } from "./Filters.ts"
 import { maxDepth } from "./Limits.ts"
+import * as RateLimit from "./RateLimit.ts"
 
 /** US states and DC, the values of company_location_states for a US split. */
 export const usStates = [
@@ -218,12 +219,13 @@ export const plan = (filters: PeopleFilters, options: Options): Effect.Effect<Pl
           (affordable): Effect.Effect<ReadonlyArray<Counted> | undefined, ApiError> =>
             affordable ? Effect.forEach(children, counted, { concurrency }) : Effect.succeed(undefined),
         )
+        // Its requests take only the slots no other request waits for (RateLimit.aheadOfNeed).
         const ahead = yield* Effect.fork(
           Effect.zipRight(
             Effect.sleep(hedgeAfter),
             Effect.flatMap(
               Ref.modify(phase, (now) => (now === "waiting" ? [true, "asking" as const] : [false, now])),
-              (asking) => (asking ? askSplit : Effect.succeed(undefined)),
+              (asking) => (asking ? RateLimit.asAheadOfNeed(askSplit) : Effect.succeed(undefined)),
             ),
           ),
         )

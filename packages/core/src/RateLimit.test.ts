@@ -72,6 +72,63 @@ describe("RateLimit", () => {
     }),
   )
 
+  it.effect("a request given up while it waits leaves its slot to the next one", () =>
+    Effect.gen(function* () {
+      // 8 start at once (the bucket); 40 wait, of which the first 30 are given up (counts asked
+      // ahead and not needed): the 10 left start in their own 10 slots, not behind 40.
+      const started: Array<number> = []
+      const limiter = yield* RateLimit.RequestRateLimit
+      const request = limiter.limit(
+        Effect.flatMap(Clock.currentTimeMillis, (now) => Effect.sync(() => started.push(now))),
+      )
+      yield* Effect.forEach(Array.from({ length: 8 }), () => request, {
+        concurrency: "unbounded",
+        discard: true,
+      })
+      const givenUp = yield* Effect.forEach(Array.from({ length: 30 }), () => Effect.fork(request))
+      yield* TestClock.adjust("1 millis")
+      const kept = yield* Effect.forEach(Array.from({ length: 10 }), () => Effect.fork(request))
+      yield* TestClock.adjust("1 millis")
+      yield* Effect.forEach(givenUp, Fiber.interrupt, { discard: true })
+      yield* TestClock.adjust("2 seconds")
+      yield* Effect.forEach(kept, Fiber.join, { discard: true })
+      const emission = RateLimit.paceFor(1_800).intervalMillis / RateLimit.paceFor(1_800).limit
+      expect(started).toHaveLength(18)
+      // The first waiter's slot had come before the others gave up; the rest follow it.
+      expect(Math.max(...started)).toBeLessThanOrEqual(Math.ceil(11 * emission) + 2)
+    }).pipe(Effect.provide(RateLimit.layer(1_800)), Effect.scoped),
+  )
+
+  it.effect("requests ahead of need take the slots no other request waits for", () =>
+    Effect.gen(function* () {
+      const order: Array<string> = []
+      const limiter = yield* RateLimit.RequestRateLimit
+      const request = (name: string) => limiter.limit(Effect.sync(() => order.push(name)))
+      // The bucket's 8 go at once; then 5 ahead of need ask, then 5 needed: the needed go first.
+      yield* Effect.forEach(Array.from({ length: 8 }), () => request("burst"), { discard: true })
+      const speculative = yield* Effect.forEach(Array.from({ length: 5 }), () =>
+        Effect.fork(RateLimit.asAheadOfNeed(request("ahead"))),
+      )
+      yield* TestClock.adjust("1 millis")
+      const wanted = yield* Effect.forEach(Array.from({ length: 5 }), () => Effect.fork(request("needed")))
+      yield* TestClock.adjust("2 seconds")
+      yield* Effect.forEach([...speculative, ...wanted], Fiber.join, { discard: true })
+      // The first ahead had its slot before the needed asked (the hand-out was waiting for it).
+      expect(order.slice(8)).toEqual([
+        "ahead",
+        "needed",
+        "needed",
+        "needed",
+        "needed",
+        "needed",
+        "ahead",
+        "ahead",
+        "ahead",
+        "ahead",
+      ])
+    }).pipe(Effect.provide(RateLimit.layer(1_800)), Effect.scoped),
+  )
+
   describe("nextStart", () => {
     const { limit, intervalMillis } = RateLimit.paceFor(1_800)
     const emission = intervalMillis / limit

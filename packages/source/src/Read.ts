@@ -512,12 +512,17 @@ const streamsOf = (run: Run) => {
     Stream.flatMap(Stream.fromIterable(selected), (entry) => streamItems(run, entry))
   // A free stream's failure is kept (streamItems keeps a stream's own) and reported once the
   // credited end; the free streams after it are then not started, and say so.
-  const free = Stream.flatMap(Stream.fromIterable(entries.filter(isFree)), (entry) =>
-    streamItems(run, entry).pipe(
-      Stream.catchAllCause((cause) =>
-        Stream.drain(Stream.fromEffect(failed(run, { stream: undefined, cause }))),
+  const free = Stream.mergeAll(
+    entries
+      .filter(isFree)
+      .map((entry) =>
+        streamItems(run, entry).pipe(
+          Stream.catchAllCause((cause) =>
+            Stream.drain(Stream.fromEffect(failed(run, { stream: undefined, cause }))),
+          ),
+        ),
       ),
-    ),
+    { concurrency: "unbounded" },
   )
   const credited = inTurn(entries.filter((entry) => !isFree(entry)))
   // Merging hands every chunk over between fibers: a catalog without free streams is read as it is.
