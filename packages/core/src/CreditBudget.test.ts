@@ -1,5 +1,5 @@
 import { describe, expect, it } from "@effect/vitest"
-import { Effect, Option } from "effect"
+import { Deferred, Effect, Fiber, Option } from "effect"
 import * as CreditBudget from "./CreditBudget.ts"
 
 describe("CreditBudget", () => {
@@ -61,6 +61,44 @@ describe("CreditBudget", () => {
       yield* open.close
       expect(Option.isNone(yield* open.reserve(0))).toBe(true)
       expect((yield* open.snapshot).closed).toBe(true)
+    }),
+  )
+})
+
+describe("CreditBudget.share", () => {
+  it.effect(
+    "a batch the budget cannot cover whole waits for the streams before it, then gets what they gave back",
+    () =>
+      Effect.gen(function* () {
+        const budget = yield* CreditBudget.make(100)
+        const earlierEnded = yield* Deferred.make<void>()
+        const first = yield* CreditBudget.share(budget, Effect.void)
+        const second = yield* CreditBudget.share(budget, Deferred.await(earlierEnded))
+        // The stream before holds a full last page of 50 that will bring 10.
+        const lastPage = Option.getOrThrow(yield* first.reserve(50))
+        yield* first.settle(Option.getOrThrow(yield* first.reserve(40)), 40)
+        // 10 are available now; the batch of 30 waits instead of taking them and stopping there.
+        const batch = yield* Effect.fork(second.reserveUpTo(30))
+        yield* Effect.yieldNow()
+        expect((yield* budget.snapshot).reserved).toBe(50)
+        yield* first.settle(lastPage, 10)
+        yield* Deferred.succeed(earlierEnded, undefined)
+        expect(Option.map(yield* Fiber.join(batch), (held) => held.credits)).toEqual(Option.some(30))
+        // Each share counts its own spending.
+        expect((yield* first.own).spent).toBe(50)
+        const held = Option.getOrThrow(yield* second.reserveUpTo(30))
+        expect(held.credits).toBe(20)
+        yield* second.forfeit(held)
+        expect(yield* second.own).toEqual({ spent: 20, uncertain: 20 })
+      }),
+  )
+
+  it.effect("a closed budget refuses at once, without waiting for the streams before", () =>
+    Effect.gen(function* () {
+      const budget = yield* CreditBudget.make(100)
+      const second = yield* CreditBudget.share(budget, Effect.never)
+      yield* budget.close
+      expect(yield* second.reserveUpTo(10)).toEqual(Option.none())
     }),
   )
 })

@@ -109,3 +109,55 @@ export const make = (limit: number): Effect.Effect<CreditBudgetService> =>
   })
 
 export const layer = (limit: number): Layer.Layer<CreditBudget> => Layer.effect(CreditBudget, make(limit))
+
+/** One stream's share of a run's budget (`share`): the budget as it sees it, and what it spent. */
+export interface Share extends CreditBudgetService {
+  /** What this stream's requests settled and forfeited, of the run's `spent` and `uncertain`. */
+  readonly own: Effect.Effect<{ readonly spent: number; readonly uncertain: number }>
+}
+
+/**
+ * A stream's view of the run's budget, for streams that spend in turn: a stream may begin while
+ * the one before it still has requests in flight (it has reserved all it will), and what those
+ * hold may come back (a last page reserves a full page; a definite refusal is released). So a
+ * batch that the budget cannot cover whole (`reserveUpTo`) is asked again once `earlierEnded`:
+ * the credits go to the streams in their order, as if each began after the one before ended.
+ * `reserve` (a page or a retry, asked under a permit of the in-flight gate) does not wait: it
+ * could hold a permit the stream before needs. Each share counts what its own requests spent, so
+ * a stream's credits are its own whatever runs beside it.
+ */
+export const share = (budget: CreditBudgetService, earlierEnded: Effect.Effect<void>): Effect.Effect<Share> =>
+  Effect.map(Ref.make({ spent: 0, uncertain: 0 }), (own) => {
+    const reserveUpTo = (credits: number) =>
+      Effect.flatMap(budget.reserveUpTo(credits), (first) =>
+        Option.isSome(first) && first.value.credits === credits
+          ? Effect.succeed(first)
+          : Effect.gen(function* () {
+              if (Option.isSome(first)) yield* budget.release(first.value)
+              if ((yield* budget.snapshot).closed) return Option.none<Reservation>()
+              yield* earlierEnded
+              return yield* budget.reserveUpTo(credits)
+            }),
+      )
+    return {
+      reserve: budget.reserve,
+      reserveUpTo,
+      settle: (reservation, charged) =>
+        Effect.zipRight(
+          budget.settle(reservation, charged),
+          Ref.update(own, (counted) => ({ ...counted, spent: counted.spent + charged })),
+        ),
+      release: budget.release,
+      forfeit: (reservation) =>
+        Effect.zipRight(
+          budget.forfeit(reservation),
+          Ref.update(own, (counted) => ({
+            spent: counted.spent + reservation.credits,
+            uncertain: counted.uncertain + reservation.credits,
+          })),
+        ),
+      close: budget.close,
+      snapshot: budget.snapshot,
+      own: Ref.get(own),
+    }
+  })

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Catalog } from "@salesintel/airbyte"
 import { ApiError, Client, CreditBudget, type Filters, type Page, type Taxonomy } from "@salesintel/core"
-import { Chunk, Deferred, Effect, Either, Layer, Schema, Stream } from "effect"
+import { Chunk, Deferred, Effect, Either, Fiber, Layer, Option, Schema, Stream, TestClock } from "effect"
 import * as Config from "./Config.ts"
 import { Estimate, read } from "./Read.ts"
 import { fakeProvider } from "./testing/FakeProvider.ts"
@@ -192,5 +192,101 @@ describe("the streams of a read", () => {
       ])
       expect(summary?.streams.find((s) => s.stream === "taxonomy_categories")?.status).toBe("failed")
     }),
+  )
+})
+
+describe("the credited streams of a read, in turn", () => {
+  const catalog = Schema.decodeUnknownSync(Catalog.ConfiguredCatalog)({
+    streams: ["contacts", "companies"].map((name) => ({
+      stream: { name },
+      sync_mode: "full_refresh",
+      destination_sync_mode: "overwrite",
+    })),
+  })
+  const configWith = (budget: number) =>
+    Either.getOrThrow(
+      Config.decode({
+        api_key: "test-key",
+        credit_budget: budget,
+        page_size: 10,
+        concurrency: 8,
+        contacts: { searches: [{ name: "all", filters: { job_levels: ["mgr"] } }] },
+        companies: { domains: ["a.example", "b.example"] },
+      }),
+    )
+  /** The read on the provider in memory, the test clock moved a second at a time until it ends. */
+  const timedRead = (provider: ReturnType<typeof fakeProvider>, budget: number) =>
+    Effect.gen(function* () {
+      const credits = yield* CreditBudget.make(budget)
+      const fiber = yield* read({
+        config: configWith(budget),
+        catalog,
+        state: new Map(),
+        startedAt: 0,
+      }).items.pipe(
+        Stream.runCollect,
+        Effect.provide(Layer.merge(provider.layer, Layer.succeed(CreditBudget.CreditBudget, credits))),
+        Effect.fork,
+      )
+      let seconds = 0
+      while (Option.isNone(yield* Fiber.poll(fiber)) && seconds < 30) {
+        yield* TestClock.adjust("1 second")
+        seconds++
+      }
+      const all = Chunk.toReadonlyArray(yield* Fiber.join(fiber))
+      const summary = all.flatMap((item) => (item._tag === "Summary" ? [item.summary] : []))[0]
+      const records = (stream: string) =>
+        all.filter(
+          (item) =>
+            item._tag === "Message" &&
+            item.message.type === "RECORD" &&
+            item.message.record.stream === stream,
+        ).length
+      return { seconds, summary, records }
+    })
+
+  it.effect("the next begins once the one before has reserved its last page: one round trip sooner", () =>
+    Effect.gen(function* () {
+      // Every request takes a second: the count, then the four pages and the companies' batch at once.
+      const provider = fakeProvider({ contacts: 35, latency: "1 second" })
+      const { seconds, summary, records } = yield* timedRead(provider, 10_000)
+      expect(seconds).toBe(2) // one after the other: 3
+      expect([records("contacts"), records("companies")]).toEqual([35, 2])
+      // Each stream's credits are its own, though they were spent at the same time.
+      expect(summary?.streams.map((s) => [s.stream, s.creditsSpent])).toEqual([
+        ["contacts", 35],
+        ["companies", 2],
+      ])
+    }),
+  )
+
+  it.effect("a budget the streams before still hold goes to them first, as if read one after the other", () =>
+    Effect.gen(function* () {
+      // 40 credits: the contacts' four pages hold them all (the last a full page for its 5), so the
+      // companies' batch waits for the contacts to end and gets 2 of the 5 they gave back.
+      const provider = fakeProvider({ contacts: 35, latency: "1 second" })
+      const { summary, records } = yield* timedRead(provider, 40)
+      expect([records("contacts"), records("companies")]).toEqual([35, 2])
+      expect(summary?.creditsSpent).toBe(37)
+      expect(provider.charged()).toBe(37)
+    }),
+  )
+
+  it.effect(
+    "a failure of the one before: the stream begun beside it lands what it has in flight, then the read fails",
+    () =>
+      Effect.gen(function* () {
+        // The contacts' last page is refused with a 402 once the companies' batch is in flight.
+        const provider = fakeProvider({ contacts: 35, latency: "1 second", paymentRequiredOnPage: 4 })
+        const { summary, records } = yield* timedRead(provider, 10_000)
+        expect(summary?.failure?.failureType).toBe("config_error")
+        // The companies' batch, paid for, is read and counted; nothing more is bought.
+        expect(records("companies")).toBe(2)
+        expect(summary?.streams.map((s) => [s.stream, s.status])).toEqual([
+          ["contacts", "failed"],
+          ["companies", "succeeded"],
+        ])
+        expect(summary?.streams.find((s) => s.stream === "companies")?.creditsSpent).toBe(2)
+      }),
   )
 })

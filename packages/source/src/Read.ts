@@ -20,7 +20,7 @@
  */
 import { Catalog, Message, type StreamState } from "@salesintel/airbyte"
 import { ApiError, type Client, CreditBudget } from "@salesintel/core"
-import { Cause, Effect, Option, Redacted, Ref, Stream } from "effect"
+import { Cause, Deferred, Effect, Exit, Option, Redacted, Ref, Stream } from "effect"
 import type { SourceConfig } from "./Config.ts"
 import { definitionOf } from "./Definitions.ts"
 import { excluding } from "./Exclusions.ts"
@@ -218,14 +218,12 @@ interface StreamRun {
   readonly name: string
   readonly figures: Ref.Ref<Figures>
   readonly estimate: Estimate
-  /** What the budget had spent when the stream began. */
-  readonly spentBefore: number
-  /** Spends credits; a free stream's figures count none, whatever the credited beside it spend. */
-  readonly credited: boolean
+  /**
+   * The credits the stream has spent: its own share's (CreditBudget.share), whatever the streams
+   * beside it spend; none for a free stream.
+   */
+  readonly spent: Effect.Effect<number>
 }
-
-/** The credits the stream has spent: what the budget spent since it began, for a credited stream. */
-const spentBy = (stream: StreamRun, spent: number) => (stream.credited ? spent - stream.spentBefore : 0)
 
 const estimateItem = (stream: StreamRun, records: number): Item =>
   message(
@@ -244,10 +242,10 @@ const recordItems = (stream: StreamRun, output: Output.RecordOutput<unknown>) =>
 
 /** A checkpoint: the credits the stream has spent, then its STATE counting the records since the last. */
 const checkpointItems = (stream: StreamRun, output: Output.Checkpoint) =>
-  Effect.flatMap(stream.run.budget.snapshot, ({ spent }) =>
+  Effect.flatMap(stream.spent, (spent) =>
     Ref.modify(stream.figures, (figures): [ReadonlyArray<Item>, Figures] => [
       [
-        { _tag: "Spent", stream: stream.name, credits: spentBy(stream, spent) },
+        { _tag: "Spent", stream: stream.name, credits: spent },
         message(Message.streamState(stream.name, output.state, figures.sinceCheckpoint)),
       ],
       { ...figures, sinceCheckpoint: 0 },
@@ -255,12 +253,14 @@ const checkpointItems = (stream: StreamRun, output: Output.Checkpoint) =>
   )
 
 const shortfallItems = (stream: StreamRun, output: Output.Shortfall) =>
-  Effect.flatMap(Ref.get(stream.run.stopped), (stopped) =>
+  Effect.flatMap(Effect.zip(Ref.get(stream.run.stopped), Ref.get(stream.run.failure)), ([stopped, failure]) =>
     Ref.modify(stream.figures, (figures): [ReadonlyArray<Item>, Figures] => {
       const records = output.records ?? "some"
       const text = stopped
         ? `${stream.name}: stopped on request before ${records} records of ${output.detail}`
-        : `${stream.name}: the credit budget did not cover ${records} records of ${output.detail}`
+        : Option.isSome(failure)
+          ? `${stream.name}: ${records} records of ${output.detail} not bought: the read ends on ${failure.value.stream === undefined ? "a failure" : `${failure.value.stream}'s failure`}`
+          : `${stream.name}: the credit budget did not cover ${records} records of ${output.detail}`
       return [
         [message(Message.log("WARN", text))],
         {
@@ -300,7 +300,7 @@ const itemsOf = (stream: StreamRun, output: Output.Output<unknown>): Effect.Effe
 const endStream = (stream: StreamRun, syncMode: Catalog.SyncMode, outcome: "succeeded" | "failed") =>
   Effect.gen(function* () {
     const figures = yield* Ref.get(stream.figures)
-    const { spent } = yield* stream.run.budget.snapshot
+    const spent = yield* stream.spent
     // A stop during the stream may have cut work no output counted: not complete.
     const stopped = yield* Ref.get(stream.run.stopped)
     const summary: StreamSummary = {
@@ -308,7 +308,7 @@ const endStream = (stream: StreamRun, syncMode: Catalog.SyncMode, outcome: "succ
       syncMode,
       records: figures.records,
       pages: figures.pages,
-      creditsSpent: spentBy(stream, spent),
+      creditsSpent: spent,
       recordsLeft: figures.recordsLeft,
       creditsNeeded: figures.creditsNeeded,
       status: outcome,
@@ -345,8 +345,19 @@ const notRead = (run: Run, entry: Catalog.ConfiguredStream, state: "nothing to r
         ],
   )
 
-/** One configured stream of the catalog, read: STARTED, its items, then its closing line and status. */
-const streamItems = (run: Run, entry: Catalog.ConfiguredStream) =>
+/** A credited stream's place in the turn (creditedInTurn); a free stream has none. */
+interface Turn {
+  /** The stream will reserve no more credits: the next credited stream may begin. */
+  readonly handOver: Effect.Effect<void>
+  /** Every credited stream before this one has ended. */
+  readonly earlierEnded: Effect.Effect<void>
+}
+
+/**
+ * One configured stream of the catalog, read: STARTED, its items, then its closing line and
+ * status. A credited stream spends through its own share of the budget (CreditBudget.share).
+ */
+const streamItems = (run: Run, entry: Catalog.ConfiguredStream, turn: Turn | undefined) =>
   Stream.unwrap(
     Effect.gen(function* () {
       const { config, state, startedAt } = run.options
@@ -358,13 +369,16 @@ const streamItems = (run: Run, entry: Catalog.ConfiguredStream) =>
         return Stream.fromIterable(yield* notRead(run, entry, "nothing to read"))
       const { syncMode, downgraded } = Catalog.syncModeOf(entry)
       const name = definition.stream.name
+      const share =
+        definition.credited && turn !== undefined
+          ? yield* CreditBudget.share(run.budget, turn.earlierEnded)
+          : undefined
       const stream: StreamRun = {
         run,
         name,
         figures: yield* Ref.make(noFigures),
         estimate: new Estimate(),
-        spentBefore: (yield* run.budget.snapshot).spent,
-        credited: definition.credited,
+        spent: share === undefined ? Effect.succeed(0) : Effect.map(share.own, (own) => own.spent),
       }
       const exclude = excluding(config, entry)
       const opening = [status(name, "STARTED")]
@@ -377,7 +391,16 @@ const streamItems = (run: Run, entry: Catalog.ConfiguredStream) =>
             ),
           ),
         )
-      const items = definition.read({ config, syncMode, state: state.get(name), startedAt }).pipe(
+      const read = definition.read({
+        config,
+        syncMode,
+        state: state.get(name),
+        startedAt,
+        reservedAll: turn?.handOver,
+      })
+      const items = (
+        share === undefined ? read : Stream.provideService(read, CreditBudget.CreditBudget, share)
+      ).pipe(
         Stream.mapEffect((output) => itemsOf(stream, output)),
         Stream.flattenIterables,
         // Excluded fields (config exclude_fields, catalog field selection) leave before the record does.
@@ -497,37 +520,94 @@ const watchStop = (run: Run) =>
       )
 
 /**
- * The streams of the catalog: the credited ones one after another in catalog order, the free ones
- * (one after another too) beside them, so their round trips overlap the credited reads (the
- * client's limits pace both). A free stream's failure ends the read once the credited stream
- * running ends (interrupting it would lose the pages in flight, which are paid for), and the
- * credited streams not begun are not started; a credited stream's failure ends the read at once
- * (the free stream beside it loses only free pages).
+ * The credited streams in turn, in catalog order: each begins once the one before has reserved all
+ * it will (ReadInput.reservedAll) or ended, so the first round trip of the next overlaps the last
+ * of the one before; a batch the budget cannot cover whole waits for the streams before to end
+ * (CreditBudget.share), so the budget goes to them in catalog order, as the plan counts it. A
+ * credited stream's failure is kept for the read to report; the budget is closed, so a stream
+ * begun beside it buys nothing more, lands what it has in flight, checkpoints it and ends; the
+ * streams not begun are not started; and `creditedFailed` interrupts the free streams.
  */
-const streamsOf = (run: Run) => {
-  const entries = run.options.catalog.streams
-  const isFree = (entry: Catalog.ConfiguredStream) => definitionOf(entry.stream.name)?.credited === false
-  const inTurn = (selected: ReadonlyArray<Catalog.ConfiguredStream>) =>
-    // Each stream built when its turn comes, so a stop or a failure during an earlier one is seen.
-    Stream.flatMap(Stream.fromIterable(selected), (entry) => streamItems(run, entry))
-  // A free stream's failure is kept (streamItems keeps a stream's own) and reported once the
-  // credited end; the free streams after it are then not started, and say so.
-  const free = Stream.mergeAll(
-    entries
-      .filter(isFree)
-      .map((entry) =>
-        streamItems(run, entry).pipe(
-          Stream.catchAllCause((cause) =>
-            Stream.drain(Stream.fromEffect(failed(run, { stream: undefined, cause }))),
+const creditedInTurn = (
+  run: Run,
+  entries: ReadonlyArray<Catalog.ConfiguredStream>,
+  creditedFailed: Deferred.Deferred<void>,
+) =>
+  Effect.gen(function* () {
+    const handedOver = yield* Effect.forEach(entries, () => Deferred.make<void>())
+    const ended = yield* Effect.forEach(entries, () => Deferred.make<void>())
+    const streams = entries.map((entry, index) => {
+      const mine = { handedOver: handedOver[index], ended: ended[index] }
+      const turn: Turn = {
+        handOver: mine.handedOver === undefined ? Effect.void : Deferred.done(mine.handedOver, Exit.void),
+        earlierEnded: Effect.forEach(ended.slice(0, index), Deferred.await, { discard: true }),
+      }
+      const before = handedOver[index - 1]
+      // Built when its turn comes, so a stop or a failure during an earlier one is seen.
+      const begun = Stream.unwrap(
+        Effect.as(before === undefined ? Effect.void : Deferred.await(before), streamItems(run, entry, turn)),
+      )
+      return begun.pipe(
+        Stream.catchAllCause((cause) =>
+          Stream.drain(
+            Stream.fromEffect(
+              Effect.all([
+                failed(run, { stream: undefined, cause }),
+                run.budget.close,
+                Deferred.succeed(creditedFailed, undefined),
+              ]),
+            ),
           ),
         ),
-      ),
-    { concurrency: "unbounded" },
+        Stream.ensuring(
+          Effect.all([
+            turn.handOver,
+            mine.ended === undefined ? Effect.void : Deferred.succeed(mine.ended, undefined),
+          ]),
+        ),
+      )
+    })
+    // Merging hands every chunk over between fibers: a single credited stream is read as it is.
+    return streams.length === 1
+      ? (streams[0] ?? Stream.empty)
+      : Stream.mergeAll(streams, { concurrency: "unbounded" })
+  })
+
+/**
+ * The streams of the catalog: the credited ones in turn (creditedInTurn), the free ones beside
+ * them and each other, so their round trips overlap the credited reads (the client's limits pace
+ * them all, the counts asked ahead of need last). A free stream's failure is kept and reported
+ * once the streams running end (interrupting a credited one would lose the pages in flight, which
+ * are paid for), and the credited streams not begun are not started; a credited stream's failure
+ * interrupts the free streams (they lose only free pages).
+ */
+const streamsOf = (run: Run) =>
+  Stream.unwrap(
+    Effect.gen(function* () {
+      const entries = run.options.catalog.streams
+      const isFree = (entry: Catalog.ConfiguredStream) => definitionOf(entry.stream.name)?.credited === false
+      const creditedFailed = yield* Deferred.make<void>()
+      const credited = yield* creditedInTurn(
+        run,
+        entries.filter((entry) => !isFree(entry)),
+        creditedFailed,
+      )
+      if (!entries.some(isFree)) return credited
+      const free = Stream.mergeAll(
+        entries
+          .filter(isFree)
+          .map((entry) =>
+            streamItems(run, entry, undefined).pipe(
+              Stream.catchAllCause((cause) =>
+                Stream.drain(Stream.fromEffect(failed(run, { stream: undefined, cause }))),
+              ),
+            ),
+          ),
+        { concurrency: "unbounded" },
+      ).pipe(Stream.interruptWhenDeferred(creditedFailed))
+      return Stream.merge(credited, free)
+    }),
   )
-  const credited = inTurn(entries.filter((entry) => !isFree(entry)))
-  // Merging hands every chunk over between fibers: a catalog without free streams is read as it is.
-  return entries.some(isFree) ? Stream.merge(credited, free) : credited
-}
 
 /** The items of a read: the catalog's streams, then the closing lines and the summary (or the failure). */
 export const read = (options: ReadOptions): Read => {

@@ -6,7 +6,7 @@
  */
 import type { Catalog, Streams } from "@salesintel/airbyte"
 import type { ApiError, Client, CreditBudget } from "@salesintel/core"
-import type { Stream } from "effect"
+import type { Effect, Stream } from "effect"
 import type { SourceConfig } from "./Config.ts"
 import type { LedgerError } from "./engine/BoughtLedger.ts"
 import type { Output } from "./Output.ts"
@@ -19,13 +19,21 @@ export interface ReadInput {
   readonly state: unknown
   /** The run's clock reading, in epoch milliseconds: one "now" for every record of the run. */
   readonly startedAt: number
+  /**
+   * For a credited stream the engine reads in turn (Read.ts): run once the stream will reserve no
+   * more credits (what it has in flight may still land), so the next credited stream begins beside
+   * it instead of one latency later. A stream that never runs it hands over when it ends.
+   */
+  readonly reservedAll?: Effect.Effect<void> | undefined
 }
 
 export interface StreamDefinition<A> {
   readonly stream: Streams.StreamEntry<A>
   /**
-   * Spends credits. A read runs the credited streams one after another in catalog order (so the
-   * budget goes to them in that order, as the plan counts it) and the free ones beside them.
+   * Spends credits. A read runs the credited streams in turn in catalog order (each begins once the
+   * one before has reserved all it will, and a batch it cannot have whole waits for the streams
+   * before to end, so the budget goes to them in that order, as the plan counts it) and the free
+   * ones beside them.
    */
   readonly credited: boolean
   /** Nothing configured for it: the stream has nothing to read. */

@@ -38,6 +38,12 @@ export interface Options<A> {
   readonly plan?: Partitioner.Plan | undefined
   /** On a failure, the pages in flight land and are emitted before it (Pager.landInFlightOnFailure). */
   readonly landInFlightOnFailure?: boolean | undefined
+  /**
+   * Run once every planned page of the query has its reservation (its pages may still be in
+   * flight): what the caller hands over then (the next credited stream may begin). Not run when the
+   * query fails first. A part that grows past its plan may still reserve its extra pages after it.
+   */
+  readonly onAllReserved?: Effect.Effect<void> | undefined
 }
 
 /** The search's partitions, sized with the free preview (`partition`, below, of the options). */
@@ -238,6 +244,7 @@ const events = <A>(
       // Stopped before the search began: not even its free previews are asked for.
       if ((yield* budget.snapshot).closed) {
         yield* Deferred.succeed(allReserved, true)
+        if (options.onAllReserved !== undefined) yield* options.onAllReserved
         return Stream.make<Array<Event<A>>>({
           _tag: "Refused",
           part: options.name,
@@ -257,6 +264,8 @@ const events = <A>(
       const completed = new Set(options.position?.completed ?? [])
       const toRead = parts.parts.filter((part) => !completed.has(partKey(options.name, part.filters)))
       const pages = yield* pipelined(options, shared, toRead, allReserved)
+      if (options.onAllReserved !== undefined)
+        yield* Effect.forkScoped(Effect.zipRight(Deferred.await(allReserved), options.onAllReserved))
       return Stream.concat(Stream.fromIterable(opening), pages)
     }),
   )

@@ -95,6 +95,8 @@ const read = (input: ReadInput) =>
         known,
         fetchedAt: new Date(input.startedAt).toISOString(),
         checkpoint: stateNow(!incremental),
+        // The emails buy after the searches: the stream has reserved all only once they did.
+        reservedAll: settings.emails.length === 0 ? input.reservedAll : undefined,
       }
       const prepared = yield* prepare(context, emailsDone, incremental)
       const { available } = yield* (yield* CreditBudget.CreditBudget).snapshot
@@ -108,7 +110,15 @@ const read = (input: ReadInput) =>
       const searches = incremental
         ? Stream.fromIterable(settings.searches).pipe(
             Stream.flatMap((search) =>
-              revised(search, incrementalSearch(context, search, prepared.plans.get(search.name))),
+              revised(
+                search,
+                incrementalSearch(
+                  context,
+                  search,
+                  prepared.plans.get(search.name),
+                  search === settings.searches.at(-1),
+                ),
+              ),
             ),
           )
         : fullRefreshSearches(context, settings.searches, prepared.plans, position, unfinished, revised)

@@ -73,10 +73,11 @@ export const fullRefreshSearches = (
   Stream.unwrapScoped(
     Effect.gen(function* () {
       const start = yield* Ref.get(position)
-      const queries = searches.map((search) => ({
+      const queries = searches.map((search, index) => ({
         ...searchQuery(context, search),
         position: start,
         plan: plans.get(search.name),
+        onAllReserved: index === searches.length - 1 ? context.reservedAll : undefined,
       }))
       const events = yield* PagedQuery.inTurn(queries)
       const read = searches.map((search, index) =>
@@ -99,7 +100,7 @@ export const fullRefreshSearches = (
   )
 
 /** Read straight through the credited search; its parts are disjoint, so no part buys what another bought. */
-const directSearch = (context: Context, search: ContactSearch, plan: Partitioner.Plan) => {
+const directSearch = (context: Context, search: ContactSearch, plan: Partitioner.Plan, last: boolean) => {
   const reachable = plan.parts.reduce((sum, part) => sum + part.count, 0)
   const said = Output.log(
     "INFO",
@@ -107,7 +108,12 @@ const directSearch = (context: Context, search: ContactSearch, plan: Partitioner
   )
   // A failure lets the pages in flight land first (they are paid for); the next run lists the rest.
   const pages = Purchases.creditedPages({
-    events: PagedQuery.run({ ...searchQuery(context, search), plan, landInFlightOnFailure: true }),
+    events: PagedQuery.run({
+      ...searchQuery(context, search),
+      plan,
+      landInFlightOnFailure: true,
+      onAllReserved: last ? context.reservedAll : undefined,
+    }),
     keyOf: matchId,
     checkpoint: context.checkpoint,
     bought: context.known,
@@ -127,6 +133,8 @@ export const incrementalSearch = (
   context: Context,
   search: ContactSearch,
   plan: Partitioner.Plan | undefined,
+  /** The stream's last search: a direct read says when it has reserved all (Context.reservedAll). */
+  last: boolean,
 ): Stream.Stream<ContactOutput, ContactError, CreditBudget.CreditBudget> =>
   Stream.unwrap(
     Effect.gen(function* () {
@@ -134,7 +142,7 @@ export const incrementalSearch = (
       if (plan === undefined || closed || context.known.hasFresh()) return listedSearch(context, search, plan)
       const reachable = plan.parts.reduce((sum, part) => sum + part.count, 0)
       return reachable + plan.parts.length * context.config.page_size <= available
-        ? directSearch(context, search, plan)
+        ? directSearch(context, search, plan, last)
         : listedSearch(context, search, plan)
     }),
   )
