@@ -198,10 +198,14 @@ export const openSandbox = (
  * follow the latency, and the cap is what bounds them whatever it is), the page being mapped, the
  * one waiting for its checkpoint and the one in the loader's open transaction. The first run now
  * buys throughout (a search with nothing bought is read directly), so that pipeline is full
- * whenever the kill comes: concurrency + 3 pages, the same 300 credits as before.
+ * whenever the kill comes: concurrency + 3 pages. And the companies begin once the contacts have
+ * reserved their last page (the credited streams are read in turn, source/src/Read.ts), so their
+ * batch, bought while the contacts' last pages land, may be paid for and not committed beside
+ * them: its 25 domains, one batch.
  */
 export const suiteConcurrency = 3
-export const sigkillBound = (suiteConcurrency + 3) * 50
+export const suiteCompanies = 25
+export const sigkillBound = (suiteConcurrency + 3) * 50 + suiteCompanies
 
 /**
  * Through the pipe (the source on its own, where the bought set is in the state), the set is
@@ -230,7 +234,7 @@ export const chaosConfig = (sandbox: Sandbox, overrides: Record<string, unknown>
   base_url: sandbox.url,
   credit_budget: 20_000,
   contacts: { searches: [{ name: "it-vps", filters: { job_departments: ["it_is"], job_levels: ["vp"] } }] },
-  companies: { domains: sandbox.dataset.companies.slice(0, 25).map((company) => company.domain) },
+  companies: { domains: sandbox.dataset.companies.slice(0, suiteCompanies).map((company) => company.domain) },
   taxonomy: { products: ["cloud", "data"] },
   concurrency: suiteConcurrency,
   ...overrides,

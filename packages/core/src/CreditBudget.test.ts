@@ -80,6 +80,7 @@ describe("CreditBudget.share", () => {
         // 10 are available now; the batch of 30 waits instead of taking them and stopping there.
         const batch = yield* Effect.fork(second.reserveUpTo(30))
         yield* Effect.yieldNow()
+        expect(Option.isNone(yield* Fiber.poll(batch))).toBe(true)
         expect((yield* budget.snapshot).reserved).toBe(50)
         yield* first.settle(lastPage, 10)
         yield* Deferred.succeed(earlierEnded, undefined)

@@ -128,16 +128,19 @@ export interface Share extends CreditBudgetService {
  */
 export const share = (budget: CreditBudgetService, earlierEnded: Effect.Effect<void>): Effect.Effect<Share> =>
   Effect.map(Ref.make({ spent: 0, uncertain: 0 }), (own) => {
+    // Uninterruptible but for the wait: a reservation taken is always returned or released.
     const reserveUpTo = (credits: number) =>
-      Effect.flatMap(budget.reserveUpTo(credits), (first) =>
-        Option.isSome(first) && first.value.credits === credits
-          ? Effect.succeed(first)
-          : Effect.gen(function* () {
-              if (Option.isSome(first)) yield* budget.release(first.value)
-              if ((yield* budget.snapshot).closed) return Option.none<Reservation>()
-              yield* earlierEnded
-              return yield* budget.reserveUpTo(credits)
-            }),
+      Effect.uninterruptibleMask((restore) =>
+        Effect.flatMap(budget.reserveUpTo(credits), (first) =>
+          Option.isSome(first) && first.value.credits === credits
+            ? Effect.succeed(first)
+            : Effect.gen(function* () {
+                if (Option.isSome(first)) yield* budget.release(first.value)
+                if ((yield* budget.snapshot).closed) return Option.none<Reservation>()
+                yield* restore(earlierEnded)
+                return yield* budget.reserveUpTo(credits)
+              }),
+        ),
       )
     return {
       reserve: budget.reserve,

@@ -101,23 +101,21 @@ export const layer = (requestsPerMinute: number): Layer.Layer<RequestRateLimit> 
       const ahead = yield* Queue.unbounded<Deferred.Deferred<void>>()
       // One token per waiter of either kind, offered after it: the hand-out waits on these.
       const waiters = yield* Queue.unbounded<void>()
-      const nextWaiter = Effect.zipRight(
-        Queue.take(waiters),
-        Effect.flatMap(Queue.poll(needed), (first) =>
-          first._tag === "Some" ? Effect.succeed(first.value) : Queue.take(ahead),
-        ),
+      // Once a slot is due: the first needed waiter, else the first ahead of need (the token taken
+      // says one is queued).
+      const chosen = Effect.flatMap(Queue.poll(needed), (first) =>
+        first._tag === "Some" ? Effect.succeed(first.value) : Queue.take(ahead),
       )
-      // The next waiter its slot, at its time; returns the bucket's time after it.
+      // The next slot, once a waiter is queued, to whoever waits when it comes; returns the
+      // bucket's time after it (unchanged when that waiter had given up: the slot is still free).
       const handOut = (tat: number): Effect.Effect<number> =>
         Effect.gen(function* () {
-          const next = yield* nextWaiter
-          if (yield* Deferred.isDone(next)) return tat
+          yield* Queue.take(waiters)
           yield* waitUntilResumed(resumeAt)
           const now = yield* Clock.currentTimeMillis
           const slot = nextStart(tat, now, emissionMillis, limit)
           if (slot.startAt > now) yield* Effect.sleep(Duration.millis(slot.startAt - now))
-          // Given up meanwhile: the slot is the next waiter's.
-          return (yield* Deferred.succeed(next, undefined)) ? slot.tat : tat
+          return (yield* Deferred.succeed(yield* chosen, undefined)) ? slot.tat : tat
         })
       yield* Effect.forkScoped(Effect.iterate(Number.NEGATIVE_INFINITY, { while: () => true, body: handOut }))
       // Queued whole (the waiter and its token) or not at all; given up, it is marked done.

@@ -1,8 +1,9 @@
 /**
  * The read engine: runs each configured stream's definition and turns what it yields into
- * protocol messages. The credited streams run one after another in catalog order (the budget goes
- * to them in that order, as the plan counts it); the free ones run beside them, so their round
- * trips overlap the credited reads (streamsOf). Records go out as they come; each checkpoint
+ * protocol messages. The credited streams run in turn in catalog order, each beginning once the
+ * one before has reserved all it will (the budget goes to them in that order, as the plan counts
+ * it); the free ones run beside them and each other, so their round trips overlap the credited
+ * reads (streamsOf). Records go out as they come; each checkpoint
  * becomes a STATE message counting the records since the previous one; shortfalls (work the
  * credit budget did not cover) are summed and reported at the end, and the read still succeeds.
  * The first failure ends the read with a TRACE error whose failure_type says who must act:
@@ -259,7 +260,7 @@ const shortfallItems = (stream: StreamRun, output: Output.Shortfall) =>
       const text = stopped
         ? `${stream.name}: stopped on request before ${records} records of ${output.detail}`
         : Option.isSome(failure)
-          ? `${stream.name}: ${records} records of ${output.detail} not bought: the read ends on ${failure.value.stream === undefined ? "a failure" : `${failure.value.stream}'s failure`}`
+          ? `${stream.name}: ${records} records of ${output.detail} not bought: the read ends on ${failure.value.stream === undefined ? "a failure" : `the failure of ${failure.value.stream}`}`
           : `${stream.name}: the credit budget did not cover ${records} records of ${output.detail}`
       return [
         [message(Message.log("WARN", text))],

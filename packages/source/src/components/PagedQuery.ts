@@ -57,8 +57,10 @@ export type Event<A> =
   | { readonly _tag: "Planned"; readonly plan: Partitioner.Plan }
   | { readonly _tag: "Warning"; readonly message: string }
   /**
-   * A page of records. `afterGap`: it landed after an earlier page was refused (it was in flight,
-   * and is paid for), so the part's position must not move past the refused page.
+   * A page of records. `afterGap`: it is passed on after a refusal (it was in flight, and is paid
+   * for), so the position must not move past the refused page. Decided where the caller takes the
+   * events (`passedOn`), in their order: a part that runs ahead may be refused while the pages of
+   * the parts before it still wait to be passed on, and those are not after the gap.
    */
   | {
       readonly _tag: "Page"
@@ -83,8 +85,10 @@ export type Event<A> =
  * What the parts of a search share, and the searches read in turn (`inTurn`) share with each other.
  */
 interface Shared {
-  /** Once a part is refused, no later part is read (its pages in flight still land). */
+  /** Once a part is refused, no later part is begun (its pages in flight still land). */
   readonly refused: Ref.Ref<boolean>
+  /** A refusal has been passed on to the caller: what comes after it is after the gap. */
+  readonly refusalPassedOn: Ref.Ref<boolean>
   /**
    * Pages paid for and not yet passed to the caller, across every part (Pager's `unemitted`): at
    * most `concurrency`, given back as the caller takes each page (`passedOn`).
@@ -95,6 +99,7 @@ interface Shared {
 const makeShared = (concurrency: number): Effect.Effect<Shared> =>
   Effect.all({
     refused: Ref.make(false),
+    refusalPassedOn: Ref.make(false),
     unemitted: Effect.makeSemaphore(Math.max(1, Math.floor(concurrency))),
   })
 
@@ -104,6 +109,8 @@ const partEvents = <A>(
   shared: Shared,
   part: Partitioner.Part,
   plannedReserved: Deferred.Deferred<boolean>,
+  /** This part's own refusal: a later part's does not make it unfinished. */
+  refusedHere: Ref.Ref<boolean>,
 ): Stream.Stream<Event<A>, ApiError.ApiError, CreditBudget.CreditBudget> => {
   const key = partKey(options.name, part.filters)
   const current = options.position?.current
@@ -122,15 +129,15 @@ const partEvents = <A>(
     Stream.mapEffect((event): Effect.Effect<Event<A>> => {
       switch (event._tag) {
         case "PageFetched":
-          return Effect.map(Ref.get(shared.refused), (afterGap) => ({
+          return Effect.succeed({
             _tag: "Page",
             part: key,
             page: event.page,
-            afterGap,
+            afterGap: false,
             holdsUnemitted: event.holdsUnemitted,
-          }))
+          })
         case "BudgetExhausted":
-          return Effect.as(Ref.set(shared.refused, true), {
+          return Effect.as(Effect.zipRight(Ref.set(refusedHere, true), Ref.set(shared.refused, true)), {
             _tag: "Refused",
             part: key,
             nextPage: event.nextPage,
@@ -147,8 +154,8 @@ const partEvents = <A>(
   )
   // A part refused part-way is not done: the next run resumes it.
   const done = Stream.unwrap(
-    Effect.map(Ref.get(shared.refused), (wasRefused) =>
-      wasRefused ? Stream.empty : Stream.make<Array<Event<A>>>({ _tag: "PartDone", part: key }),
+    Effect.map(Ref.get(refusedHere), (refused) =>
+      refused ? Stream.empty : Stream.make<Array<Event<A>>>({ _tag: "PartDone", part: key }),
     ),
   )
   return Stream.concat(pages, done)
@@ -191,7 +198,11 @@ const pipelined = <A>(
                 part: partKey(options.name, part.filters),
                 records: part.count,
               })
-            : partEvents(options, shared, part, plannedReserved),
+            : Stream.unwrap(
+                Effect.map(Ref.make(false), (refusedHere) =>
+                  partEvents(options, shared, part, plannedReserved, refusedHere),
+                ),
+              ),
         ),
       ).pipe(Stream.tapErrorCause(() => Ref.set(failed, true)))
     const [firstPart, ...laterParts] = toRead
@@ -270,13 +281,31 @@ const events = <A>(
     }),
   )
 
-/** Events as the caller takes them: a page taken gives its permit back, so a page further on can be sent. */
+/**
+ * Events as the caller takes them: a page taken gives its permit back, so a page further on can be
+ * sent. Once a refusal is passed on, the pages after it are after the gap and the parts that end
+ * after it are not done: the position stays at the refused page, the earliest the caller met.
+ */
 const passedOn =
   (shared: Shared) =>
   <A, E, R>(taken: Stream.Stream<Event<A>, E, R>): Stream.Stream<Event<A>, E, R> =>
-    Stream.tap(taken, (event) =>
-      event._tag === "Page" && event.holdsUnemitted ? shared.unemitted.release(1) : Effect.void,
-    )
+    Stream.mapConcatEffect(taken, (event): Effect.Effect<ReadonlyArray<Event<A>>> => {
+      switch (event._tag) {
+        case "Page":
+          return Effect.zipRight(
+            event.holdsUnemitted ? shared.unemitted.release(1) : Effect.void,
+            Effect.map(Ref.get(shared.refusalPassedOn), (afterGap) => [
+              afterGap ? { ...event, afterGap } : event,
+            ]),
+          )
+        case "Refused":
+          return Effect.as(Ref.set(shared.refusalPassedOn, true), [event])
+        case "PartDone":
+          return Effect.map(Ref.get(shared.refusalPassedOn), (after) => (after ? [] : [event]))
+        default:
+          return Effect.succeed([event])
+      }
+    })
 
 export const run = <A>(
   options: Options<A>,

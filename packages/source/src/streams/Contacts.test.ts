@@ -7,7 +7,7 @@
 import { describe, expect, it } from "@effect/vitest"
 import type { Catalog } from "@salesintel/airbyte"
 import { CreditBudget } from "@salesintel/core"
-import { Chunk, Effect, Either, Fiber, Layer, Option, Stream, TestClock } from "effect"
+import { Chunk, type Duration, Effect, Either, Fiber, Layer, Option, Stream, TestClock } from "effect"
 import * as Config from "../Config.ts"
 import * as BoughtLedger from "../engine/BoughtLedger.ts"
 import type * as Output from "../Output.ts"
@@ -193,6 +193,66 @@ describe("contacts, on the provider in memory", () => {
         // The first search from its page 4 on, then the second whole (a full refresh buys each search).
         expect(provider.charged()).toBe(65 + 95)
         expect(records(rest)).toBe(65 + 95)
+      }),
+  )
+
+  /** A read on a provider that takes a second a request, the test clock moved until it ends. */
+  const readTimed = (
+    provider: ReturnType<typeof fakeProvider>,
+    config: Config.SourceConfig,
+    state: unknown,
+    stopAfter?: Duration.DurationInput,
+  ) =>
+    Effect.gen(function* () {
+      const budget = yield* CreditBudget.make(config.credit_budget)
+      const fiber = yield* contacts
+        .read({ config, syncMode: "full_refresh", state, startedAt: now })
+        .pipe(
+          Stream.runCollect,
+          Effect.provide(Layer.merge(provider.layer, Layer.succeed(CreditBudget.CreditBudget, budget))),
+          Effect.fork,
+        )
+      if (stopAfter !== undefined) yield* Effect.fork(Effect.delay(budget.close, stopAfter))
+      let steps = 0
+      while (Option.isNone(yield* Fiber.poll(fiber)) && steps < 120) {
+        yield* TestClock.adjust("500 millis")
+        steps++
+      }
+      const outputs = Chunk.toReadonlyArray(yield* Fiber.join(fiber))
+      const checkpoints = outputs.flatMap((output) => (output._tag === "Checkpoint" ? [output.state] : []))
+      return { outputs, failure: undefined, state: checkpoints.at(-1) ?? state } satisfies Ran
+    })
+
+  it.effect(
+    "a search refused while the pages of the one before wait to be passed on leaves that one done",
+    () =>
+      Effect.gen(function* () {
+        // 100 credits: the first search's ten pages hold them all (the last a full page for its 5),
+        // so the second's first page is refused while they are still in flight.
+        const searches = ["a", "b"].map((name) => ({ name, filters: { job_levels: ["mgr"] } }))
+        const config = { ...configOf({ searches }, 100), concurrency: 16 }
+        const cut = yield* readTimed(fakeProvider({ contacts: 95, latency: "1 second" }), config, undefined)
+        expect(records(cut)).toBe(95)
+        const provider = fakeProvider({ contacts: 95, latency: "1 second" })
+        yield* readTimed(provider, { ...config, credit_budget: 10_000 }, cut.state)
+        // The second search alone: the first is done.
+        expect(provider.charged()).toBe(95)
+      }),
+  )
+
+  it.effect(
+    "a stop during a full refresh of two searches resumes where it stopped: nothing bought twice",
+    () =>
+      Effect.gen(function* () {
+        const searches = ["a", "b"].map((name) => ({ name, filters: { job_levels: ["mgr"] } }))
+        const config = { ...configOf({ searches }), concurrency: 2 }
+        const first = fakeProvider({ contacts: 95, latency: "1 second" })
+        const cut = yield* readTimed(first, config, undefined, "3500 millis")
+        expect(records(cut)).toBeGreaterThan(0)
+        expect(records(cut)).toBeLessThan(95)
+        const provider = fakeProvider({ contacts: 95, latency: "1 second" })
+        yield* readTimed(provider, config, cut.state)
+        expect(first.charged() + provider.charged()).toBe(190)
       }),
   )
 
