@@ -187,7 +187,7 @@ describe("contacts, on the provider in memory", () => {
         )
         expect(records(cut)).toBe(30)
         // The second search is not begun: its 95 are one shortfall, the first's rest another.
-        expect(shortfalls(cut).reduce((sum, n) => sum + n, 0)).toBe(65 + 95)
+        expect(shortfalls(cut).reduce<number>((sum, n) => sum + (n ?? 0), 0)).toBe(65 + 95)
         const provider = fakeProvider({ contacts: 95 })
         const rest = yield* readWith(provider, configOf({ searches }), cut.state, "full_refresh")
         // The first search from its page 4 on, then the second whole (a full refresh buys each search).
