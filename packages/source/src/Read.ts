@@ -207,6 +207,8 @@ interface Run {
   readonly ended: Ref.Ref<ReadonlyArray<StreamSummary>>
   /** The first stream to fail: what the read reports once the streams still running end. */
   readonly failure: Ref.Ref<Option.Option<Failure>>
+  /** The budget shares of the credited streams after the first (CreditBudget.share). */
+  readonly shares: Ref.Ref<ReadonlyArray<CreditBudget.Share>>
 }
 
 const message = (value: Message.Message): Item => ({ _tag: "Message", message: value })
@@ -348,11 +350,38 @@ const notRead = (run: Run, entry: Catalog.ConfiguredStream, state: "nothing to r
 
 /** A credited stream's place in the turn (creditedInTurn); a free stream has none. */
 interface Turn {
+  /** The first credited stream: nothing before it to wait for. */
+  readonly first: boolean
   /** The stream will reserve no more credits: the next credited stream may begin. */
   readonly handOver: Effect.Effect<void>
   /** Every credited stream before this one has ended. */
   readonly earlierEnded: Effect.Effect<void>
+  /** The stream ended, however: it hands over if it had not, and says it ended. */
+  readonly settled: Effect.Effect<void>
+  /** The stream failed (its failure kept): nothing more is bought, the free streams stop. */
+  readonly failed: Effect.Effect<void>
 }
+
+/**
+ * What a credited stream spends through: the run's budget for the first (it has nothing to wait
+ * for, and providing a service to a stream costs on every record it passes), a share for the
+ * others; and how its credits are counted: a share's own, and for the first what the run spent
+ * less the shares' (only credited streams spend).
+ */
+const budgetOf = (run: Run, turn: Turn) =>
+  Effect.gen(function* () {
+    if (turn.first) {
+      const spent = Effect.gen(function* () {
+        const shared = yield* Effect.forEach(yield* Ref.get(run.shares), (share) => share.own)
+        const { spent } = yield* run.budget.snapshot
+        return spent - shared.reduce((sum, own) => sum + own.spent, 0)
+      })
+      return { share: undefined, spent }
+    }
+    const share = yield* CreditBudget.share(run.budget, turn.earlierEnded)
+    yield* Ref.update(run.shares, (shares) => [...shares, share])
+    return { share, spent: Effect.map(share.own, (own) => own.spent) }
+  })
 
 /**
  * One configured stream of the catalog, read: STARTED, its items, then its closing line and
@@ -364,22 +393,23 @@ const streamItems = (run: Run, entry: Catalog.ConfiguredStream, turn: Turn | und
       const { config, state, startedAt } = run.options
       const definition = definitionOf(entry.stream.name)
       // Stopped, or another stream failed, before this one began: it is not started, and says so.
+      const settled = turn?.settled ?? Effect.void
       if ((yield* Ref.get(run.stopped)) || Option.isSome(yield* Ref.get(run.failure)))
-        return Stream.fromIterable(yield* notRead(run, entry, "not started"))
+        return Stream.ensuring(Stream.fromIterable(yield* notRead(run, entry, "not started")), settled)
       if (definition === undefined || !definition.isConfigured(config))
-        return Stream.fromIterable(yield* notRead(run, entry, "nothing to read"))
+        return Stream.ensuring(Stream.fromIterable(yield* notRead(run, entry, "nothing to read")), settled)
       const { syncMode, downgraded } = Catalog.syncModeOf(entry)
       const name = definition.stream.name
-      const share =
+      const { share, spent } =
         definition.credited && turn !== undefined
-          ? yield* CreditBudget.share(run.budget, turn.earlierEnded)
-          : undefined
+          ? yield* budgetOf(run, turn)
+          : { share: undefined, spent: Effect.succeed(0) }
       const stream: StreamRun = {
         run,
         name,
         figures: yield* Ref.make(noFigures),
         estimate: new Estimate(),
-        spent: share === undefined ? Effect.succeed(0) : Effect.map(share.own, (own) => own.spent),
+        spent,
       }
       const exclude = excluding(config, entry)
       const opening = [status(name, "STARTED")]
@@ -406,9 +436,6 @@ const streamItems = (run: Run, entry: Catalog.ConfiguredStream, turn: Turn | und
         Stream.flattenIterables,
         // Excluded fields (config exclude_fields, catalog field selection) leave before the record does.
         Stream.map((item) => (item._tag === "Message" ? message(exclude(item.message)) : item)),
-        Stream.tapErrorCause((cause) =>
-          Effect.zipRight(endStream(stream, syncMode, "failed"), failed(run, { stream: name, cause })),
-        ),
       )
       const closing = Stream.unwrap(
         Effect.map(endStream(stream, syncMode, "succeeded"), (summary) =>
@@ -430,8 +457,18 @@ const streamItems = (run: Run, entry: Catalog.ConfiguredStream, turn: Turn | und
           ? Effect.void
           : endStream(stream, syncMode, "failed"),
       )
-      return Stream.concat(Stream.fromIterable(opening), Stream.concat(items, closing)).pipe(
-        Stream.ensuring(interrupted),
+      const failing = (cause: Cause.Cause<ReadError>) =>
+        Effect.zipRight(endStream(stream, syncMode, "failed"), failed(run, { stream: name, cause }))
+      // A free stream's failure goes on to streamsOf; a credited one's ends the stream here, kept for
+      // the read to report once the streams beside it end (creditedInTurn).
+      const whole =
+        turn === undefined
+          ? Stream.tapErrorCause(Stream.concat(items, closing), failing)
+          : Stream.catchAllCause(Stream.concat(items, closing), (cause) =>
+              Stream.drain(Stream.fromEffect(Effect.zipRight(failing(cause), turn.failed))),
+            )
+      return Stream.concat(Stream.fromIterable(opening), whole).pipe(
+        Stream.ensuring(Effect.zipRight(interrupted, settled)),
       )
     }),
   )
@@ -539,34 +576,22 @@ const creditedInTurn = (
     const ended = yield* Effect.forEach(entries, () => Deferred.make<void>())
     const streams = entries.map((entry, index) => {
       const mine = { handedOver: handedOver[index], ended: ended[index] }
+      const handOver = mine.handedOver === undefined ? Effect.void : Deferred.done(mine.handedOver, Exit.void)
       const turn: Turn = {
-        handOver: mine.handedOver === undefined ? Effect.void : Deferred.done(mine.handedOver, Exit.void),
+        first: index === 0,
+        handOver,
         earlierEnded: Effect.forEach(ended.slice(0, index), Deferred.await, { discard: true }),
+        settled: Effect.zipRight(
+          handOver,
+          mine.ended === undefined ? Effect.void : Deferred.done(mine.ended, Exit.void),
+        ),
+        failed: Effect.zipRight(run.budget.close, Deferred.done(creditedFailed, Exit.void)),
       }
       const before = handedOver[index - 1]
       // Built when its turn comes, so a stop or a failure during an earlier one is seen.
-      const begun = Stream.unwrap(
-        Effect.as(before === undefined ? Effect.void : Deferred.await(before), streamItems(run, entry, turn)),
-      )
-      return begun.pipe(
-        Stream.catchAllCause((cause) =>
-          Stream.drain(
-            Stream.fromEffect(
-              Effect.all([
-                failed(run, { stream: undefined, cause }),
-                run.budget.close,
-                Deferred.succeed(creditedFailed, undefined),
-              ]),
-            ),
-          ),
-        ),
-        Stream.ensuring(
-          Effect.all([
-            turn.handOver,
-            mine.ended === undefined ? Effect.void : Deferred.succeed(mine.ended, undefined),
-          ]),
-        ),
-      )
+      return before === undefined
+        ? streamItems(run, entry, turn)
+        : Stream.unwrap(Effect.as(Deferred.await(before), streamItems(run, entry, turn)))
     })
     // Merging hands every chunk over between fibers: a single credited stream is read as it is.
     return streams.length === 1
@@ -583,32 +608,30 @@ const creditedInTurn = (
  * interrupts the free streams (they lose only free pages).
  */
 const streamsOf = (run: Run) =>
-  Stream.unwrap(
-    Effect.gen(function* () {
-      const entries = run.options.catalog.streams
-      const isFree = (entry: Catalog.ConfiguredStream) => definitionOf(entry.stream.name)?.credited === false
-      const creditedFailed = yield* Deferred.make<void>()
-      const credited = yield* creditedInTurn(
-        run,
-        entries.filter((entry) => !isFree(entry)),
-        creditedFailed,
-      )
-      if (!entries.some(isFree)) return credited
-      const free = Stream.mergeAll(
-        entries
-          .filter(isFree)
-          .map((entry) =>
-            streamItems(run, entry, undefined).pipe(
-              Stream.catchAllCause((cause) =>
-                Stream.drain(Stream.fromEffect(failed(run, { stream: undefined, cause }))),
-              ),
+  Effect.gen(function* () {
+    const entries = run.options.catalog.streams
+    const isFree = (entry: Catalog.ConfiguredStream) => definitionOf(entry.stream.name)?.credited === false
+    const creditedFailed = yield* Deferred.make<void>()
+    const credited = yield* creditedInTurn(
+      run,
+      entries.filter((entry) => !isFree(entry)),
+      creditedFailed,
+    )
+    if (!entries.some(isFree)) return credited
+    const free = Stream.mergeAll(
+      entries
+        .filter(isFree)
+        .map((entry) =>
+          streamItems(run, entry, undefined).pipe(
+            Stream.catchAllCause((cause) =>
+              Stream.drain(Stream.fromEffect(failed(run, { stream: undefined, cause }))),
             ),
           ),
-        { concurrency: "unbounded" },
-      ).pipe(Stream.interruptWhenDeferred(creditedFailed))
-      return Stream.merge(credited, free)
-    }),
-  )
+        ),
+      { concurrency: "unbounded" },
+    ).pipe(Stream.interruptWhenDeferred(creditedFailed))
+    return Stream.merge(credited, free)
+  })
 
 /** The items of a read: the catalog's streams, then the closing lines and the summary (or the failure). */
 export const read = (options: ReadOptions): Read => {
@@ -621,6 +644,7 @@ export const read = (options: ReadOptions): Read => {
         stopped: yield* Ref.make(false),
         ended: yield* Ref.make<ReadonlyArray<StreamSummary>>([]),
         failure: yield* Ref.make(Option.none<Failure>()),
+        shares: yield* Ref.make<ReadonlyArray<CreditBudget.Share>>([]),
       }
       yield* watchStop(run)
       const ending = (kept: Option.Option<Failure>) =>
@@ -646,7 +670,7 @@ export const read = (options: ReadOptions): Read => {
             ),
           ),
         )
-      return streamsOf(run).pipe(
+      return (yield* streamsOf(run)).pipe(
         Stream.concat(Stream.suspend(() => afterwards(undefined))),
         Stream.catchAllCause((cause) => afterwards(cause)),
       )
