@@ -348,6 +348,22 @@ const notRead = (run: Run, entry: Catalog.ConfiguredStream, state: "nothing to r
         ],
   )
 
+/** A stream that read to its end: its summary recorded, its closing line and status. */
+const closingItems = (stream: StreamRun, syncMode: Catalog.SyncMode) =>
+  Stream.unwrap(
+    Effect.map(endStream(stream, syncMode, "succeeded"), (summary) =>
+      Stream.make(
+        message(
+          Message.log(
+            "INFO",
+            `${stream.name}: ${summary.records} records (${syncMode}), ${summary.creditsSpent} credits`,
+          ),
+        ),
+        status(stream.name, summary.incomplete ? "INCOMPLETE" : "COMPLETE"),
+      ),
+    ),
+  )
+
 /** A credited stream's place in the turn (creditedInTurn); a free stream has none. */
 interface Turn {
   /** The first credited stream: nothing before it to wait for. */
@@ -437,19 +453,7 @@ const streamItems = (run: Run, entry: Catalog.ConfiguredStream, turn: Turn | und
         // Excluded fields (config exclude_fields, catalog field selection) leave before the record does.
         Stream.map((item) => (item._tag === "Message" ? message(exclude(item.message)) : item)),
       )
-      const closing = Stream.unwrap(
-        Effect.map(endStream(stream, syncMode, "succeeded"), (summary) =>
-          Stream.make(
-            message(
-              Message.log(
-                "INFO",
-                `${name}: ${summary.records} records (${syncMode}), ${summary.creditsSpent} credits`,
-              ),
-            ),
-            status(name, summary.incomplete ? "INCOMPLETE" : "COMPLETE"),
-          ),
-        ),
-      )
+      const closing = closingItems(stream, syncMode)
       // Interrupted (a free stream when a credited one fails beside it): ended as failed, so the
       // read's failure says it is INCOMPLETE; a stream that ended either way is left as it ended.
       const interrupted = Effect.flatMap(Ref.get(run.ended), (ended) =>
