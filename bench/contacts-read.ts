@@ -4,7 +4,8 @@
  * 429s and the credits it charged. Shared by read-throughput and first-incremental.
  */
 import { Commands } from "@salesintel/source"
-import { Effect, Stream } from "effect"
+import * as Effect from "effect/Effect"
+import * as Stream from "effect/Stream"
 import { accountCounts, post } from "./sandbox.ts"
 
 /** 1,800 requests a minute is 30 pages of 50 a second: no client reads faster. */

@@ -7,7 +7,8 @@
 import { readFileSync } from "node:fs"
 import { fileURLToPath } from "node:url"
 import { Commands } from "@salesintel/source"
-import { Effect, Stream } from "effect"
+import * as Effect from "effect/Effect"
+import * as Stream from "effect/Stream"
 import { benchSearch } from "./contacts-read.ts"
 import { post } from "./sandbox.ts"
 

@@ -9,7 +9,9 @@ import { type Sandbox, startSandbox } from "@salesintel/sandbox"
 import { Commands } from "@salesintel/source"
 import { Ajv } from "ajv"
 import addFormats from "ajv-formats"
-import { Chunk, Effect, Stream } from "effect"
+import * as Chunk from "effect/Chunk"
+import * as Effect from "effect/Effect"
+import * as Stream from "effect/Stream"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 
 type JsonSchemaNode = { readonly [key: string]: unknown }

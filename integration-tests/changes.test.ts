@@ -8,7 +8,7 @@
 import { Plan, ReportData, Sync } from "@salesintel/cli"
 import { Sql } from "@salesintel/postgres"
 import { type Sandbox, startSandbox } from "@salesintel/sandbox"
-import { Effect } from "effect"
+import * as Effect from "effect/Effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { backends, open } from "../packages/postgres/src/testing/Backends.ts"
 

@@ -16,7 +16,8 @@ import {
   startSandbox,
 } from "@salesintel/sandbox"
 import { Commands } from "@salesintel/source"
-import { Effect, Stream } from "effect"
+import * as Effect from "effect/Effect"
+import * as Stream from "effect/Stream"
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest"
 import { messageProblems } from "../packages/airbyte/src/testing/AirbyteSchema.ts"
 

@@ -7,7 +7,8 @@ import { Catalog } from "@salesintel/airbyte"
 import { Database, Loader, PGliteDatabase, Runs, State } from "@salesintel/postgres"
 import { type Sandbox, startSandbox } from "@salesintel/sandbox"
 import { Commands } from "@salesintel/source"
-import { Effect, ManagedRuntime } from "effect"
+import * as Effect from "effect/Effect"
+import * as ManagedRuntime from "effect/ManagedRuntime"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 
 let sandbox: Sandbox

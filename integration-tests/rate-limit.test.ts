@@ -5,7 +5,8 @@
  */
 import { type Sandbox, startSandbox } from "@salesintel/sandbox"
 import { Commands } from "@salesintel/source"
-import { Effect, Stream } from "effect"
+import * as Effect from "effect/Effect"
+import * as Stream from "effect/Stream"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 
 let sandbox: Sandbox

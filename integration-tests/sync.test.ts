@@ -6,7 +6,7 @@
 import { Sync } from "@salesintel/cli"
 import { PgDatabase, Runs, Sql } from "@salesintel/postgres"
 import { type Sandbox, startSandbox } from "@salesintel/sandbox"
-import { Effect } from "effect"
+import * as Effect from "effect/Effect"
 import pg from "pg"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { backends, open } from "../packages/postgres/src/testing/Backends.ts"

@@ -1,7 +1,10 @@
 // Deno smoke test of @salesintel/core (run by `npm run test:deno`, not by vitest): a paged,
 // retried, budgeted read against a local HTTP server, through the core's own source files and
 // fetch, under the Deno binary. Exits non-zero on any mismatch.
-import { Effect, Layer, Schema, Stream } from "effect"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Schema from "effect/Schema"
+import * as Stream from "effect/Stream"
 import { Client, Connection, CreditBudget, Pager } from "../packages/core/src/index.ts"
 
 const total = 120

@@ -12,7 +12,7 @@ import type { Readable } from "node:stream"
 import { fileURLToPath } from "node:url"
 import { Database, PGliteDatabase, Sql } from "@salesintel/postgres"
 import { type Sandbox, startSandbox } from "@salesintel/sandbox"
-import { Effect } from "effect"
+import * as Effect from "effect/Effect"
 import pg from "pg"
 import { afterAll, beforeAll, expect } from "vitest"
 

@@ -12,7 +12,7 @@
 
 import { Plan } from "@salesintel/cli"
 import type { Sandbox } from "@salesintel/sandbox"
-import { Effect } from "effect"
+import * as Effect from "effect/Effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import {
   charged,

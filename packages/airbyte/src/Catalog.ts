@@ -3,7 +3,8 @@
  * a read and a load are given (which streams, in which sync modes), checked against the registry.
  */
 import { ParseIssue } from "@salesintel/core"
-import { Either, Schema } from "effect"
+import * as Either from "effect/Either"
+import * as Schema from "effect/Schema"
 import * as Streams from "./Streams.ts"
 
 export const SyncMode = Schema.Literal("full_refresh", "incremental")

@@ -9,7 +9,8 @@
  * Where those fields are is read once from the Schema's AST; a record then costs a look at each of
  * them, and copies only the objects on the way to a value that changed.
  */
-import { type Schema, SchemaAST } from "effect"
+import type * as Schema from "effect/Schema"
+import * as SchemaAST from "effect/SchemaAST"
 
 /** Where a record's transformed values sit: the value itself, inside an object, or in each item. */
 export type Plan =

@@ -3,7 +3,8 @@
  * config form and many destinations do not follow $ref) and, for records, every object left open
  * (additionalProperties: true), since records carry every key the provider sends.
  */
-import { JSONSchema, Schema } from "effect"
+import * as JSONSchema from "effect/JSONSchema"
+import * as Schema from "effect/Schema"
 
 export type Json = null | boolean | number | string | ReadonlyArray<Json> | { readonly [key: string]: Json }
 type JsonObject = { readonly [key: string]: Json }

@@ -3,7 +3,8 @@
  * every message the constructors build is a valid AirbyteMessage, it survives the trip through a
  * JSON line unchanged, and the Schemas refuse what the official schema refuses.
  */
-import { Either, Schema } from "effect"
+import * as Either from "effect/Either"
+import * as Schema from "effect/Schema"
 import fc from "fast-check"
 import { describe, expect, it } from "vitest"
 import * as Catalog from "./Catalog.ts"

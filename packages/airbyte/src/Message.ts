@@ -8,7 +8,7 @@
  * the text of its data as it arrived on an input line (for `_raw`, see RecordLine.ts) and, in
  * process, the value the source already decoded (so the loader does not decode it again).
  */
-import { Schema } from "effect"
+import * as Schema from "effect/Schema"
 import { AirbyteStream, DestinationSyncMode } from "./Catalog.ts"
 import type { Decoded } from "./Streams.ts"
 

@@ -3,7 +3,9 @@
  * multi-byte character, split across blocks), CRLF endings, a byte order mark, no final newline.
  */
 import { Readable } from "node:stream"
-import { Chunk, Effect, Stream } from "effect"
+import * as Chunk from "effect/Chunk"
+import * as Effect from "effect/Effect"
+import * as Stream from "effect/Stream"
 import fc from "fast-check"
 import { describe, expect, it } from "vitest"
 import * as Ndjson from "./Ndjson.ts"

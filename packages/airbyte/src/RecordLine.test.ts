@@ -2,7 +2,7 @@
  * The RECORD line: the reader keeps the data's text only when it is exactly the record's data as
  * the writer lays it out, and safe for jsonb; the faster scan agrees with a plain one.
  */
-import { Either } from "effect"
+import * as Either from "effect/Either"
 import fc from "fast-check"
 import { describe, expect, it } from "vitest"
 import * as Message from "./Message.ts"

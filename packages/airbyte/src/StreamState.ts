@@ -5,7 +5,8 @@
  * `_state` table and gives it back in the first form.
  */
 import { ParseIssue } from "@salesintel/core"
-import { Either, Schema } from "effect"
+import * as Either from "effect/Either"
+import * as Schema from "effect/Schema"
 import { type JsonObject, StreamState } from "./Message.ts"
 import { isStreamName, names } from "./Streams.ts"
 

@@ -7,7 +7,8 @@
  * them (or the reverse) does not build.
  */
 import { FastDecode, type ParseIssue } from "@salesintel/core"
-import type { Either, Schema } from "effect"
+import type * as Either from "effect/Either"
+import type * as Schema from "effect/Schema"
 import type { SyncMode } from "./Catalog.ts"
 import { conformer } from "./Conform.ts"
 import { type Json, recordSchema } from "./JsonSchema.ts"

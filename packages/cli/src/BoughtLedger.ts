@@ -5,7 +5,7 @@
  */
 import { Database, Ledger } from "@salesintel/postgres"
 import { BoughtLedger } from "@salesintel/source"
-import { Effect } from "effect"
+import * as Effect from "effect/Effect"
 
 export const onDatabase = (schema: string, db: Database.DatabaseService): BoughtLedger.Ledger => {
   const failed = (error: Database.DatabaseError) =>

@@ -13,7 +13,10 @@ import { CommandLine, JsonFile } from "@salesintel/command-line"
 import { type ApiError, Client } from "@salesintel/core"
 import { type Database, Ledger, type RunLock, State, Target } from "@salesintel/postgres"
 import { Config, Plan } from "@salesintel/source"
-import { Data, Effect, Either, Option } from "effect"
+import * as Data from "effect/Data"
+import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
+import * as Option from "effect/Option"
 
 export class PlanError extends Data.TaggedError("PlanError")<{ readonly description: string }> {
   override get message(): string {

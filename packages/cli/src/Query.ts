@@ -4,7 +4,8 @@
  * as a "relation does not exist" from the middle of a query.
  */
 import { Database, Runs, Sql } from "@salesintel/postgres"
-import { Data, Effect } from "effect"
+import * as Data from "effect/Data"
+import * as Effect from "effect/Effect"
 import * as Csv from "./Csv.ts"
 import * as Statements from "./Statements.ts"
 import * as Table from "./Table.ts"

@@ -20,7 +20,13 @@ import {
   type StopSignal,
 } from "@salesintel/postgres"
 import { BoughtLedger, Commands, type Config, Read } from "@salesintel/source"
-import { Data, Deferred, Effect, Either, type Layer, Ref, Stream } from "effect"
+import * as Data from "effect/Data"
+import * as Deferred from "effect/Deferred"
+import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
+import type * as Layer from "effect/Layer"
+import * as Ref from "effect/Ref"
+import * as Stream from "effect/Stream"
 import * as Bought from "./BoughtLedger.ts"
 import { type Counts, type Output, Reporter } from "./Progress.ts"
 

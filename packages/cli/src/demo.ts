@@ -10,7 +10,7 @@ import { readFile, rm } from "node:fs/promises"
 import { fileURLToPath } from "node:url"
 import { PGliteDatabase, Sql, Tables } from "@salesintel/postgres"
 import { startSandbox } from "@salesintel/sandbox"
-import { Effect } from "effect"
+import * as Effect from "effect/Effect"
 import * as Query from "./Query.ts"
 import * as Sync from "./Sync.ts"
 

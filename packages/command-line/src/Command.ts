@@ -6,7 +6,7 @@
  * gets the same help and usage behaviour by being listed in the bin's program.
  */
 import { Args, Command, Options } from "@effect/cli"
-import type { Effect } from "effect"
+import type * as Effect from "effect/Effect"
 
 export interface FlagDoc {
   /** As written on the command line, with a value placeholder: `--limit N`, or `STATEMENT` for an argument. */

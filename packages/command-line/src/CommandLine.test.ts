@@ -1,5 +1,6 @@
 import { Args, HelpDoc, Options, Span, ValidationError } from "@effect/cli"
-import { Effect, LogLevel } from "effect"
+import * as Effect from "effect/Effect"
+import * as LogLevel from "effect/LogLevel"
 import { describe, expect, it } from "vitest"
 import * as CommandLine from "./CommandLine.ts"
 

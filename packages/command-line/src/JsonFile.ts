@@ -5,7 +5,8 @@
  * ...992) is refused with its path instead of being read as another number.
  */
 import { readFile } from "node:fs/promises"
-import { Effect, Either } from "effect"
+import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
 
 /** Line and column (from 1) of a character offset in `text`. */
 const lineAndColumn = (text: string, offset: number) => {

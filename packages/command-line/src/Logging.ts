@@ -3,7 +3,9 @@
  * JSON object per line for log collectors (Effect's own jsonLogger, and the same shape for the
  * lines a command writes itself).
  */
-import { Effect, FiberRef, Logger } from "effect"
+import * as Effect from "effect/Effect"
+import * as FiberRef from "effect/FiberRef"
+import * as Logger from "effect/Logger"
 import type { LogFormat } from "./Request.ts"
 
 /** The `--log-format` of the running command (text outside `run`). */

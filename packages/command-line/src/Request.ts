@@ -8,7 +8,7 @@
  * --config f` works, `sync --config f --log-level debug` is "unknown argument"), and a bad level
  * is reported as a missing option of the command. Users put the option last as often as first.
  */
-import { LogLevel } from "effect"
+import * as LogLevel from "effect/LogLevel"
 import type { FlagDoc } from "./Command.ts"
 
 export type LogFormat = "text" | "json"

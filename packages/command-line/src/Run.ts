@@ -4,7 +4,8 @@
  * by @effect/cli and run with the log options applied to Effect's logger.
  */
 import { type CliApp, Command, type HelpDoc, type Span, ValidationError } from "@effect/cli"
-import { Effect, Logger } from "effect"
+import * as Effect from "effect/Effect"
+import * as Logger from "effect/Logger"
 import type { Documented, Program } from "./Command.ts"
 import { commandHelp, programHelp, styleFor } from "./Help.ts"
 import { currentLogFormat, logger } from "./Logging.ts"

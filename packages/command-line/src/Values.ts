@@ -3,7 +3,7 @@
  * hold is a usage error naming the option, the value and what was expected, in the user's words.
  */
 import { HelpDoc, Options, ValidationError } from "@effect/cli"
-import { Effect } from "effect"
+import * as Effect from "effect/Effect"
 import { quote } from "./Request.ts"
 
 /**

@@ -1,5 +1,8 @@
 import { describe, expect, it } from "@effect/vitest"
-import { Effect, Fiber, Ref, TestClock } from "effect"
+import * as Effect from "effect/Effect"
+import * as Fiber from "effect/Fiber"
+import * as Ref from "effect/Ref"
+import * as TestClock from "effect/TestClock"
 import fc from "fast-check"
 import * as AdaptiveConcurrency from "./AdaptiveConcurrency.ts"
 

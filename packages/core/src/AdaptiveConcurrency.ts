@@ -16,7 +16,12 @@
  * at 2 s of latency, `npm run bench -- read-throughput`). The credits held meanwhile for pages
  * waiting at the rate limiter are at most the cap's, for at most one round trip.
  */
-import { Clock, Context, Effect, Layer, STM, TRef } from "effect"
+import * as Clock from "effect/Clock"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as STM from "effect/STM"
+import * as TRef from "effect/TRef"
 
 /** The default cap: enough for 2 s of latency at 1,800 requests a minute (60 needed). */
 export const defaultMaxInFlight = 64

@@ -4,7 +4,7 @@
  * that says what happened and what to do next. None of them ever holds the API key: requests are
  * described by endpoint name and query parameters, and the key travels only in a header.
  */
-import { Data } from "effect"
+import * as Data from "effect/Data"
 
 /** The provider's endpoints, named the way errors, logs and metrics refer to them. */
 export type Endpoint =

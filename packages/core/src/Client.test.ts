@@ -1,8 +1,10 @@
 import { createServer } from "node:http"
 import type { AddressInfo } from "node:net"
-import { HttpClientError, HttpClientRequest } from "@effect/platform"
+import * as HttpClientError from "@effect/platform/HttpClientError"
+import * as HttpClientRequest from "@effect/platform/HttpClientRequest"
 import { describe, expect, it } from "@effect/vitest"
-import { Effect, Inspectable } from "effect"
+import * as Effect from "effect/Effect"
+import * as Inspectable from "effect/Inspectable"
 import { ApiError, Client } from "./index.ts"
 import { clientLayer, config, envelope, json, testKey } from "./testing/FakeHttp.ts"
 

@@ -3,7 +3,7 @@
  * to it. The provider documents no body for this endpoint; these keys follow the composed
  * example in upstream-api-notes.md section 11b and are decoded loosely, the raw JSON kept.
  */
-import { Schema } from "effect"
+import * as Schema from "effect/Schema"
 import { CompanySummary } from "./Contact.ts"
 import { LooseInt, optionalNullable } from "./Values.ts"
 

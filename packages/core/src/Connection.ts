@@ -3,7 +3,7 @@
  * Decoded from the user's JSON config with snake_case keys; the key becomes a Redacted value at
  * the boundary so that no log line, error or `String(config)` can print it.
  */
-import { Schema } from "effect"
+import * as Schema from "effect/Schema"
 
 /** The documented production host. The legacy api.circleback.com serves the same paths. */
 export const defaultBaseUrl = "https://api.salesintel.io"

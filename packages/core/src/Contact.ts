@@ -4,7 +4,7 @@
  * connector syncs by. Every other field is optional and nullable, and the record's full JSON is
  * kept beside it (see Page.Item), so keys the provider adds or that are not typed here survive.
  */
-import { Schema } from "effect"
+import * as Schema from "effect/Schema"
 import { EpochMillis, LooseInt, LooseNumber, Opaque, optionalNullable } from "./Values.ts"
 
 export const PhoneNumber = Schema.Struct({

@@ -12,7 +12,11 @@
  * `close` is the stop request: from then on every reservation is refused (free pages reserve
  * zero, so they stop too), while the requests in flight land and settle.
  */
-import { Context, Effect, Layer, Option, Ref } from "effect"
+import * as Context from "effect/Context"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
+import * as Ref from "effect/Ref"
 
 export interface Snapshot {
   readonly limit: number

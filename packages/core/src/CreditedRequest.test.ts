@@ -1,5 +1,7 @@
 import { describe, expect, it } from "@effect/vitest"
-import { Effect, Option, Ref } from "effect"
+import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
+import * as Ref from "effect/Ref"
 import { PaymentRequired, Transport } from "./ApiError.ts"
 import { RetrySettings } from "./Connection.ts"
 import * as CreditBudget from "./CreditBudget.ts"

@@ -11,7 +11,11 @@
  *   (counted as spent and uncertain). Trying again needs a new reservation through the budget,
  *   never the old one: that is what kept a timing-out run from paying twice per page.
  */
-import { Cause, Effect, Exit, Option, Ref } from "effect"
+import * as Cause from "effect/Cause"
+import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
+import * as Option from "effect/Option"
+import * as Ref from "effect/Ref"
 import { type ApiError, isUnknownOutcome } from "./ApiError.ts"
 import type { RetrySettings } from "./Connection.ts"
 import type { CreditBudgetService, Reservation } from "./CreditBudget.ts"

@@ -2,7 +2,8 @@
  * The hand-written decoders agree with the schemas: on every value they accept they give the
  * schema's result, and what they leave (`miss`) is left to the schema.
  */
-import { Either, Schema } from "effect"
+import * as Either from "effect/Either"
+import * as Schema from "effect/Schema"
 import { describe, expect, it } from "vitest"
 import * as CompanyTechnologies from "./CompanyTechnologies.ts"
 import * as Contact from "./Contact.ts"

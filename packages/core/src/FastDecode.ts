@@ -7,7 +7,8 @@
  * falls back to the schema, which decodes it or produces the precise error with its path.
  * Keys the schemas do not know are dropped, as Schema.Struct does.
  */
-import { Either, Schema } from "effect"
+import * as Either from "effect/Either"
+import * as Schema from "effect/Schema"
 import * as CompanyTechnologies from "./CompanyTechnologies.ts"
 import * as Contact from "./Contact.ts"
 import { fromParseError, type ParseIssue } from "./ParseIssue.ts"

@@ -1,4 +1,4 @@
-import { Either } from "effect"
+import * as Either from "effect/Either"
 import { describe, expect, it } from "vitest"
 import * as Filters from "./Filters.ts"
 

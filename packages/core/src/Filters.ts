@@ -5,7 +5,9 @@
  * contains its own separator cannot be sent faithfully, so it is refused with the field's path
  * instead of silently becoming two values.
  */
-import { Either, ParseResult, Schema } from "effect"
+import * as Either from "effect/Either"
+import * as ParseResult from "effect/ParseResult"
+import * as Schema from "effect/Schema"
 import { fromParseError, type ParseIssue } from "./ParseIssue.ts"
 
 // ---------------------------------------------------------------------------------------------

@@ -3,7 +3,8 @@
  * kept with its raw JSON. Decoding a record that does not fit its schema fails the page with the
  * path of the bad value (e.g. `search_results[3].company.id`): nothing is dropped silently.
  */
-import { Either, Schema } from "effect"
+import * as Either from "effect/Either"
+import * as Schema from "effect/Schema"
 import type { Decoder } from "./FastDecode.ts"
 import type { ParseIssue } from "./ParseIssue.ts"
 import { LooseInt, optionalNullable } from "./Values.ts"

@@ -20,7 +20,14 @@
  * - No page deeper than 10,000 records is requested. A result set larger than that ends with a
  *   DepthLimitReached event: the query must be partitioned (Partitioner.ts) to be read whole.
  */
-import { Data, Deferred, Effect, Exit, FiberId, Option, Ref, Stream } from "effect"
+import * as Data from "effect/Data"
+import * as Deferred from "effect/Deferred"
+import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
+import * as FiberId from "effect/FiberId"
+import * as Option from "effect/Option"
+import * as Ref from "effect/Ref"
+import * as Stream from "effect/Stream"
 import { InFlight } from "./AdaptiveConcurrency.ts"
 import type { ApiError } from "./ApiError.ts"
 import type { Paging } from "./Client.ts"

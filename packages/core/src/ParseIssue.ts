@@ -2,7 +2,7 @@
  * Turns a Schema parse error into the one thing a user needs to fix it: the path of the bad value
  * (`filters.job_levels[1]`, `search_results[3].company.id`) and what was expected there.
  */
-import { ParseResult } from "effect"
+import * as ParseResult from "effect/ParseResult"
 
 export interface ParseIssue {
   /** Dotted path with [index] for array positions; "(root)" when the whole value is wrong. */

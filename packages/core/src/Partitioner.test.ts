@@ -1,5 +1,10 @@
 import { describe, expect, it } from "@effect/vitest"
-import { type Duration, Effect, Fiber, FiberRef, Option, TestClock } from "effect"
+import type * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Fiber from "effect/Fiber"
+import * as FiberRef from "effect/FiberRef"
+import * as Option from "effect/Option"
+import * as TestClock from "effect/TestClock"
 import {
   type JobDepartment,
   type JobLevel,

@@ -14,7 +14,10 @@
  * at most `maxCountsAhead` counts a plan: where the query needs splitting, a round trip is saved per
  * level; where it fits, the free counts already sent are the price. A fast answer asks nothing more.
  */
-import { Duration, Effect, Fiber, Ref } from "effect"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Fiber from "effect/Fiber"
+import * as Ref from "effect/Ref"
 import { type ApiError, Decode } from "./ApiError.ts"
 import type { SalesIntelClientService } from "./Client.ts"
 import {

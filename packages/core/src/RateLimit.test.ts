@@ -1,5 +1,8 @@
 import { describe, expect, it } from "@effect/vitest"
-import { Clock, Effect, Fiber, TestClock } from "effect"
+import * as Clock from "effect/Clock"
+import * as Effect from "effect/Effect"
+import * as Fiber from "effect/Fiber"
+import * as TestClock from "effect/TestClock"
 import fc from "fast-check"
 import * as RateLimit from "./RateLimit.ts"
 

@@ -11,7 +11,15 @@
  * of a busy event loop is lost for good (measured: 27 requests a second of 29.85 at 100 ms of
  * latency, `npm run bench -- read-throughput`).
  */
-import { Clock, Context, Deferred, Duration, Effect, FiberRef, Layer, Queue, Ref } from "effect"
+import * as Clock from "effect/Clock"
+import * as Context from "effect/Context"
+import * as Deferred from "effect/Deferred"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as FiberRef from "effect/FiberRef"
+import * as Layer from "effect/Layer"
+import * as Queue from "effect/Queue"
+import * as Ref from "effect/Ref"
 
 export class RequestRateLimit extends Context.Tag("@salesintel/core/RequestRateLimit")<
   RequestRateLimit,

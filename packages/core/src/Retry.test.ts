@@ -1,5 +1,8 @@
 import { describe, expect, it } from "@effect/vitest"
-import { Effect, Fiber, Random, TestClock } from "effect"
+import * as Effect from "effect/Effect"
+import * as Fiber from "effect/Fiber"
+import * as Random from "effect/Random"
+import * as TestClock from "effect/TestClock"
 import { Client, Retry } from "./index.ts"
 import { type Answer, clientLayer, config, envelope, json } from "./testing/FakeHttp.ts"
 

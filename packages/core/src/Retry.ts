@@ -8,7 +8,10 @@
  * cut short). 400, 401, 402 and 403 are answers, not accidents, and retrying them only burns
  * requests of the rate limit.
  */
-import { Duration, Effect, Random, Schedule } from "effect"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Random from "effect/Random"
+import * as Schedule from "effect/Schedule"
 import { type ApiError, isRetryable } from "./ApiError.ts"
 import type { RetrySettings } from "./Connection.ts"
 

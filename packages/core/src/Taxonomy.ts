@@ -2,7 +2,7 @@
  * The technology taxonomy: the category/subcategory tree (4.4) and the product/vendor values
  * (4.5) that the tech_* filters accept. Bodies are undocumented; decoded loosely, raw kept.
  */
-import { Schema } from "effect"
+import * as Schema from "effect/Schema"
 import { optionalNullable } from "./Values.ts"
 
 export const Category = Schema.Struct({

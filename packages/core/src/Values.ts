@@ -3,7 +3,8 @@
  * payloads disagree in places (numbers arriving as strings, dates as epoch milliseconds in a
  * "string" field), so documented fields accept every observed spelling and decode to one type.
  */
-import { ParseResult, Schema } from "effect"
+import * as ParseResult from "effect/ParseResult"
+import * as Schema from "effect/Schema"
 
 /** A field that may be absent or null in a record. */
 export const optionalNullable = <S extends Schema.Schema.Any>(schema: S) =>

@@ -6,7 +6,8 @@
  * record would; rows keep their `_synced_at`. A row whose `_raw` no longer decodes is left as it is.
  */
 import { Message } from "@salesintel/airbyte"
-import { Effect, Either } from "effect"
+import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
 import * as Batch from "./Batch.ts"
 import { Database, type DatabaseError } from "./Database.ts"
 import type { StreamMapping } from "./Mapping.ts"

@@ -4,7 +4,7 @@
  * that differ from the rows it replaces, in every sync mode, stamped with the run.
  */
 import type { Catalog, Message } from "@salesintel/airbyte"
-import { Stream } from "effect"
+import * as Stream from "effect/Stream"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import * as Ddl from "./Ddl.ts"
 import * as Loader from "./Loader.ts"

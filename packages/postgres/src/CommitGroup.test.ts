@@ -5,7 +5,15 @@
  * them, and never the records after the last one.
  */
 import type { Message } from "@salesintel/airbyte"
-import { Deferred, Effect, Either, Fiber, Option, Queue, Ref, Schedule, Stream } from "effect"
+import * as Deferred from "effect/Deferred"
+import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
+import * as Fiber from "effect/Fiber"
+import * as Option from "effect/Option"
+import * as Queue from "effect/Queue"
+import * as Ref from "effect/Ref"
+import * as Schedule from "effect/Schedule"
+import * as Stream from "effect/Stream"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import * as Ddl from "./Ddl.ts"
 import * as Loader from "./Loader.ts"

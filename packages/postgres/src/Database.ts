@@ -3,7 +3,9 @@
  * PGlite (PGliteDatabase). It is a single session on purpose: the staging tables are temporary
  * (session-local) and a load's transaction spans many statements.
  */
-import { Context, Data, Effect } from "effect"
+import * as Context from "effect/Context"
+import * as Data from "effect/Data"
+import * as Effect from "effect/Effect"
 
 export class DatabaseError extends Data.TaggedError("DatabaseError")<{
   readonly operation: string

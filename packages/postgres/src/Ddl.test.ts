@@ -5,7 +5,7 @@
  * table and column has a comment; a database from a newer version is refused.
  */
 import { readFileSync } from "node:fs"
-import { Effect } from "effect"
+import * as Effect from "effect/Effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { Database } from "./Database.ts"
 import * as Ddl from "./Ddl.ts"

@@ -5,7 +5,8 @@
  * rows. Changes that are not additive go into `migrations`, applied once each and recorded in
  * `_schema_version`; a database migrated by a newer version than this one is refused.
  */
-import { Data, Effect } from "effect"
+import * as Data from "effect/Data"
+import * as Effect from "effect/Effect"
 import * as Backfill from "./Backfill.ts"
 import { boughtTable, runsTable, schemaVersionTable, stateTable } from "./Bookkeeping.ts"
 import * as Changes from "./Changes.ts"

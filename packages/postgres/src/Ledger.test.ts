@@ -5,7 +5,7 @@
  * into from a state's set; written back into a state for the pipe; forgotten on reset.
  */
 import type { Message } from "@salesintel/airbyte"
-import { Stream } from "effect"
+import * as Stream from "effect/Stream"
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest"
 import * as Ddl from "./Ddl.ts"
 import * as Ledger from "./Ledger.ts"

@@ -8,7 +8,10 @@
  * set back into the state (`exported`) for a reader that has no database (the pipe).
  */
 import { StreamState, Streams } from "@salesintel/airbyte"
-import { Chunk, Effect, Option, Stream } from "effect"
+import * as Chunk from "effect/Chunk"
+import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
+import * as Stream from "effect/Stream"
 import { boughtTable } from "./Bookkeeping.ts"
 import { Database, type DatabaseError } from "./Database.ts"
 import { ident, literal, qualified } from "./Sql.ts"

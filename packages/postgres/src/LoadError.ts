@@ -3,7 +3,7 @@
  * index of the message in the input: the line number when it comes from a JSON-lines file. A line
  * that is no protocol message at all is the reader's error (Ndjson.InvalidMessage).
  */
-import { Data } from "effect"
+import * as Data from "effect/Data"
 
 /** A RECORD or STATE of a stream the loader has no tables for (a state it could never use). */
 export class UnknownStream extends Data.TaggedError("UnknownStream")<{

@@ -7,7 +7,12 @@
  */
 import { Readable } from "node:stream"
 import { Message } from "@salesintel/airbyte"
-import { Cause, Deferred, Effect, Exit, ManagedRuntime, Option } from "effect"
+import * as Cause from "effect/Cause"
+import * as Deferred from "effect/Deferred"
+import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
+import * as ManagedRuntime from "effect/ManagedRuntime"
+import * as Option from "effect/Option"
 import pg from "pg"
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest"
 import * as Ddl from "./Ddl.ts"

@@ -8,7 +8,11 @@
  */
 import type { Readable } from "node:stream"
 import { type Catalog, type Message, Ndjson } from "@salesintel/airbyte"
-import { Deferred, Effect, Either, Ref, Stream } from "effect"
+import * as Deferred from "effect/Deferred"
+import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
+import * as Ref from "effect/Ref"
+import * as Stream from "effect/Stream"
 import type { Database, DatabaseError } from "./Database.ts"
 import type * as Ddl from "./Ddl.ts"
 import * as Loader from "./Loader.ts"

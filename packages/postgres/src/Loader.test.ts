@@ -4,7 +4,8 @@
  * state/transaction guarantee, bad input, odd schema names and hostile values.
  */
 import type { Message } from "@salesintel/airbyte"
-import { Effect, Stream } from "effect"
+import * as Effect from "effect/Effect"
+import * as Stream from "effect/Stream"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import * as Ddl from "./Ddl.ts"
 import * as Loader from "./Loader.ts"

@@ -7,7 +7,7 @@
  */
 import { type Message, Streams } from "@salesintel/airbyte"
 import type { ParseIssue } from "@salesintel/core"
-import { Either } from "effect"
+import * as Either from "effect/Either"
 import { encodeCell, JsonText } from "./CopyText.ts"
 import { type Column, type ColumnType, column, type Table, type TableShape } from "./Table.ts"
 

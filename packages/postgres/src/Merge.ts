@@ -6,7 +6,7 @@
  */
 
 import type { Catalog } from "@salesintel/airbyte"
-import { Effect } from "effect"
+import * as Effect from "effect/Effect"
 import type { Closed } from "./Batch.ts"
 import * as Changes from "./Changes.ts"
 import { Database, type DatabaseError } from "./Database.ts"

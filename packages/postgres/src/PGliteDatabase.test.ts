@@ -6,7 +6,7 @@
 import { mkdtempSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import { Effect } from "effect"
+import * as Effect from "effect/Effect"
 import { describe, expect, it } from "vitest"
 import { Database, DatabaseError } from "./Database.ts"
 import * as PGliteDatabase from "./PGliteDatabase.ts"

@@ -11,7 +11,8 @@
  */
 import { mkdirSync } from "node:fs"
 import { Worker } from "node:worker_threads"
-import { Effect, Layer } from "effect"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
 import { Database, DatabaseError, type DatabaseService, type Result, type Row } from "./Database.ts"
 import * as PGliteDataDir from "./PGliteDataDir.ts"
 import type { Reply, Request, Started, WireError, WorkerData } from "./PGliteProtocol.ts"

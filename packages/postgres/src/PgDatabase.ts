@@ -3,7 +3,8 @@
  */
 import { Readable } from "node:stream"
 import { pipeline } from "node:stream/promises"
-import { Effect, Layer } from "effect"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
 import pg from "pg"
 import copyStreams from "pg-copy-streams"
 import { Database, DatabaseError, type DatabaseService, type Result, type Row } from "./Database.ts"

@@ -4,7 +4,10 @@
  * no live run can hold the lock), record the new run; at the end record how it ended, without
  * letting a failed bookkeeping write hide the error that ended the run.
  */
-import { Deferred, Effect, type Layer, type Scope } from "effect"
+import * as Deferred from "effect/Deferred"
+import * as Effect from "effect/Effect"
+import type * as Layer from "effect/Layer"
+import type * as Scope from "effect/Scope"
 import type { Database, DatabaseError } from "./Database.ts"
 import * as Ddl from "./Ddl.ts"
 import * as RunLock from "./RunLock.ts"

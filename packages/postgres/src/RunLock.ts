@@ -7,7 +7,10 @@
  */
 import { readFileSync, unlinkSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
-import { Data, Duration, Effect, type Scope } from "effect"
+import * as Data from "effect/Data"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import type * as Scope from "effect/Scope"
 import { Database, type DatabaseError } from "./Database.ts"
 
 /** Another run holds the target. */

@@ -5,7 +5,7 @@
  * that died is marked "abandoned" by the next run (`abandon`, called under the target's lock, so
  * no live run can be running then).
  */
-import { Effect } from "effect"
+import * as Effect from "effect/Effect"
 import { runsTable } from "./Bookkeeping.ts"
 import { Database, type DatabaseError } from "./Database.ts"
 import { jsonText } from "./Nul.ts"

@@ -3,7 +3,10 @@
  * --state takes (an array of per-stream states, StreamState.SavedStreamState).
  */
 import { Message, StreamState } from "@salesintel/airbyte"
-import { Data, Effect, Either, Schema } from "effect"
+import * as Data from "effect/Data"
+import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
+import * as Schema from "effect/Schema"
 import { stateTable } from "./Bookkeeping.ts"
 import { Database, type DatabaseError } from "./Database.ts"
 import { jsonText } from "./Nul.ts"

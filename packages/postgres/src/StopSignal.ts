@@ -5,7 +5,11 @@
  * (the transactions keep tables and state whole). Also the bins' runner, which, unlike
  * NodeRuntime.runMain, leaves signals to the run instead of interrupting it.
  */
-import { Cause, Deferred, Effect, Exit, type Scope } from "effect"
+import * as Cause from "effect/Cause"
+import * as Deferred from "effect/Deferred"
+import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
+import type * as Scope from "effect/Scope"
 
 export type Signal = "SIGINT" | "SIGTERM"
 

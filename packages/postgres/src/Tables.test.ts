@@ -5,7 +5,7 @@
  * rows as the same record decoded here from its JSON.
  */
 import { Message, Streams } from "@salesintel/airbyte"
-import { Either } from "effect"
+import * as Either from "effect/Either"
 import { describe, expect, it } from "vitest"
 import type { StreamMapping } from "./Mapping.ts"
 import { allMappings, allTables, mappingOf, mappings } from "./Tables.ts"

@@ -16,7 +16,7 @@
  */
 import { Message } from "@salesintel/airbyte"
 import { type ApiError, Client, Filters } from "@salesintel/core"
-import { Effect } from "effect"
+import * as Effect from "effect/Effect"
 import type { SourceConfig } from "./Config.ts"
 import { scrubber } from "./Read.ts"
 

@@ -1,5 +1,6 @@
 import { type Message, Streams } from "@salesintel/airbyte"
-import { Effect, Stream } from "effect"
+import * as Effect from "effect/Effect"
+import * as Stream from "effect/Stream"
 import { describe, expect, it } from "vitest"
 import { messageProblems } from "../../airbyte/src/testing/AirbyteSchema.ts"
 import * as Commands from "./Commands.ts"

@@ -6,7 +6,10 @@
  */
 import { Catalog, Message, StreamState } from "@salesintel/airbyte"
 import { type AdaptiveConcurrency, Client, CreditBudget } from "@salesintel/core"
-import { Effect, Either, Layer, Stream } from "effect"
+import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
+import * as Layer from "effect/Layer"
+import * as Stream from "effect/Stream"
 import * as Check from "./Check.ts"
 import * as Config from "./Config.ts"
 import * as Read from "./Read.ts"

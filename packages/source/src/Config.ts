@@ -5,7 +5,9 @@
  */
 import { FieldPaths, Streams } from "@salesintel/airbyte"
 import { AdaptiveConcurrency, Connection, Filters, ParseIssue } from "@salesintel/core"
-import { Either, ParseResult, Schema } from "effect"
+import * as Either from "effect/Either"
+import * as ParseResult from "effect/ParseResult"
+import * as Schema from "effect/Schema"
 
 /** One message for a number field, whatever is wrong with the value (a string, a fraction, -1). */
 const wholeNumber = (what: string) => ({

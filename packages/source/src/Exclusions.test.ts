@@ -1,5 +1,7 @@
 import { type Catalog, Message, Streams } from "@salesintel/airbyte"
-import { Effect, Either, Stream } from "effect"
+import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
+import * as Stream from "effect/Stream"
 import { describe, expect, it } from "vitest"
 import * as Config from "./Config.ts"
 import { excludedPaths, recordFilter, withoutExcluded } from "./Exclusions.ts"

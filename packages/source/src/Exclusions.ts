@@ -4,7 +4,7 @@
  * They are taken out before a record leaves the source, so no message, table or `_raw` has them.
  */
 import { Catalog, FieldPaths, type Message } from "@salesintel/airbyte"
-import { Stream } from "effect"
+import * as Stream from "effect/Stream"
 import type { SourceConfig } from "./Config.ts"
 
 /** The config's `exclude_fields` for a stream (the taxonomy has none: it holds no personal data). */

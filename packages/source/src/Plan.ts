@@ -18,7 +18,9 @@
  */
 import { StreamState, Streams } from "@salesintel/airbyte"
 import { type ApiError, Client, CreditBudget } from "@salesintel/core"
-import { Effect, Either, Stream } from "effect"
+import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
+import * as Stream from "effect/Stream"
 import type { SourceConfig } from "./Config.ts"
 import { definitionOf } from "./Definitions.ts"
 import { LedgerError } from "./engine/BoughtLedger.ts"

@@ -8,7 +8,8 @@
  * the key marked airbyte_secret so that Airbyte masks and encrypts it.
  */
 import { JsonSchema, type Message } from "@salesintel/airbyte"
-import { JSONSchema, Schema } from "effect"
+import * as JSONSchema from "effect/JSONSchema"
+import * as Schema from "effect/Schema"
 import { excludableFields, SourceConfig } from "./Config.ts"
 import { fieldTexts } from "./SpecText.ts"
 

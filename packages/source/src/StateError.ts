@@ -1,5 +1,5 @@
 /** A stream's saved state does not have the shape this version writes. */
-import { Data } from "effect"
+import * as Data from "effect/Data"
 
 export class StateError extends Data.TaggedError("StateError")<{
   readonly stream: string

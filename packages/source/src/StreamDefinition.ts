@@ -6,7 +6,8 @@
  */
 import type { Catalog, Streams } from "@salesintel/airbyte"
 import type { ApiError, Client, CreditBudget } from "@salesintel/core"
-import type { Effect, Stream } from "effect"
+import type * as Effect from "effect/Effect"
+import type * as Stream from "effect/Stream"
 import type { SourceConfig } from "./Config.ts"
 import type { LedgerError } from "./engine/BoughtLedger.ts"
 import type { Output } from "./Output.ts"

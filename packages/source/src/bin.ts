@@ -10,7 +10,11 @@ import * as NodeContext from "@effect/platform-node/NodeContext"
 import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
 import { Message, Ndjson } from "@salesintel/airbyte"
 import { CommandLine, JsonFile } from "@salesintel/command-line"
-import { Deferred, Effect, Exit, Option, Stream } from "effect"
+import * as Deferred from "effect/Deferred"
+import * as Effect from "effect/Effect"
+import * as Exit from "effect/Exit"
+import * as Option from "effect/Option"
+import * as Stream from "effect/Stream"
 import * as Commands from "./Commands.ts"
 
 /** A JSON file's content, or a protocol error naming the file and what is wrong with it. */

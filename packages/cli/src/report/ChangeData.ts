@@ -5,7 +5,7 @@
  * synced (older than schema version 4) has no changes to show, not an error.
  */
 import { Changes, Database, Labels, Sql } from "@salesintel/postgres"
-import { Effect } from "effect"
+import * as Effect from "effect/Effect"
 
 export interface ProductChanges {
   readonly product: string | null

@@ -5,7 +5,8 @@
  * "Uses" means what the views mean: a company_technologies row whose in_use is not false.
  */
 import { Database, Runs, Sql, Tables } from "@salesintel/postgres"
-import { Data, Effect } from "effect"
+import * as Data from "effect/Data"
+import * as Effect from "effect/Effect"
 import * as ChangeData from "./ChangeData.ts"
 import { contactLabels, lookupTables } from "./Labels.ts"
 import * as SizeBands from "./SizeBands.ts"

@@ -2,8 +2,13 @@
  * Test support: an HttpClient whose answers a test scripts, recording every request it gets (at
  * the Clock's time, so TestClock tests can measure the waits between attempts).
  */
-import { HttpClient, HttpClientError, HttpClientResponse } from "@effect/platform"
-import { Clock, Effect, Layer, Schema } from "effect"
+import * as HttpClient from "@effect/platform/HttpClient"
+import * as HttpClientError from "@effect/platform/HttpClientError"
+import * as HttpClientResponse from "@effect/platform/HttpClientResponse"
+import * as Clock from "effect/Clock"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Schema from "effect/Schema"
 import * as AdaptiveConcurrency from "../AdaptiveConcurrency.ts"
 import * as Client from "../Client.ts"
 import * as Connection from "../Connection.ts"

@@ -4,7 +4,8 @@
  * The bytes of state written stay proportional to the records emitted (instead of growing with
  * their square), and a run killed without warning re-buys at most 1/`ratio` of what it holds.
  */
-import { Effect, Ref } from "effect"
+import * as Effect from "effect/Effect"
+import * as Ref from "effect/Ref"
 
 export interface Amortized {
   /** Counts `records` just emitted; true when a checkpoint is due now. */

@@ -1,6 +1,10 @@
 import { describe, expect, it } from "@effect/vitest"
 import { ApiError, type Client, Connection, CreditBudget, type Page } from "@salesintel/core"
-import { Chunk, Effect, Layer, Random, Stream } from "effect"
+import * as Chunk from "effect/Chunk"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Random from "effect/Random"
+import * as Stream from "effect/Stream"
 import * as KeyedPurchase from "./KeyedPurchase.ts"
 
 const retry = Connection.RetrySettings.make({ max_attempts: 2, initial_delay_ms: 1, max_delay_ms: 1 })

@@ -20,7 +20,11 @@ import {
   type Page,
   Pager,
 } from "@salesintel/core"
-import { Chunk, Effect, Option, Ref, Stream } from "effect"
+import * as Chunk from "effect/Chunk"
+import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
+import * as Ref from "effect/Ref"
+import * as Stream from "effect/Stream"
 
 export interface Options<K, A, E, R> {
   /** Keys to buy, each once, already diffed against what was bought. */

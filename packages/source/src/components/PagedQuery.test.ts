@@ -1,6 +1,12 @@
 import { describe, expect, it } from "@effect/vitest"
 import { type Client, Connection, CreditBudget, type Filters, type Page } from "@salesintel/core"
-import { Chunk, Deferred, Effect, Fiber, Layer, Option, Stream } from "effect"
+import * as Chunk from "effect/Chunk"
+import * as Deferred from "effect/Deferred"
+import * as Effect from "effect/Effect"
+import * as Fiber from "effect/Fiber"
+import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
+import * as Stream from "effect/Stream"
 import * as PagedQuery from "./PagedQuery.ts"
 
 const pageSize = 5

@@ -9,7 +9,15 @@
  */
 import type { ApiError, Client, Connection, Filters, Page } from "@salesintel/core"
 import { CreditBudget, Pager, Partitioner } from "@salesintel/core"
-import { Chunk, Deferred, Effect, Fiber, Queue, Ref, type Scope, Stream, Take } from "effect"
+import * as Chunk from "effect/Chunk"
+import * as Deferred from "effect/Deferred"
+import * as Effect from "effect/Effect"
+import * as Fiber from "effect/Fiber"
+import * as Queue from "effect/Queue"
+import * as Ref from "effect/Ref"
+import type * as Scope from "effect/Scope"
+import * as Stream from "effect/Stream"
+import * as Take from "effect/Take"
 import { canonicalJson } from "../CanonicalJson.ts"
 
 export interface Position {

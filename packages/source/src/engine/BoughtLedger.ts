@@ -7,7 +7,9 @@
  * moment re-buys only what had not committed. Without this service (the source on its own, the
  * Airbyte platform, PyAirbyte) the set is in the state, as before.
  */
-import { Context, Data, type Effect } from "effect"
+import * as Context from "effect/Context"
+import * as Data from "effect/Data"
+import type * as Effect from "effect/Effect"
 
 /** A key bought and the day it was bought (days since 1970-01-01). */
 export type Entry = readonly [key: string, day: number]

@@ -4,7 +4,7 @@
  * when the run begins, then the keys it is asked about, a lookup each, never the whole set.
  */
 import { describe, expect, it } from "@effect/vitest"
-import { Effect } from "effect"
+import * as Effect from "effect/Effect"
 import { memoryLedger } from "../testing/MemoryLedger.ts"
 import { type Ledger, LedgerError } from "./BoughtLedger.ts"
 import { BoughtSet, NotLookedUp } from "./BoughtSet.ts"

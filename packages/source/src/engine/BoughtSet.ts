@@ -13,7 +13,10 @@
  * (`settle`), so a sync that meets a million held keys does not keep them.
  */
 import { Streams } from "@salesintel/airbyte"
-import { Chunk, Effect, Option, Stream } from "effect"
+import * as Chunk from "effect/Chunk"
+import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
+import * as Stream from "effect/Stream"
 import * as Checkpoints from "../components/Checkpoints.ts"
 import { StateError } from "../StateError.ts"
 import { BoughtLedger, type Entry, type Ledger, type LedgerError } from "./BoughtLedger.ts"

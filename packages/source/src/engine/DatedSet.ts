@@ -9,7 +9,9 @@
  * with no per-key timestamp: a short day as a list (`{"20413": ["m-1", "m-2"]}`), a day of `packAt`
  * ids or more packed into one string (engine/PackedIds.ts), about a quarter of the list's bytes.
  */
-import { Effect, ParseResult, Schema } from "effect"
+import * as Effect from "effect/Effect"
+import * as ParseResult from "effect/ParseResult"
+import * as Schema from "effect/Schema"
 import { KeyTable } from "./KeyTable.ts"
 import { pack, packedPrefix, unpack } from "./PackedIds.ts"
 

@@ -7,7 +7,10 @@
  * before the failure is reported.
  */
 import type { Page } from "@salesintel/core"
-import { Effect, Either, Ref, Stream } from "effect"
+import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
+import * as Ref from "effect/Ref"
+import * as Stream from "effect/Stream"
 import type * as Checkpoints from "../components/Checkpoints.ts"
 import type * as KeyedPurchase from "../components/KeyedPurchase.ts"
 import type * as PagedQuery from "../components/PagedQuery.ts"

@@ -21,7 +21,7 @@ import {
   type Page,
   Partitioner,
 } from "@salesintel/core"
-import { Effect } from "effect"
+import * as Effect from "effect/Effect"
 import { canonicalJson } from "../CanonicalJson.ts"
 
 export type Mode = "exact" | "quick"

@@ -9,7 +9,9 @@
  */
 import { Streams } from "@salesintel/airbyte"
 import { type ApiError, Client, type CompanyTechnologies, CreditBudget } from "@salesintel/core"
-import { Effect, Schema, Stream } from "effect"
+import * as Effect from "effect/Effect"
+import * as Schema from "effect/Schema"
+import * as Stream from "effect/Stream"
 import type { CompaniesConfig, SourceConfig } from "../Config.ts"
 import * as KeyedPurchase from "../components/KeyedPurchase.ts"
 import { BoughtSet } from "../engine/BoughtSet.ts"

@@ -12,7 +12,10 @@
  */
 import { Streams } from "@salesintel/airbyte"
 import { Client, type Contact, CreditBudget } from "@salesintel/core"
-import { Effect, Ref, Schema, Stream } from "effect"
+import * as Effect from "effect/Effect"
+import * as Ref from "effect/Ref"
+import * as Schema from "effect/Schema"
+import * as Stream from "effect/Stream"
 import type { ContactSearch } from "../Config.ts"
 import type * as PagedQuery from "../components/PagedQuery.ts"
 import { BoughtSet } from "../engine/BoughtSet.ts"

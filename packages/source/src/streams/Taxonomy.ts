@@ -7,7 +7,8 @@
  */
 import { Streams } from "@salesintel/airbyte"
 import { Client, type Filters, Pager, type Taxonomy } from "@salesintel/core"
-import { Effect, Stream } from "effect"
+import * as Effect from "effect/Effect"
+import * as Stream from "effect/Stream"
 import type { SourceConfig } from "../Config.ts"
 import * as Output from "../Output.ts"
 import type { StreamDefinition } from "../StreamDefinition.ts"

@@ -1,6 +1,7 @@
 /** What every stream definition shares: decoding its saved state. */
 import { ParseIssue } from "@salesintel/core"
-import { Effect, Schema } from "effect"
+import * as Effect from "effect/Effect"
+import * as Schema from "effect/Schema"
 import { StateError } from "../StateError.ts"
 
 /**

@@ -1,5 +1,5 @@
 /** Test support: the ids a saved bought set (`known` of the contacts state) holds, in either form. */
-import { Schema } from "effect"
+import * as Schema from "effect/Schema"
 import { DatedSetJson } from "../engine/DatedSet.ts"
 
 export const boughtIds = (json: unknown): ReadonlySet<string> =>

@@ -6,7 +6,10 @@
  * can refuse a credited search page with a 402.
  */
 import { ApiError, Client, Contact, type Page } from "@salesintel/core"
-import { Duration, Effect, Layer, Schema } from "effect"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Schema from "effect/Schema"
 import { contact } from "../../../core/src/testing/Records.ts"
 
 export interface FakeProviderOptions {

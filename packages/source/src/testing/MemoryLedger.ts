@@ -3,7 +3,7 @@
  * (key to day, a later day kept), what was moved into it from a state, and how many keys each
  * lookup asked about, so a test can say what a read looked up.
  */
-import { Effect } from "effect"
+import * as Effect from "effect/Effect"
 import type { Entry, Ledger } from "../engine/BoughtLedger.ts"
 
 export const memoryLedger = (entries: Iterable<Entry> = []) => {

@@ -5,7 +5,9 @@
  */
 import { Streams } from "@salesintel/airbyte"
 import type { ApiError, Client, Contact, CreditBudget, Page } from "@salesintel/core"
-import { Effect, type Ref, Stream } from "effect"
+import * as Effect from "effect/Effect"
+import type * as Ref from "effect/Ref"
+import * as Stream from "effect/Stream"
 import type { ContactSearch, SourceConfig } from "../../Config.ts"
 import * as KeyedPurchase from "../../components/KeyedPurchase.ts"
 import type { LedgerError } from "../../engine/BoughtLedger.ts"

@@ -5,7 +5,10 @@
  * (or it matched nothing). The lookups are made before anything is bought: they size the estimate.
  */
 import { type ApiError, type Client, type CreditBudget, Limits, Pager } from "@salesintel/core"
-import { Chunk, Effect, Ref, Stream } from "effect"
+import * as Chunk from "effect/Chunk"
+import * as Effect from "effect/Effect"
+import * as Ref from "effect/Ref"
+import * as Stream from "effect/Stream"
 import type { ContactsConfig } from "../../Config.ts"
 import type { BoughtSet } from "../../engine/BoughtSet.ts"
 import * as Output from "../../Output.ts"

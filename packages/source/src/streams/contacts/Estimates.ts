@@ -5,7 +5,9 @@
  * it read once it ends.
  */
 import { CreditBudget, type Partitioner } from "@salesintel/core"
-import { Effect, Ref, Stream } from "effect"
+import * as Effect from "effect/Effect"
+import * as Ref from "effect/Ref"
+import * as Stream from "effect/Stream"
 import * as PagedQuery from "../../components/PagedQuery.ts"
 import type { BoughtSet } from "../../engine/BoughtSet.ts"
 import * as Output from "../../Output.ts"

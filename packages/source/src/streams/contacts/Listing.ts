@@ -5,7 +5,9 @@
  */
 import type { Client, Contact, CreditBudget, Partitioner } from "@salesintel/core"
 import { Limits } from "@salesintel/core"
-import { Effect, Ref, Stream } from "effect"
+import * as Effect from "effect/Effect"
+import * as Ref from "effect/Ref"
+import * as Stream from "effect/Stream"
 import type { ContactSearch, SourceConfig } from "../../Config.ts"
 import * as PagedQuery from "../../components/PagedQuery.ts"
 import * as Output from "../../Output.ts"

@@ -10,7 +10,10 @@
  * Every way records what it bought in the one bought set.
  */
 import { type Contact, CreditBudget, type Partitioner } from "@salesintel/core"
-import { Chunk, Effect, Ref, Stream } from "effect"
+import * as Chunk from "effect/Chunk"
+import * as Effect from "effect/Effect"
+import * as Ref from "effect/Ref"
+import * as Stream from "effect/Stream"
 import type { ContactSearch } from "../../Config.ts"
 import * as PagedQuery from "../../components/PagedQuery.ts"
 import * as Purchases from "../../engine/Purchases.ts"
