@@ -11,7 +11,11 @@
  * summary.
  */
 import { type Catalog, Message, Streams } from "@salesintel/airbyte"
-import { Chunk, Duration, Effect, Either, Stream } from "effect"
+import * as Chunk from "effect/Chunk"
+import * as Duration from "effect/Duration"
+import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
+import * as Stream from "effect/Stream"
 import { stateTable } from "./Bookkeeping.ts"
 import { CommitGroup, type Job } from "./CommitGroup.ts"
 import { Database, type DatabaseError, type DatabaseService, transaction } from "./Database.ts"
@@ -290,6 +294,7 @@ const writer = (summary: LoadSummary, options: LoadOptions, schema: string, db: 
       yield* begin
       const mode = syncModeOf(options.syncModes, job.mapping.stream)
       yield* Merge.mergeBatch(schema, job.mapping, job.batch, mode, options.runId)
+      job.written()
       summary.batches++
       streamSummary(summary, job.mapping.stream).batches++
     })
