@@ -16,7 +16,7 @@
  * slow row-by-row baseline.
  */
 import { spawnSync } from "node:child_process"
-import { createWriteStream, mkdtempSync, readFileSync, rmSync } from "node:fs"
+import { createWriteStream, mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { fileURLToPath } from "node:url"
@@ -33,8 +33,12 @@ import {
   Sql,
   Tables,
 } from "@salesintel/postgres"
-import { Effect, Layer, Schema, Stream } from "effect"
+import * as Effect from "effect/Effect"
+import * as Layer from "effect/Layer"
+import * as Schema from "effect/Schema"
+import * as Stream from "effect/Stream"
 import pg from "pg"
+import { commandLine } from "./command.ts"
 
 const { Database } = Db
 const { ident, qualified } = Sql
@@ -310,21 +314,18 @@ interface PhaseResult {
   readonly peakRssMb: number
 }
 
-/** The node flags of the `salesintel-pg` command (its shebang), so each phase runs as the command does. */
-const commandFlags = (): ReadonlyArray<string> => {
-  const shebang =
-    readFileSync(new URL("../../packages/postgres/bin/salesintel-pg.js", import.meta.url), "utf8").split(
-      "\n",
-    )[0] ?? ""
-  return shebang.split(/\s+/).filter((word) => word.startsWith("--"))
-}
+/** The `salesintel-pg` command's shebang (its node flags and environment), so each phase runs as the command does. */
+const command = commandLine(
+  fileURLToPath(new URL("../../packages/postgres/bin/salesintel-pg.js", import.meta.url)),
+)
 
 const runPhase = (name: string, file: string, pgliteDir: string): PhaseResult => {
   const child = spawnSync(
     process.execPath,
-    [...commandFlags(), fileURLToPath(import.meta.url), "phase", name, file, pgliteDir],
+    [...command.flags, fileURLToPath(import.meta.url), "phase", name, file, pgliteDir],
     {
       encoding: "utf8",
+      env: { ...process.env, ...command.env },
       stdio: ["ignore", "pipe", "inherit"],
     },
   )
@@ -341,7 +342,8 @@ const main = async () => {
     console.log(
       `${records.toLocaleString("en")} contact records (2 phones each, a STATE every ${stateEvery.toLocaleString("en")}) written to a temp JSONL file in ${((performance.now() - generateStart) / 1000).toFixed(1)} s`,
     )
-    console.log(`node flags of salesintel-pg: ${commandFlags().join(" ") || "(none)"}`)
+    const environment = Object.entries(command.env).map(([name, value]) => `${name}=${value}`)
+    console.log(`salesintel-pg runs node as: ${[...environment, "node", ...command.flags].join(" ")}`)
     console.log("path                               records/s   seconds   contacts   phones   peak RSS")
     const report = (label: string, result: PhaseResult) => {
       console.log(

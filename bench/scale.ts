@@ -31,7 +31,7 @@
  * `BENCH_SCALE_COMPANIES` change the sandbox's size (e.g. 200000 for a quick look).
  */
 import { spawn, spawnSync } from "node:child_process"
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs"
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { createInterface } from "node:readline"
@@ -39,6 +39,7 @@ import { fileURLToPath } from "node:url"
 import { Dataset } from "@salesintel/sandbox"
 import { PackedIds } from "@salesintel/source"
 import pg from "pg"
+import { commandLine } from "./command.ts"
 import { accountCounts, post, startSandbox } from "./sandbox.ts"
 
 // Compiled to bench/dist/: the packages are two folders up.
@@ -61,17 +62,11 @@ const query = async <A>(sql: string, values: ReadonlyArray<unknown> = []): Promi
   }
 }
 
-/** The node flags a command's shebang gives it (`#!/usr/bin/env -S node --flag ...`). */
-const shebangFlags = (bin: string): ReadonlyArray<string> => {
-  const first = readFileSync(bin, "utf8").split("\n")[0] ?? ""
-  return first.startsWith("#!") ? first.split(/\s+/).filter((word) => word.startsWith("--")) : []
-}
-
 const baselineBin = process.env.BENCH_BASELINE_BIN
 
 const syncCommand = (configPath: string, bin = cliBin) => [
   process.execPath,
-  ...shebangFlags(bin),
+  ...commandLine(bin).flags,
   bin,
   "sync",
   "--config",
@@ -95,6 +90,7 @@ const timedSync = async (sandboxUrl: string, configPath: string, bin = cliBin): 
   const result = spawnSync(time, ["-v", ...syncCommand(configPath, bin)], {
     encoding: "utf8",
     maxBuffer: 64 * 1024 * 1024,
+    env: { ...process.env, ...commandLine(bin).env },
   })
   const seconds = (performance.now() - started) / 1000
   if (result.status !== 0) throw new Error(`sync failed (${result.status}):\n${result.stderr.slice(-4000)}`)
@@ -131,7 +127,7 @@ const pipeStates = async (configPath: string, directory: string) => {
   }
   writeFileSync(catalogPath, JSON.stringify(configured))
   const args = [
-    ...shebangFlags(sourceBin),
+    ...commandLine(sourceBin).flags,
     sourceBin,
     "read",
     "--config",
@@ -139,7 +135,10 @@ const pipeStates = async (configPath: string, directory: string) => {
     "--catalog",
     catalogPath,
   ]
-  const child = spawn(process.execPath, args, { stdio: ["ignore", "pipe", "inherit"] })
+  const child = spawn(process.execPath, args, {
+    stdio: ["ignore", "pipe", "inherit"],
+    env: { ...process.env, ...commandLine(sourceBin).env },
+  })
   let largest = 0
   let total = 0
   let count = 0
@@ -257,7 +256,10 @@ const killedThenRerun = async (sandboxUrl: string, configPath: string, total: nu
   await query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`)
   await post(`${sandboxUrl}/_sandbox/reset`)
   const [command, ...args] = syncCommand(configPath)
-  const child = spawn(command ?? process.execPath, args, { stdio: "ignore" })
+  const child = spawn(command ?? process.execPath, args, {
+    stdio: "ignore",
+    env: { ...process.env, ...commandLine(cliBin).env },
+  })
   const deadline = Date.now() + 15 * 60_000
   let charged = 0
   while (Date.now() < deadline && child.exitCode === null) {

@@ -18,11 +18,12 @@
  * to compare with the code before a change in the same session.
  */
 import { spawnSync } from "node:child_process"
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs"
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { fileURLToPath } from "node:url"
 import pg from "pg"
+import { commandLine } from "./command.ts"
 import { post, startSandbox } from "./sandbox.ts"
 
 // Compiled to bench/dist/: the packages are two folders up.
@@ -48,12 +49,6 @@ const dropSchema = async (schema: string) => {
   }
 }
 
-/** The node flags a command's shebang gives it (`#!/usr/bin/env -S node --flag ...`). */
-const shebangFlags = (bin: string): ReadonlyArray<string> => {
-  const first = readFileSync(bin, "utf8").split("\n")[0] ?? ""
-  return first.startsWith("#!") ? first.split(/\s+/).filter((word) => word.startsWith("--")) : []
-}
-
 interface Run {
   readonly seconds: number
   readonly peakRssMb: number
@@ -74,7 +69,7 @@ const syncOnce = async (
     if (target === "postgres") await dropSchema(schema)
     const command = [
       process.execPath,
-      ...shebangFlags(bin),
+      ...commandLine(bin).flags,
       bin,
       "sync",
       "--config",
@@ -88,7 +83,7 @@ const syncOnce = async (
       encoding: "utf8",
       maxBuffer: 64 * 1024 * 1024,
       // DATABASE_URL would send the PGlite runs to the server.
-      env: { ...process.env, DATABASE_URL: "" },
+      env: { ...process.env, ...commandLine(bin).env, DATABASE_URL: "" },
     })
     const seconds = (performance.now() - started) / 1000
     if (result.status !== 0)

@@ -1,4 +1,4 @@
-#!/usr/bin/env -S node --heap-growing-percent=20 --max-semi-space-size=8
+#!/usr/bin/env -S MALLOC_ARENA_MAX=2 node --heap-growing-percent=20 --max-semi-space-size=8
 // The `salesintel-pg` command. A checked-in file (not dist/bin.js itself) so that `npm ci` links it
 // into node_modules/.bin before the build has made dist. The V8 flags keep the heap near what is
 // live: it grows 20% past the live size after a collection (not V8's default factor of up to
