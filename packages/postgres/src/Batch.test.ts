@@ -1,6 +1,6 @@
 import fc from "fast-check"
 import { describe, expect, it } from "vitest"
-import { Builder, Pool } from "./Batch.ts"
+import { Builder } from "./Batch.ts"
 import type { Mapped } from "./Mapping.ts"
 
 const text = (bytes: Uint8Array): string => Buffer.from(bytes).toString("utf8")
@@ -104,33 +104,5 @@ describe("Batch.Builder", () => {
         },
       ),
     )
-  })
-})
-
-describe("Batch.Pool", () => {
-  it("hands a written builder back out, emptied, for a stream with as many child tables", () => {
-    const pool = new Pool(2)
-    const builder = pool.take(1)
-    builder.add(mapped("a", 1, 2))
-    const closed = builder.close()
-    expect(text(closed.rows)).toBe("a\tv1\tcafé ✓ 𝄞\n")
-    pool.give(builder)
-    // Another stream's shape gets a builder of its own.
-    expect(pool.take(2)).not.toBe(builder)
-    const again = pool.take(1)
-    expect(again).toBe(builder)
-    expect(again.size).toBe(0)
-    again.add(mapped("b", 1, 0))
-    expect(text(again.close().rows)).toBe("b\tv1\tcafé ✓ 𝄞\n")
-    // Taken, it is no longer in the pool.
-    expect(pool.take(1)).not.toBe(builder)
-  })
-
-  it("keeps at most `keep` builders", () => {
-    const pool = new Pool(2)
-    const given = [pool.take(0), pool.take(0), pool.take(0)]
-    for (const builder of given) pool.give(builder)
-    const taken = [pool.take(0), pool.take(0), pool.take(0)]
-    expect(taken.filter((builder) => given.includes(builder))).toHaveLength(2)
   })
 })

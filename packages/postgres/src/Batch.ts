@@ -62,7 +62,6 @@ export interface Closed {
 
 /** A batch of one stream with `childTables` child tables. */
 export class Builder {
-  readonly childTables: number
   private readonly rows: Bytes
   private readonly children: ReadonlyArray<Bytes>
   // Per record received: where its line starts (its end is the next start) and where each of
@@ -73,7 +72,6 @@ export class Builder {
   private readonly latest = new Map<string, number>()
 
   constructor(childTables: number, initialBytes = 1 << 20) {
-    this.childTables = childTables
     this.rows = new Bytes(initialBytes)
     this.children = Array.from({ length: childTables }, () => new Bytes(initialBytes >> 2))
     this.childStarts = Array.from({ length: childTables }, () => [])
@@ -124,10 +122,7 @@ export class Builder {
     this.latest.clear()
   }
 
-  /**
-   * The batch's data: views of the builder's buffers, valid until the builder is written to again
-   * (reset, or taken from its pool once given back).
-   */
+  /** The batch's data. The builder must not be used afterwards. */
   close(): Closed {
     const received = this.starts.length
     const all = this.rows.slice(0, this.rows.length)
@@ -152,34 +147,5 @@ export class Builder {
       all,
       children: this.children.map((bytes, table) => pick(bytes, this.childStarts[table] as Array<number>)),
     }
-  }
-}
-
-/**
- * Builders whose batches were written, kept for the next batches. A batch's buffers are a
- * megabyte or more: allocated per batch and freed when it was written, they were taken from and
- * given back to the C heap hundreds of times a minute, and glibc's allocator, which serves blocks
- * that size from its heap once one was freed, kept the freed pages: the first sync of the scale
- * benchmark (259,424 contacts) grew from 150 to over 200 MB of RSS with the heap steady at 80 MB.
- * Reused, the same few buffers serve every batch. At most `keep` builders wait here, so what the
- * pool holds is bounded by the most batches ever waiting for the writer at once.
- */
-export class Pool {
-  private readonly free: Array<Builder> = []
-
-  constructor(private readonly keep = 4) {}
-
-  /** A builder for a stream with `childTables` child tables: a written one if one waits. */
-  take(childTables: number): Builder {
-    const index = this.free.findIndex((builder) => builder.childTables === childTables)
-    if (index < 0) return new Builder(childTables)
-    const [builder] = this.free.splice(index, 1)
-    return builder as Builder
-  }
-
-  /** A builder whose batch was written (its views are no longer read), for reuse. */
-  give(builder: Builder): void {
-    builder.reset()
-    if (this.free.length < this.keep) this.free.push(builder)
   }
 }

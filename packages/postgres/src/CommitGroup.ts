@@ -14,13 +14,7 @@ import type { Mapped, StreamMapping } from "./Mapping.ts"
 
 /** What the plan stage hands the write stage, in input order. */
 export type Job =
-  | {
-      readonly _tag: "Batch"
-      readonly mapping: StreamMapping
-      readonly batch: Batch.Closed
-      /** Call once the batch is written: its buffers go back to the pool for later batches. */
-      readonly written: () => void
-    }
+  | { readonly _tag: "Batch"; readonly mapping: StreamMapping; readonly batch: Batch.Closed }
   | {
       /** The states that waited, committed in one transaction with everything they cover. */
       readonly _tag: "Commit"
@@ -31,7 +25,6 @@ export type Job =
   | { readonly _tag: "Notify"; readonly message: Message.LogMessage | Message.TraceErrorMessage }
 
 export class CommitGroup {
-  private readonly pool = new Batch.Pool()
   private readonly open = new Map<StreamMapping, Batch.Builder>()
   private readonly covered = new Map<StreamMapping, Batch.Builder>()
   private waiting: Array<Message.StateMessage> = []
@@ -52,7 +45,7 @@ export class CommitGroup {
   add(mapping: StreamMapping, record: Mapped): void {
     let builder = this.open.get(mapping)
     if (builder === undefined) {
-      builder = this.pool.take(mapping.children.length)
+      builder = new Batch.Builder(mapping.children.length)
       this.open.set(mapping, builder)
     }
     // The latest record per key wins within the batch (resolved when it closes).
@@ -63,7 +56,7 @@ export class CommitGroup {
   /** A STATE: it covers every record so far, and waits to commit with them. */
   cover(state: Message.StateMessage, records: Readonly<Record<string, number>>): void {
     // Moved when nothing of its stream waits yet; else copied over, and the open one kept for the
-    // next page.
+    // next page (a page a STATE would otherwise allocate a fresh builder's 1.5 MB).
     for (const [mapping, builder] of this.open) {
       const earlier = this.covered.get(mapping)
       if (earlier === undefined) {
@@ -83,7 +76,8 @@ export class CommitGroup {
   /** The waiting STATEs' commit, with the merges of what they cover; nothing when none waits. */
   commitWaiting(jobs: Array<Job>): void {
     if (this.waiting.length === 0) return
-    for (const [mapping, builder] of this.covered) this.closed(jobs, mapping, builder)
+    for (const [mapping, builder] of this.covered)
+      if (builder.size > 0) jobs.push({ _tag: "Batch", mapping, batch: builder.close() })
     jobs.push({ _tag: "Commit", states: this.waiting, records: this.waitingRecords })
     this.covered.clear()
     this.coveredRecords = 0
@@ -96,14 +90,9 @@ export class CommitGroup {
    */
   closeAll(jobs: Array<Job>): void {
     this.commitWaiting(jobs)
-    for (const [mapping, builder] of this.open) this.closed(jobs, mapping, builder)
+    for (const [mapping, builder] of this.open)
+      if (builder.size > 0) jobs.push({ _tag: "Batch", mapping, batch: builder.close() })
     this.open.clear()
     this.openRecords = 0
-  }
-
-  /** A batch for the writer, its builder back in the pool once written (at once when empty). */
-  private closed(jobs: Array<Job>, mapping: StreamMapping, builder: Batch.Builder): void {
-    if (builder.size === 0) this.pool.give(builder)
-    else jobs.push({ _tag: "Batch", mapping, batch: builder.close(), written: () => this.pool.give(builder) })
   }
 }

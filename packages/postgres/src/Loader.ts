@@ -294,7 +294,6 @@ const writer = (summary: LoadSummary, options: LoadOptions, schema: string, db: 
       yield* begin
       const mode = syncModeOf(options.syncModes, job.mapping.stream)
       yield* Merge.mergeBatch(schema, job.mapping, job.batch, mode, options.runId)
-      job.written()
       summary.batches++
       streamSummary(summary, job.mapping.stream).batches++
     })
