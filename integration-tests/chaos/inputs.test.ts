@@ -133,6 +133,28 @@ describe("pipes", () => {
     expect(last?.status).toBe("failed")
   })
 
+  it("a source killed while it buys (append_dedup) fails the load, which keeps what committed", async () => {
+    const { provider: sandbox } = file
+    const target = fresh()
+    sandbox.reset()
+    const { source, loader } = pipe(target)
+    // Once a STATE of the contacts (append_dedup) has committed: the source dies mid-stream.
+    await loader.saw('"name":"contacts"')
+    source.kill("SIGKILL")
+    const loaded = await loader.done
+    const held = await query(target, "SELECT count(*)::int AS n FROM $schema.contacts")
+    record({
+      case: "source killed while buying, in a pipe",
+      "load exit": loaded.code ?? "?",
+      "contacts kept": Number(held[0]?.n ?? 0),
+    })
+    expect(loaded.code, loaded.stderr).toBe(1)
+    expect(loaded.stderr).toMatch(/contacts had not reported its end/)
+    expect(Number(held[0]?.n ?? 0)).toBeGreaterThan(0)
+    const last = (await runs(target)).at(-1)
+    expect(last?.status).toBe("failed")
+  })
+
   it("a loader that dies stops the source's buying at once", async () => {
     const { provider: sandbox } = file
     const target = fresh()
@@ -178,6 +200,18 @@ describe("the database connection dropped mid-sync", () => {
     )
     await client.end()
     const stopped = await running.done
+    // The run's figures are what the provider was charged (the budget's count), pages in flight
+    // when the connection went included: in the summary, and in the stream lines and the run row.
+    const chargedByRun = charged(sandbox)
+    const spentLine = /credits spent: (\d+)/.exec(stopped.stdout)
+    const streamCredits = [...stopped.stdout.matchAll(/records\s+(\d+) credits/g)].reduce(
+      (sum, match) => sum + Number(match[1]),
+      0,
+    )
+    const [runRow] = await runs(target)
+    const rowCredits = Object.values(
+      JSON.parse(String(runRow?.streams ?? "{}")) as Record<string, { credits?: number }>,
+    ).reduce((sum, stream) => sum + (stream.credits ?? 0), 0)
     const rerun = await sync(target, configPath).done
     const rebought = charged(sandbox) - reference.credits
     record({
@@ -185,6 +219,8 @@ describe("the database connection dropped mid-sync", () => {
       "backends ended": rows.length,
       exit: stopped.code ?? "?",
       "rerun exit": rerun.code ?? "?",
+      "charged by the run": chargedByRun,
+      "its summary said": spentLine?.[1] ?? "?",
       rebought,
     })
     expect(rows.length).toBeGreaterThan(0)
@@ -193,6 +229,10 @@ describe("the database connection dropped mid-sync", () => {
     // The whole output in the message: a failure here must say what was said instead.
     const said = stopped.stdout + stopped.stderr
     expect(said, said).toMatch(/terminat|connection to the database was lost/i)
+    expect(Number(spentLine?.[1]), said).toBe(chargedByRun)
+    expect(streamCredits, said).toBe(chargedByRun)
+    expect(rowCredits, said).toBe(chargedByRun)
+    expect(runRow?.status).toBe("failed")
     expect(rerun.code, rerun.stderr).toBe(0)
     expect(await fingerprint(target)).toEqual(reference.tables)
     expect(rebought).toBeLessThanOrEqual(sigkillBound)

@@ -8,7 +8,7 @@
 import { existsSync } from "node:fs"
 import { join } from "node:path"
 import { Options } from "@effect/cli"
-import type { StreamState } from "@salesintel/airbyte"
+import { type StreamState, Streams } from "@salesintel/airbyte"
 import { CommandLine, JsonFile } from "@salesintel/command-line"
 import { type ApiError, Client } from "@salesintel/core"
 import { type Database, Ledger, type RunLock, State, Target } from "@salesintel/postgres"
@@ -65,19 +65,41 @@ export const savedState = (
 export const savedStateIn = (schema: string) =>
   Effect.flatMap(State.read(schema), (saved) => Ledger.exported(schema, saved))
 
+/** `--full-refresh` names checked against the streams: a misspelt one is refused, never ignored. */
+const checkFullRefresh = (
+  streams: ReadonlyArray<string>,
+): Effect.Effect<ReadonlyArray<string>, PlanError> => {
+  const unknown = streams.filter((name) => !Streams.isStreamName(name))
+  return unknown.length === 0
+    ? Effect.succeed(streams)
+    : Effect.fail(
+        new PlanError({
+          description: `unknown stream ${unknown.join(", ")} in --full-refresh (streams: ${Streams.names.join(", ")})`,
+        }),
+      )
+}
+
 /** The plan of `config` (parsed JSON, validated here) from saved `state`; free requests only. */
 export const makePlan = (options: {
   readonly config: unknown
   readonly state: ReadonlyArray<StreamState.SavedStreamState>
   readonly mode: Plan.Mode
   readonly now?: number
+  /** Streams refreshed in full, as `salesintel sync --full-refresh` names them. */
+  readonly fullRefresh?: ReadonlyArray<string>
 }): Effect.Effect<Plan.Plan, PlanError | ApiError.ApiError | Plan.StateError | Plan.LedgerError> =>
   Either.match(Config.decode(options.config), {
     onLeft: (error) => Effect.fail(new PlanError({ description: error.message })),
     onRight: (config) =>
-      Plan.plan({ config, state: options.state, mode: options.mode, now: options.now ?? Date.now() }).pipe(
-        Effect.provide(Client.layerFetch(Config.connectionOf(config))),
-      ),
+      Effect.flatMap(checkFullRefresh(options.fullRefresh ?? []), (fullRefresh) =>
+        Plan.plan({
+          config,
+          state: options.state,
+          mode: options.mode,
+          now: options.now ?? Date.now(),
+          fullRefresh,
+        }),
+      ).pipe(Effect.provide(Client.layerFetch(Config.connectionOf(config)))),
   })
 
 const count = (value: number | undefined): string =>
@@ -109,7 +131,7 @@ const table = (
 /** The plan as a person reads it: a table of the contact work, then companies, then the totals. */
 export const render = (plan: Plan.Plan, target: string): string => {
   const lines = [
-    `plan (${plan.mode}) of the next sync into ${target}`,
+    `plan (${plan.mode}${plan.fullRefresh.length > 0 ? `, full refresh of ${plan.fullRefresh.join(", ")}` : ""}) of the next sync into ${target}`,
     ...(plan.mode === "quick"
       ? ["  quick: from counts alone; a search's credits are its matches, an upper bound"]
       : []),
@@ -149,6 +171,11 @@ export const render = (plan: Plan.Plan, target: string): string => {
     if (plan.contacts !== undefined)
       lines.push(
         `  contacts in the saved state: ${count(plan.contacts.inState)} (${count(plan.contacts.staleInState)} due again)`,
+      )
+    const notReadAgain = plan.contacts?.notReadAgain
+    if (notReadAgain !== undefined && notReadAgain > 0)
+      lines.push(
+        `  the full refresh does not find ${count(notReadAgain)} contacts held again (bought by searches or emails no longer configured, or no longer matching them): their rows are deleted when it completes, and buying them back would cost ${count(notReadAgain)} credits`,
       )
     lines.push("")
   }
@@ -223,6 +250,7 @@ export const command = CommandLine.command(
     examples: [
       "salesintel plan --config my-config.json",
       "salesintel plan --config my-config.json --quick --json",
+      "salesintel plan --config my-config.json --full-refresh contacts",
     ],
   },
   {
@@ -237,17 +265,32 @@ export const command = CommandLine.command(
       text: "print one JSON object instead of the table; its top-level `credits` is what the next sync spends",
       default: "off",
     }),
+    fullRefresh: CommandLine.flag(Options.text("full-refresh").pipe(Options.repeated), {
+      name: "--full-refresh LIST",
+      text: "plan a full refresh of these streams (comma-separated or repeated), as `salesintel sync --full-refresh` reads them: every record bought again, and the rows it does not find again counted (deleted when it completes)",
+      default: "incremental, as a plain sync reads",
+    }),
     quick: CommandLine.flag(Options.boolean("quick"), {
       name: "--quick",
       text: "answer from counts alone, in seconds: an upper bound on the credits",
       default: "off: exact, walking the free preview as the sync will",
     }),
   },
-  ({ config, databaseUrl, schema, pgliteDir, wait, json, quick }) =>
+  ({ config, databaseUrl, schema, pgliteDir, wait, json, quick, fullRefresh }) =>
     Effect.gen(function* () {
       const parsed = yield* readConfig(config)
       const state = yield* savedState({ databaseUrl, pgliteDir, schema, env: process.env, wait })
-      const plan = yield* makePlan({ config: parsed, state, mode: quick ? "quick" : "exact" })
+      const plan = yield* makePlan({
+        config: parsed,
+        state,
+        mode: quick ? "quick" : "exact",
+        fullRefresh: fullRefresh.flatMap((text) =>
+          text
+            .split(",")
+            .map((name) => name.trim())
+            .filter((name) => name.length > 0),
+        ),
+      })
       const target = Target.fromOptions(databaseUrl, pgliteDir).description
       yield* Effect.sync(() =>
         process.stdout.write(

@@ -13,6 +13,7 @@ import {
   type Ddl,
   Ledger,
   Loader,
+  Provenance,
   RunLifecycle,
   type RunLock,
   Runs,
@@ -141,10 +142,15 @@ export const sync = (
       const catalog = yield* check(options)
 
       const stop = options.stop ?? (yield* Deferred.make<StopSignal.Signal>())
-      const { runId, abandoned } = yield* RunLifecycle.begin(
+      const { runId, abandoned, reconciled } = yield* RunLifecycle.begin(
         options.schema,
         RunLifecycle.stoppable(options.lock ?? { owner: "salesintel sync" }, stop),
       )
+      // The ledger was mended from the tables before anything is read: the user hears so.
+      for (const changed of reconciled) {
+        const line = Ledger.describeReconciled(options.schema, changed)
+        if (line !== undefined) yield* Effect.sync(() => options.progress.write(`${line}\n`))
+      }
       const failRun = <E extends { readonly message: string }>(
         error: E,
       ): Effect.Effect<never, E | Database.DatabaseError, Database.Database> =>
@@ -177,10 +183,33 @@ export const sync = (
       })
       if (Either.isLeft(prepared)) return yield* failRun(new SyncConfigError({ description: prepared.left }))
       const { config, read } = prepared.right
+      if (options.fullRefresh?.includes("contacts") === true)
+        yield* Effect.catchAll(warnDeleted(options, config), failRun)
       const loadedRead = yield* loadRead(options, runId, catalog, config, read.items)
       return yield* endRun(options, { runId, abandoned, config, stop }, loadedRead)
     }),
   )
+
+/**
+ * A full refresh of the contacts deletes, once it completes, the rows it did not buy again: before
+ * it buys anything, the sync says how many rows were bought by searches and emails the config no
+ * longer has (those it can know it will not find again) and what buying them back would cost.
+ */
+const warnDeleted = (options: SyncOptions, config: Config.SourceConfig) =>
+  Effect.gen(function* () {
+    const searches = config.contacts?.searches.map((search) => search.name) ?? []
+    const elsewhere = yield* Provenance.boughtElsewhere(
+      options.schema,
+      searches,
+      config.contacts?.emails ?? [],
+    )
+    if (elsewhere === 0) return
+    yield* Effect.sync(() =>
+      options.progress.write(
+        `full refresh of contacts: ${elsewhere} contacts held were bought by searches or emails this config no longer has; unless a configured search finds them again they are deleted when the refresh completes, and buying them back would cost ${elsewhere} credits (salesintel plan --full-refresh contacts counts them exactly)\n`,
+      ),
+    )
+  })
 
 /** The run's end: its status, what it committed and spent, recorded in the run row and returned. */
 const endRun = (
@@ -191,7 +220,14 @@ const endRun = (
     readonly config: Config.SourceConfig
     readonly stop: Deferred.Deferred<StopSignal.Signal>
   },
-  { loaded, summary, seen, checkpoints, committed }: Effect.Effect.Success<ReturnType<typeof loadRead>>,
+  {
+    loaded,
+    budget,
+    summary,
+    seen,
+    checkpoints,
+    committed,
+  }: Effect.Effect.Success<ReturnType<typeof loadRead>>,
 ) =>
   Effect.gen(function* () {
     const { runId, abandoned, config, stop } = run
@@ -212,7 +248,8 @@ const endRun = (
           records: stream.records,
           credits: stream.creditsSpent,
           recordsLeft: stream.recordsLeft,
-        })) ?? seen.map((stream) => ({ ...stream, records: 0, recordsLeft: 0 }))
+        })) ??
+      withUnaccounted(seen, budget.spent).map((stream) => ({ ...stream, records: 0, recordsLeft: 0 }))
     const streams = read.map((stream) => ({
       ...stream,
       records: status === "succeeded" ? stream.records : (committed[stream.stream]?.records ?? 0),
@@ -220,7 +257,7 @@ const endRun = (
     const figures = Object.fromEntries(
       streams.map((s) => [s.stream, { records: s.records, credits: s.credits }]),
     )
-    const creditsUncertain = summary?.creditsUncertain ?? 0
+    const creditsUncertain = budget.uncertain
     yield* RunLifecycle.end(
       options.schema,
       runId,
@@ -234,13 +271,32 @@ const endRun = (
       signal,
       abandoned,
       streams,
-      creditsSpent: summary?.creditsSpent ?? 0,
+      creditsSpent: budget.spent,
       creditsUncertain,
       creditBudget: config.credit_budget,
       checkpoints,
       error,
     } satisfies SyncOutcome
   })
+
+/**
+ * The streams' credits at their last checkpoint, with what the budget counted after it (pages in
+ * flight when the load failed, charged but never checkpointed) given to the last stream that
+ * spent: the credited streams spend in turn, so that is the one that was buying. So the stream
+ * lines add up to what the provider was charged, as the summary says.
+ */
+const withUnaccounted = <S extends { readonly credits: number }>(
+  streams: ReadonlyArray<S>,
+  spent: number,
+): ReadonlyArray<S> => {
+  const unaccounted = spent - streams.reduce((sum, stream) => sum + stream.credits, 0)
+  if (unaccounted <= 0 || streams.length === 0) return streams
+  let at = streams.length - 1
+  while (at > 0 && (streams[at]?.credits ?? 0) === 0) at--
+  return streams.map((stream, index) =>
+    index === at ? { ...stream, credits: stream.credits + unaccounted } : stream,
+  )
+}
 
 /** A source LOG or TRACE line, as the sync writes it to its progress output. */
 const logLine =
@@ -342,30 +398,37 @@ const loadRead = (
         Stream.provideService(BoughtLedger.BoughtLedger, ledger),
         Stream.tap((item) => Effect.map(budget.snapshot, ({ spent }) => follow.see(item, spent))),
       )
-      return yield* Loader.load(Read.messagesOf(seen), {
-        schema: options.schema,
-        runId,
-        syncModes: Catalog.destinationSyncModes(catalog),
-        ensureSchema: false,
-        endedOnItsOwn:
-          stop === undefined ? Effect.succeed(true) : Effect.map(Deferred.isDone(stop), (done) => !done),
-        onMessage: logLine(options),
-        beforeCommit: ({ state, records }) => {
-          const credits = follow.creditsAt(state)
-          const figures = Object.fromEntries(
-            Object.entries(records).map(([stream, count]) => [
-              stream,
-              { records: count, credits: credits?.get(stream) ?? 0 },
-            ]),
-          )
-          return Effect.zipRight(Runs.progress(options.schema, runId, figures), Ref.set(committed, figures))
-        },
-        onStateCommitted: () => Effect.sync(follow.committed),
-      })
-    }).pipe(Effect.provide(Commands.layerFor(config)), Effect.either)
+      const result = yield* Effect.either(
+        Loader.load(Read.messagesOf(seen), {
+          schema: options.schema,
+          runId,
+          syncModes: Catalog.destinationSyncModes(catalog),
+          ensureSchema: false,
+          endedOnItsOwn:
+            stop === undefined ? Effect.succeed(true) : Effect.map(Deferred.isDone(stop), (done) => !done),
+          onMessage: logLine(options),
+          beforeCommit: ({ state, records }) => {
+            const credits = follow.creditsAt(state)
+            const figures = Object.fromEntries(
+              Object.entries(records).map(([stream, count]) => [
+                stream,
+                { records: count, credits: credits?.get(stream) ?? 0 },
+              ]),
+            )
+            return Effect.zipRight(Runs.progress(options.schema, runId, figures), Ref.set(committed, figures))
+          },
+          onStateCommitted: () => Effect.sync(follow.committed),
+        }),
+      )
+      // What the provider was charged, however the load ended: the budget counts every credited
+      // request, settled or not (the read's summary never comes when the load failed first).
+      const { spent, uncertain } = yield* budget.snapshot
+      return { result, budget: { spent, uncertain } }
+    }).pipe(Effect.provide(Commands.layerFor(config)))
     follow.finish()
     return {
-      loaded,
+      loaded: loaded.result,
+      budget: loaded.budget,
       summary: follow.summary(),
       seen: follow.seen(),
       checkpoints: follow.checkpoints(),

@@ -132,6 +132,31 @@ describe.each(all.map((backend): [string, Backend] => [backend.name, backend]))(
       expect(await jobChanges()).toHaveLength(2)
     })
 
+    it("compares only what both observations carry: a field excluded in either is not a change", async () => {
+      await reset()
+      const without = (data: Record<string, unknown>, ...fields: ReadonlyArray<string>) =>
+        Object.fromEntries(Object.entries(data).filter(([field]) => !fields.includes(field)))
+      await load(contactMessages([contact(1), contact(2)]))
+      await load(companyMessages([company(1, ["A", "B"])]))
+      // exclude_fields: ["job_title"], ["technologies"]: absent from the records, not changed.
+      await load(
+        contactMessages([without(contact(1), "job_title"), without(contact(2), "company", "company_id")]),
+      )
+      await load(companyMessages([without(company(1, ["A", "B"]), "technologies")]))
+      expect(await jobChanges()).toEqual([])
+      expect(await technologyChanges()).toEqual([])
+      // Excluded no more: the observation before did not carry them, so nothing is compared yet.
+      await load(contactMessages([contact(1), contact(2)]))
+      await load(companyMessages([company(1, ["A", "B"])]))
+      expect(await jobChanges()).toEqual([])
+      expect(await technologyChanges()).toEqual([])
+      // Carried by both: a real change is still one.
+      await load(contactMessages([contact(1, { job_title: "CIO" })]))
+      await load(companyMessages([company(1, ["A"])]))
+      expect((await jobChanges()).map((row) => row.changed)).toEqual([["title"]])
+      expect((await technologyChanges()).map((row) => [row.product, row.change])).toEqual([["B", "dropped"]])
+    })
+
     it("keeps no change of records after the last STATE (rolled back with them)", async () => {
       await reset()
       await load(companyMessages([company(1, ["A"])]))

@@ -4,7 +4,9 @@
  * a new observation; the merge overwrites the old one, so the difference is taken first, in the
  * same transaction, from the staged batch against the rows it is about to replace (Merge.ts).
  * The first observation of a company or contact is not a change (there is nothing to compare
- * with), and loading the same data again finds no difference.
+ * with), and loading the same data again finds no difference. Only what both observations carry
+ * is compared: a field left out of either (`exclude_fields`, a deselected field: absent from its
+ * `_raw`) is not a change, so a change of config never reads as a change at the provider.
  */
 import { ident, qualified } from "./Sql.ts"
 import type { ColumnShape, TableShape } from "./Table.ts"
@@ -140,6 +142,7 @@ WITH seen AS (
     coalesce(s.fetched_at, now()) AS observed_at
   FROM ${companies} p JOIN ${staged.parent} s ON s.company_id = p.company_id
   WHERE p.company_id = ANY(ARRAY(SELECT company_id FROM ${staged.parent}))
+    AND ${carriedTechnologies("p")} AND ${carriedTechnologies("s")}
 ),
 before AS (
   SELECT DISTINCT company_id, category, subcategory, product, vendor FROM ${technologies}
@@ -160,18 +163,29 @@ FROM found f JOIN seen ON seen.company_id = f.company_id
 ORDER BY f.company_id, f.change, f.product, f.vendor`
 }
 
-const jobFields = [
-  ["company", "company_id"],
-  ["title", "job_title"],
-  ["level", "job_level"],
-  ["department", "job_department"],
-] as const
+/** Whether the observation `row` carried its technologies (a field excluded is absent from `_raw`). */
+const carriedTechnologies = (row: string): string => `coalesce(${row}."_raw" ? 'technologies', false)`
+
+/** Each job field: its label, its column, and whether an observation (`row`) carried it. */
+const jobFields: ReadonlyArray<readonly [string, string, (row: string) => string]> = [
+  // The company's id comes from company_id or the nested company block (Tables.ts).
+  [
+    "company",
+    "company_id",
+    (row) => `coalesce(${row}."_raw" ? 'company_id' OR (${row}."_raw" -> 'company') ? 'id', false)`,
+  ],
+  ["title", "job_title", (row) => `coalesce(${row}."_raw" ? 'job_title', false)`],
+  ["level", "job_level", (row) => `coalesce(${row}."_raw" ? 'job_level', false)`],
+  ["department", "job_department", (row) => `coalesce(${row}."_raw" ? 'job_department', false)`],
+]
 
 /** Job changes of the batch's contacts that were loaded before, against their rows now. */
 const jobSql = (schema: string, staged: Staged, runId: number | undefined): string => {
   const contacts = qualified(schema, named.contacts.name)
-  const differs = (column: string) => `p.${column} IS DISTINCT FROM s.${column}`
-  const changed = jobFields.map(([label, column]) => `CASE WHEN ${differs(column)} THEN '${label}' END`)
+  // A field differs only where both observations carry it.
+  const differs = ([, column, carried]: (typeof jobFields)[number]) =>
+    `(p.${column} IS DISTINCT FROM s.${column} AND ${carried("p")} AND ${carried("s")})`
+  const changed = jobFields.map((field) => `CASE WHEN ${differs(field)} THEN '${field[0]}' END`)
   return `INSERT INTO ${qualified(schema, jobChangesTable.name)} (${columnList(jobChangesTable, ["change_id", "loaded_at"])})
 SELECT s.match_id, s.display_name,
   p.company_id, p.company_name, p.job_title, p.job_level, p.job_department,
@@ -180,7 +194,7 @@ SELECT s.match_id, s.display_name,
   coalesce(s.fetched_at, now()), coalesce(p.fetched_at, p."_synced_at"), ${runLiteral(runId)}
 FROM ${contacts} p JOIN ${staged.parent} s ON s.match_id = p.match_id
 WHERE p.match_id = ANY(ARRAY(SELECT match_id FROM ${staged.parent}))
-  AND (${jobFields.map(([, column]) => differs(column)).join(" OR ")})
+  AND (${jobFields.map(differs).join(" OR ")})
 ORDER BY s.match_id`
 }
 

@@ -1,8 +1,10 @@
 /**
  * The ledger `_bought` on every backend: written with the records a STATE commits (never with the
- * records no STATE followed), a later day winning; read back a page at a time in key order; asked
- * about keys and counted (what a sync's source reads of it); moved
- * into from a state's set; written back into a state for the pipe; forgotten on reset.
+ * records no STATE followed), a later day winning; the index of the contacts table (a state's set
+ * moved in only for keys with rows, rebuilt from the rows when apart from them, forgetting what an
+ * overwrite deletes); the set as the tables hold it read back a page at a time in key order and
+ * written into a state for the pipe and the plan; asked about keys and counted (what a sync's
+ * source reads of it); forgotten on reset.
  */
 import type { Message } from "@salesintel/airbyte"
 import * as Stream from "effect/Stream"
@@ -36,6 +38,19 @@ describe.each(all.map((backend): [string, Backend] => [backend.name, backend]))(
     })
     const load = (messages: ReadonlyArray<Message.Message>) =>
       env.run(Loader.load(Stream.fromIterable(messages), { schema: env.schema }))
+    const contactsTable = () => qualified(env.schema, "contacts")
+    /** Contacts rows with these keys, fetched on the day given (the ledger left as it is). */
+    const putRows = (entries: ReadonlyArray<readonly [string, number]>) =>
+      env.query(
+        `INSERT INTO ${contactsTable()} (match_id, fetched_at, "_synced_at")
+         SELECT key, to_timestamp(day::bigint * 86400 + 3600), now() FROM unnest($1::text[], $2::integer[]) AS u(key, day)`,
+        [entries.map(([key]) => key), entries.map(([, day]) => day)],
+      )
+    /** Rows and ledger entries alike: what a load leaves. */
+    const holding = async (entries: ReadonlyArray<Ledger.Entry>) => {
+      await putRows(entries)
+      await env.run(Ledger.adopt(env.schema, "contacts", entries))
+    }
     const rows = async () =>
       (
         await env.query(
@@ -72,38 +87,42 @@ describe.each(all.map((backend): [string, Backend] => [backend.name, backend]))(
       ])
     })
 
-    it("is read back in key order a page at a time, whatever it holds", async () => {
+    it("holds only keys with rows; the set as the tables hold it reads back in key order a page at a time", async () => {
       const count = Ledger.pageSize * 2 + 17
       const entries = Array.from(
         { length: count },
         (_, index): Ledger.Entry => [`k-${index}`, 20_000 + (index % 3)],
       )
-      await env.run(Ledger.adopt(env.schema, "contacts", entries))
+      await holding(entries)
       await env.run(
         Ledger.adopt(env.schema, "contacts", [
           ["k-5", 19_000],
           ["k-6", 30_000],
+          ["no-row", 20_000],
         ]),
       )
-      const read = await env.run(Stream.runCollect(Ledger.read(env.schema, "contacts")))
+      expect(await rows()).toHaveLength(count)
+      // A row the ledger lacks reads at the day it was fetched.
+      await putRows([["k-zz", 20_100]])
+      const read = await env.run(Stream.runCollect(Ledger.held(env.schema, "contacts")))
       const keys = [...read].map(([key]) => key)
-      expect(keys).toHaveLength(count)
+      expect(keys).toHaveLength(count + 1)
       expect(keys).toEqual([...keys].sort())
       const days = new Map(read)
       expect(days.get("k-5")).toBe(20_000 + 2) // the later day stays
       expect(days.get("k-6")).toBe(30_000)
-      expect(await env.run(Stream.runCollect(Ledger.read(env.schema, "companies")))).toHaveLength(0)
+      expect(days.get("k-zz")).toBe(20_100)
+      expect(days.has("no-row")).toBe(false)
+      expect(await env.run(Stream.runCollect(Ledger.held(env.schema, "companies")))).toHaveLength(0)
     })
 
     it("answers which keys were bought, and how many it holds and how many are fresh", async () => {
-      await env.run(
-        Ledger.adopt(env.schema, "contacts", [
-          ["a", 20_000],
-          ["b", 20_025],
-          ["c", 19_900],
-          ["d'; --", 20_030],
-        ]),
-      )
+      await holding([
+        ["a", 20_000],
+        ["b", 20_025],
+        ["c", 19_900],
+        ["d'; --", 20_030],
+      ])
       const found = await env.run(Ledger.lookup(env.schema, "contacts", ["b", "zz", "a", "d'; --"]))
       expect([...found].sort()).toEqual([
         ["a", 20_000],
@@ -133,14 +152,12 @@ describe.each(all.map((backend): [string, Backend] => [backend.name, backend]))(
       expect(await env.run(Ledger.lookup(`${env.schema}_none`, "contacts", ["a"]))).toEqual([])
     })
 
-    it("goes back into a state that says it is in the ledger, for the pipe", async () => {
-      await env.run(
-        Ledger.adopt(env.schema, "contacts", [
-          ["a", 20_000],
-          ["b", 20_001],
-          ["c", 20_000],
-        ]),
-      )
+    it("goes back into the state as the tables hold it, whatever the state says, for the pipe", async () => {
+      await holding([
+        ["a", 20_000],
+        ["b", 20_001],
+        ["c", 20_000],
+      ])
       const saved = await env.run(
         Ledger.exported(env.schema, [
           {
@@ -160,10 +177,83 @@ describe.each(all.map((backend): [string, Backend] => [backend.name, backend]))(
         { known: { "20000": ["a", "c"], "20001": ["b"] }, emails: {} },
         { domains: {} },
       ])
+      // A state with a set of its own (the pipe's) gets the tables' set; no state at all gets one.
+      const own = await env.run(
+        Ledger.exported(env.schema, [
+          {
+            type: "STREAM",
+            stream: { stream_descriptor: { name: "contacts" }, stream_state: { known: { "20000": ["x"] } } },
+          },
+        ]),
+      )
+      expect(own.map((entry) => entry.stream.stream_state)).toEqual([
+        { known: { "20000": ["a", "c"], "20001": ["b"] } },
+      ])
+      const none = await env.run(Ledger.exported(env.schema, []))
+      expect(none).toEqual([
+        {
+          type: "STREAM",
+          stream: {
+            stream_descriptor: { name: "contacts" },
+            stream_state: { known: { "20000": ["a", "c"], "20001": ["b"] } },
+          },
+        },
+      ])
+      await env.query(`DELETE FROM ${contactsTable()}`)
+      expect(await env.run(Ledger.exported(env.schema, []))).toEqual([])
+    })
+
+    it("is rebuilt from the rows when apart from them: emptied, or holding keys whose rows are gone", async () => {
+      await holding([
+        ["a", 20_000],
+        ["b", 20_001],
+      ])
+      expect(await env.run(Ledger.reconcile(env.schema, "contacts"))).toEqual({
+        stream: "contacts",
+        added: 0,
+        removed: 0,
+      })
+      await env.query(`TRUNCATE ${qualified(env.schema, "_bought")}`)
+      await env.query(
+        `INSERT INTO ${qualified(env.schema, "_bought")} (stream, key, day) VALUES ('contacts', 'gone', 20000)`,
+      )
+      const changed = await env.run(Ledger.reconcile(env.schema, "contacts"))
+      expect(changed).toEqual({ stream: "contacts", added: 2, removed: 1 })
+      expect(Ledger.describeReconciled("s", changed)).toMatch(
+        /2 contacts rows .* added back .*1 keys .* forgotten/,
+      )
+      expect(await rows()).toEqual([
+        ["contacts", "a", 20_000],
+        ["contacts", "b", 20_001],
+      ])
+      expect(await env.run(Ledger.reconcile(`${env.schema}_none`, "contacts"))).toEqual({
+        stream: "contacts",
+        added: 0,
+        removed: 0,
+      })
+    })
+
+    it("forgets the keys of the rows an overwrite deletes, in the overwrite's transaction", async () => {
+      await load([
+        fetched(1, "2026-11-20T10:00:00Z"),
+        fetched(2, "2026-11-20T10:00:00Z"),
+        state("contacts", {}),
+      ])
+      const overwrite = { syncModes: { contacts: "overwrite" as const } }
+      await env.run(
+        Loader.load(Stream.fromIterable([fetched(2, "2026-11-21T10:00:00Z"), state("contacts", {})]), {
+          schema: env.schema,
+          ...overwrite,
+        }),
+      )
+      expect(await rows()).toEqual([["contacts", "m-2", day("2026-11-21T00:00:00Z")]])
+      expect((await env.query(`SELECT match_id FROM ${contactsTable()}`)).map((row) => row.match_id)).toEqual(
+        ["m-2"],
+      )
     })
 
     it("forgets what a reset stream bought, and only that", async () => {
-      await env.run(Ledger.adopt(env.schema, "contacts", [["a", 20_000]]))
+      await holding([["a", 20_000]])
       await env.run(Ledger.reset(env.schema, ["companies"]))
       expect(await rows()).toHaveLength(1)
       await env.run(Ledger.reset(env.schema, ["contacts"]))

@@ -1,11 +1,16 @@
 /**
- * The ledger `_bought`: for the streams of Streams.ledgers (contacts), every key bought with the
- * day it was last bought. The loader writes it from each batch's staged records in the batch's
- * own transaction (`recordSql`), so it holds exactly what committed: a run killed at any moment
- * re-buys only what had not committed yet. `salesintel sync` asks it about the keys it meets
- * (`lookup`, a listed page at a time) and its counts (`holdings`), and keeps only a marker in the
- * state; `salesintel-pg state` puts the
- * set back into the state (`exported`) for a reader that has no database (the pipe).
+ * The ledger `_bought`: for the streams of Streams.ledgers (contacts), the key of every row the
+ * stream's table holds, with the day it was last bought. The tables are the truth of what was
+ * bought; the ledger is their index, changed in the same transaction as the rows: the loader writes
+ * it from each batch's staged records (`recordSql`), an overwrite that deletes rows deletes their
+ * keys (`forgetDeletedSql`), and a run that finds it apart from its table (emptied by hand, older
+ * than the rows, a schema copied) rebuilds it from the rows first (`reconcile`). So a run killed at
+ * any moment re-buys only what had not committed, and nothing the tables hold is bought again.
+ *
+ * `salesintel sync` asks it about the keys it meets (`lookup`, a listed page at a time) and its
+ * counts (`holdings`), and keeps only a marker in the state; `salesintel-pg state` and `salesintel
+ * plan` put the set as the tables hold it into the state (`exported`), whatever the state says,
+ * for a reader that has no database (the pipe) or must not write (the plan).
  */
 import { StreamState, Streams } from "@salesintel/airbyte"
 import * as Chunk from "effect/Chunk"
@@ -13,13 +18,45 @@ import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Stream from "effect/Stream"
 import { boughtTable } from "./Bookkeeping.ts"
-import { Database, type DatabaseError } from "./Database.ts"
+import { Database, type DatabaseError, transaction } from "./Database.ts"
 import { ident, literal, qualified } from "./Sql.ts"
+import { mappingOf } from "./Tables.ts"
 
 const ledgerOf = (stream: string) => (Streams.isStreamName(stream) ? Streams.ledgers[stream] : undefined)
 
 /** Days since 1970-01-01 (UTC) of a timestamptz column, as the source counts them. */
 const daySql = (column: string) => `floor(extract(epoch from ${column}) / 86400)::integer`
+
+/** The rows a ledger indexes: the stream's table, its key column, and a row's day bought. */
+interface Rows {
+  readonly table: string
+  readonly key: string
+  /** The day a row (aliased `t`) was bought: when it was fetched (or, older rows, loaded). */
+  readonly day: string
+}
+
+const rowsOf = (schema: string, stream: string): Rows | undefined => {
+  const ledger = ledgerOf(stream)
+  const mapping = mappingOf(stream)
+  if (ledger === undefined || mapping === undefined) return undefined
+  return {
+    table: qualified(schema, mapping.table.name),
+    key: ident(ledger.key),
+    day: daySql(`coalesce(t.fetched_at, t."_synced_at")`),
+  }
+}
+
+/** Whether both the ledger and the stream's table exist (an older schema, or none, holds nothing). */
+const bothExist = (schema: string, rows: Rows) =>
+  Effect.flatMap(Database, (db) =>
+    Effect.map(
+      db.query("SELECT to_regclass($1) IS NOT NULL AND to_regclass($2) IS NOT NULL AS present", [
+        qualified(schema, boughtTable.name),
+        rows.table,
+      ]),
+      ([row]) => row?.present === true,
+    ),
+  )
 
 /**
  * The statement that records the keys of the `staged` records of `stream` as bought on the day
@@ -34,6 +71,87 @@ FROM ${staged} WHERE fetched_at IS NOT NULL ORDER BY ${ident(ledger.key)}, fetch
 ON CONFLICT (stream, key) DO UPDATE SET day = greatest(b.day, EXCLUDED.day)`
 }
 
+/**
+ * The statement that forgets the keys of `stream` whose rows are gone (an overwrite deleted them),
+ * for the transaction that deleted them; undefined for a stream without a ledger.
+ */
+export const forgetDeletedSql = (schema: string, stream: string): string | undefined => {
+  const rows = rowsOf(schema, stream)
+  if (rows === undefined) return undefined
+  return `DELETE FROM ${qualified(schema, boughtTable.name)} AS b
+WHERE b.stream = ${literal(stream)} AND NOT EXISTS (SELECT 1 FROM ${rows.table} AS t WHERE t.${rows.key} = b.key)`
+}
+
+/** What `reconcile` changed: rows whose key the ledger lacked, keys whose row was gone. */
+export interface Reconciled {
+  readonly stream: string
+  readonly added: number
+  readonly removed: number
+}
+
+/**
+ * Makes the ledger of `stream` the index of its table again, in one transaction: a row whose key
+ * it lacks is added (on the day the row was fetched), a key whose row is gone is forgotten. After
+ * a run of this code nothing is to do (the loader keeps both in step); it mends a ledger emptied,
+ * edited or older than its table, so nothing the tables hold is bought again.
+ */
+export const reconcile = (
+  schema: string,
+  stream: string,
+): Effect.Effect<Reconciled, DatabaseError, Database> => {
+  const rows = rowsOf(schema, stream)
+  const none: Reconciled = { stream, added: 0, removed: 0 }
+  if (rows === undefined) return Effect.succeed(none)
+  const ledger = qualified(schema, boughtTable.name)
+  const count = (sql: string) =>
+    Effect.flatMap(Database, (db) =>
+      Effect.map(
+        db.query(`WITH changed AS (${sql} RETURNING 1) SELECT count(*)::integer AS n FROM changed`, [stream]),
+        ([row]) => Number(row?.n ?? 0),
+      ),
+    )
+  return Effect.flatMap(bothExist(schema, rows), (present) =>
+    !present
+      ? Effect.succeed(none)
+      : transaction(
+          Effect.all({
+            added: count(`INSERT INTO ${ledger} (stream, key, day)
+SELECT $1, t.${rows.key}, ${rows.day} FROM ${rows.table} AS t
+WHERE NOT EXISTS (SELECT 1 FROM ${ledger} AS b WHERE b.stream = $1 AND b.key = t.${rows.key})
+ON CONFLICT (stream, key) DO NOTHING`),
+            removed: count(`DELETE FROM ${ledger} AS b
+WHERE b.stream = $1 AND NOT EXISTS (SELECT 1 FROM ${rows.table} AS t WHERE t.${rows.key} = b.key)`),
+          }).pipe(Effect.map(({ added, removed }) => ({ stream, added, removed }))),
+        ),
+  )
+}
+
+/** Every ledger stream reconciled (Streams.ledgers): what a run does first, under its lock. */
+export const reconcileAll = (
+  schema: string,
+): Effect.Effect<ReadonlyArray<Reconciled>, DatabaseError, Database> =>
+  Effect.forEach(
+    Streams.names.filter((stream) => ledgerOf(stream) !== undefined),
+    (stream) => reconcile(schema, stream),
+  )
+
+/** What a reconcile did, in a line for the user; undefined when the ledger was in step. */
+export const describeReconciled = (schema: string, changed: Reconciled): string | undefined => {
+  const parts = [
+    ...(changed.added > 0
+      ? [
+          `${changed.added} ${changed.stream} rows held in ${schema}.${changed.stream} were missing from the ledger ${schema}._bought: added back from the rows (they will not be bought again)`,
+        ]
+      : []),
+    ...(changed.removed > 0
+      ? [
+          `${changed.removed} keys of the ledger ${schema}._bought had no row in ${schema}.${changed.stream}: forgotten (what the tables do not hold is bought again when met)`,
+        ]
+      : []),
+  ]
+  return parts.length === 0 ? undefined : `ledger: ${parts.join("; ")}`
+}
+
 /** Whether the schema has a ledger yet (an older schema, or none, reads as empty). */
 const exists = (schema: string) =>
   Effect.flatMap(Database, (db) =>
@@ -43,48 +161,11 @@ const exists = (schema: string) =>
     ),
   )
 
-/** Rows a page of `read` holds: memory stays this size whatever the stream holds. */
+/** Rows a page of `held` holds: memory stays this size whatever the stream holds. */
 export const pageSize = 20_000
 
 /** A key bought and its day. */
 export type Entry = readonly [key: string, day: number]
-
-/** The ledger of `stream`, in key order, a page at a time (keyset paging: each page is one index range). */
-export const read = (schema: string, stream: string): Stream.Stream<Entry, DatabaseError, Database> =>
-  Stream.unwrap(
-    Effect.map(exists(schema), (present) =>
-      !present
-        ? Stream.empty
-        : Stream.paginateChunkEffect(Option.none<string>(), (after) =>
-            Effect.flatMap(Database, (db) =>
-              // Each page one range of the primary key's index (an OR here would scan the table).
-              Option.match(after, {
-                onNone: () =>
-                  db.query(
-                    `SELECT key, day FROM ${qualified(schema, boughtTable.name)}
-                      WHERE stream = $1 ORDER BY key LIMIT ${pageSize}`,
-                    [stream],
-                  ),
-                onSome: (key) =>
-                  db.query(
-                    `SELECT key, day FROM ${qualified(schema, boughtTable.name)}
-                      WHERE stream = $1 AND key > $2 ORDER BY key LIMIT ${pageSize}`,
-                    [stream, key],
-                  ),
-              }),
-            ).pipe(
-              Effect.map((rows) => {
-                const page = Chunk.fromIterable(rows.map((row): Entry => [String(row.key), Number(row.day)]))
-                const last = Chunk.last(page)
-                return [
-                  page,
-                  rows.length < pageSize ? Option.none() : Option.map(last, ([key]) => Option.some(key)),
-                ]
-              }),
-            ),
-          ),
-    ),
-  )
 
 /**
  * Which of `keys` `stream` bought, with their days: one index lookup per key, so what a sync asks
@@ -141,7 +222,9 @@ export const holdings = (
 
 /**
  * Records `entries` (a set the state held) as bought, a later day winning: a state moved into the
- * ledger. Runs in whatever transaction is open; in batches of `pageSize`.
+ * ledger. Only keys whose row the table holds are recorded: the tables are the truth, and a key
+ * with no row is not held (the ledger would otherwise say bought what no table has). Runs in
+ * whatever transaction is open; in batches of `pageSize`.
  */
 export const adopt = (
   schema: string,
@@ -149,13 +232,17 @@ export const adopt = (
   entries: Iterable<Entry>,
 ): Effect.Effect<void, DatabaseError, Database> =>
   Effect.gen(function* () {
+    const rows = rowsOf(schema, stream)
+    if (rows === undefined) return
     const db = yield* Database
     const all = [...entries]
     for (let start = 0; start < all.length; start += pageSize) {
       const slice = all.slice(start, start + pageSize)
       yield* db.query(
         `INSERT INTO ${qualified(schema, boughtTable.name)} AS b (stream, key, day)
-         SELECT $1, key, max(day) FROM unnest($2::text[], $3::integer[]) AS t(key, day) GROUP BY key
+         SELECT $1, u.key, max(u.day) FROM unnest($2::text[], $3::integer[]) AS u(key, day)
+          WHERE EXISTS (SELECT 1 FROM ${rows.table} AS t WHERE t.${rows.key} = u.key)
+          GROUP BY u.key
          ON CONFLICT (stream, key) DO UPDATE SET day = greatest(b.day, EXCLUDED.day)`,
         [stream, slice.map(([key]) => key), slice.map(([, day]) => day)],
       )
@@ -178,17 +265,46 @@ export const reset = (
   )
 
 /**
- * `state` with its ledger set written back in (day -> keys, as the source reads it) when its field
- * says the set is in the ledger; any other state as it is.
+ * The keys the table of `stream` holds, in key order, a page at a time (keyset paging on its
+ * primary key), each with the day the ledger says it was bought, or, for a row the ledger lacks,
+ * the day it was fetched: the set exactly as `reconcile` would leave the ledger, read without
+ * writing anything.
  */
-export const withSet = (
+export const held = (schema: string, stream: string): Stream.Stream<Entry, DatabaseError, Database> => {
+  const rows = rowsOf(schema, stream)
+  if (rows === undefined) return Stream.empty
+  const select = (after: Option.Option<string>) =>
+    `SELECT t.${rows.key} AS key, coalesce(b.day, ${rows.day}) AS day FROM ${rows.table} AS t
+       LEFT JOIN ${qualified(schema, boughtTable.name)} AS b ON b.stream = $1 AND b.key = t.${rows.key}
+      ${Option.isSome(after) ? `WHERE t.${rows.key} > $2` : ""} ORDER BY t.${rows.key} LIMIT ${pageSize}`
+  return Stream.unwrap(
+    Effect.map(bothExist(schema, rows), (present) =>
+      !present
+        ? Stream.empty
+        : Stream.paginateChunkEffect(Option.none<string>(), (after) =>
+            Effect.flatMap(Database, (db) =>
+              db.query(select(after), Option.isSome(after) ? [stream, after.value] : [stream]),
+            ).pipe(
+              Effect.map((found) => {
+                const page = Chunk.fromIterable(found.map((row): Entry => [String(row.key), Number(row.day)]))
+                const next =
+                  found.length < pageSize
+                    ? Option.none()
+                    : Option.map(Chunk.last(page), ([key]) => Option.some(key))
+                return [page, next]
+              }),
+            ),
+          ),
+    ),
+  )
+}
+
+/** The set the tables hold for `stream`, in the state's form (day -> keys), or undefined when empty. */
+const heldByDay = (
   schema: string,
   stream: string,
-  state: Readonly<Record<string, unknown>>,
-): Effect.Effect<Readonly<Record<string, unknown>>, DatabaseError, Database> => {
-  const ledger = ledgerOf(stream)
-  if (ledger === undefined || state[ledger.stateField] !== Streams.inLedger) return Effect.succeed(state)
-  return Effect.suspend(() => {
+): Effect.Effect<Record<string, Array<string>> | undefined, DatabaseError, Database> =>
+  Effect.suspend(() => {
     // Grouped by day a page at a time (a fold per element would recurse once per row of a page).
     const days = new Map<number, Array<string>>()
     const group = (entries: Chunk.Chunk<Entry>) =>
@@ -199,23 +315,33 @@ export const withSet = (
           else keys.push(key)
         }
       })
-    return Effect.as(Stream.runForEachChunk(read(schema, stream), group), days)
+    return Effect.as(Stream.runForEachChunk(held(schema, stream), group), days)
   }).pipe(
-    Effect.map((days) => ({
-      ...state,
-      [ledger.stateField]: Object.fromEntries([...days].map(([day, keys]) => [String(day), keys])),
-    })),
+    Effect.map((days) =>
+      days.size === 0 ? undefined : Object.fromEntries([...days].map(([day, keys]) => [String(day), keys])),
+    ),
   )
-}
 
-/** Every saved state with its ledger sets written back in: the source's --state input for the pipe. */
+/**
+ * Every saved state with the bought set of each ledger stream written in as the tables hold it,
+ * whatever the state said (a marker, a set of its own, or no state at all): the source's --state
+ * input for the pipe, and what the plan diffs against, so both see everything the database holds
+ * and nothing it does not.
+ */
 export const exported = (
   schema: string,
   saved: ReadonlyArray<StreamState.SavedStreamState>,
 ): Effect.Effect<ReadonlyArray<StreamState.SavedStreamState>, DatabaseError, Database> =>
-  Effect.forEach(saved, (entry) => {
-    const stream = entry.stream.stream_descriptor.name
-    return Effect.map(withSet(schema, stream, entry.stream.stream_state ?? {}), (state) =>
-      StreamState.saved(stream, state),
-    )
+  Effect.gen(function* () {
+    const out = new Map(saved.map((entry) => [entry.stream.stream_descriptor.name, entry]))
+    for (const stream of Streams.names) {
+      const ledger = ledgerOf(stream)
+      if (ledger === undefined) continue
+      const state = out.get(stream)?.stream.stream_state ?? {}
+      const set = yield* heldByDay(schema, stream)
+      if (set === undefined && !out.has(stream)) continue
+      out.set(stream, StreamState.saved(stream, { ...state, [ledger.stateField]: set ?? {} }))
+    }
+    // In the order saved, then any stream only the tables had.
+    return [...out.values()]
   })

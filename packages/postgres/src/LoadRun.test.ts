@@ -88,6 +88,29 @@ describe.each((await backends()).map((backend): [string, Backend] => [backend.na
       ])
     })
 
+    it("append_dedup: an input cut while a stream runs (its source killed) fails, after committing what it had", async () => {
+      const cut = lines([
+        status("contacts", "STARTED"),
+        status("contacts", "RUNNING"),
+        ...contactMessages(25, 10),
+      ])
+      const exit = await load(cut.slice(0, cut.lastIndexOf("\n", cut.length - 2) + 1), {
+        syncModes: { contacts: "append_dedup" },
+      })
+      expect(Exit.isSuccess(exit) && exit.value.status).toBe("failed")
+      expect(Exit.isSuccess(exit) && exit.value.summary.endedEarly).toEqual(["contacts"])
+      expect(Exit.isSuccess(exit) && exit.value.error).toMatch(/contacts had not reported its end/)
+      expect(await contacts()).toBe(20)
+      expect((await runs()).map((row) => row.status)).toEqual(["failed"])
+      // The same input whole (COMPLETE at its end) succeeds; so does one with no statuses at all.
+      const whole = await load(lines([...contactMessages(25, 10), status("contacts", "COMPLETE")]), {
+        syncModes: { contacts: "append_dedup" },
+      })
+      expect(Exit.isSuccess(whole) && whole.value.status).toBe("succeeded")
+      const bare = await load(lines(contactMessages(5, 10)), { syncModes: { contacts: "append_dedup" } })
+      expect(Exit.isSuccess(bare) && bare.value.status).toBe("succeeded")
+    })
+
     it("an input that ends early empties nothing, and the run fails", { timeout: 60_000 }, async () => {
       const full = await load(lines(contactMessages(30, 10)))
       expect(Exit.isSuccess(full) && full.value.status).toBe("succeeded")

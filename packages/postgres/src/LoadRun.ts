@@ -15,6 +15,7 @@ import * as Ref from "effect/Ref"
 import * as Stream from "effect/Stream"
 import type { Database, DatabaseError } from "./Database.ts"
 import type * as Ddl from "./Ddl.ts"
+import * as Ledger from "./Ledger.ts"
 import * as Loader from "./Loader.ts"
 import * as RunLifecycle from "./RunLifecycle.ts"
 import type * as RunLock from "./RunLock.ts"
@@ -27,6 +28,8 @@ export interface LoadRunOptions {
   readonly batchSize: number
   readonly onSourceMessage: (message: Message.LogMessage | Message.TraceErrorMessage) => Effect.Effect<void>
   readonly onStateCommitted: (message: Message.StateMessage) => Effect.Effect<void>
+  /** The loader's own word to the user (a ledger mended from the tables). */
+  readonly onNotice?: (line: string) => Effect.Effect<void>
   /** Completed on a graceful stop (StopSignal.listen); none by default. */
   readonly stop?: Deferred.Deferred<StopSignal.Signal>
   /** Who this run is (for another run's "in use by" message), and whether to wait for a holder. */
@@ -48,6 +51,11 @@ export interface LoadRunOutcome {
 const failureOf = (summary: Loader.LoadSummary): string | undefined => {
   const reasons = [
     ...summary.sourceErrors.map((m) => m.trace.error.message),
+    ...(summary.endedEarly.length > 0
+      ? [
+          `the input ended while ${summary.endedEarly.join(", ")} had not reported its end (the source stopped in the middle?): what committed stays, ${summary.uncommittedRecords} records after the last STATE were not loaded`,
+        ]
+      : []),
     ...(summary.overwritesIncomplete.length > 0
       ? [
           `the input ended before ${summary.overwritesIncomplete.join(", ")} completed: the overwrite was not finished, older rows kept`,
@@ -69,10 +77,14 @@ export const loadRun = (
     Effect.gen(function* () {
       const { schema } = options
       const stop = options.stop ?? (yield* Deferred.make<StopSignal.Signal>())
-      const { runId, abandoned } = yield* RunLifecycle.begin(
+      const { runId, abandoned, reconciled } = yield* RunLifecycle.begin(
         schema,
         RunLifecycle.stoppable(options.lock ?? { owner: "salesintel-pg load" }, stop),
       )
+      for (const changed of reconciled) {
+        const line = Ledger.describeReconciled(schema, changed)
+        if (line !== undefined && options.onNotice !== undefined) yield* options.onNotice(line)
+      }
       // On a stop the input is cut off (interruptWhen below); a read waiting on an open pipe
       // would hold that up until more input came, so the pipe is closed shortly after.
       yield* Effect.forkScoped(

@@ -20,6 +20,7 @@ import { stateTable } from "./Bookkeeping.ts"
 import { CommitGroup, type Job } from "./CommitGroup.ts"
 import { Database, type DatabaseError, type DatabaseService, transaction } from "./Database.ts"
 import * as Ddl from "./Ddl.ts"
+import * as Ledger from "./Ledger.ts"
 import { InvalidRecord, UnknownStream } from "./LoadError.ts"
 import type { StreamMapping } from "./Mapping.ts"
 import * as Merge from "./Merge.ts"
@@ -96,6 +97,11 @@ export interface LoadSummary {
    * last STATE, a source error, or nothing at all): their older rows stay.
    */
   readonly overwritesIncomplete: Array<string>
+  /**
+   * Streams the input said had started (STREAM_STATUS) and never said had ended, COMPLETE or
+   * INCOMPLETE: the input stopped in the middle (its source died, the pipe broke).
+   */
+  readonly endedEarly: Array<string>
 }
 
 interface Planned {
@@ -146,6 +152,9 @@ const finishOverwrite = (schema: string, mapping: StreamMapping) =>
     yield* db.query(`DELETE FROM ${qualified(schema, mapping.table.name)} WHERE "_synced_at" < ${since}`, [
       mapping.stream,
     ])
+    // The ledger indexes the rows: what the overwrite deleted it forgets, in the same transaction.
+    const forget = Ledger.forgetDeletedSql(schema, mapping.stream)
+    if (forget !== undefined) yield* db.exec(forget)
     // A stream that never checkpointed has no state to keep: its row goes (see Ddl.ts, version 3).
     yield* db.query(`DELETE FROM ${qualified(schema, stateTable.name)} WHERE stream = $1 AND state IS NULL`, [
       mapping.stream,
@@ -168,6 +177,7 @@ const emptySummary = (): LoadSummary => ({
   sourceErrors: [],
   overwritten: [],
   overwritesIncomplete: [],
+  endedEarly: [],
 })
 
 const streamSummary = (summary: LoadSummary, stream: string): StreamSummary => {
@@ -187,6 +197,8 @@ interface Seen {
   readonly reportedComplete: Set<string>
   /** Streams with a STATE: what counts as complete for an input with no statuses at all. */
   readonly withState: Set<string>
+  /** Streams that reported STARTED or RUNNING and no end since. */
+  readonly running: Set<string>
   statusesSeen: boolean
 }
 
@@ -204,6 +216,7 @@ const planner = (summary: LoadSummary, options: LoadOptions, writerFree: () => b
     uncommitted: new Map(),
     reportedComplete: new Set(),
     withState: new Set(),
+    running: new Set(),
     statusesSeen: false,
   }
   const group = new CommitGroup()
@@ -244,8 +257,11 @@ const planner = (summary: LoadSummary, options: LoadOptions, writerFree: () => b
   }
   const onStatus = (status: Message.StreamStatusMessage["trace"]["stream_status"]) => {
     seen.statusesSeen = true
-    if (status.status === "COMPLETE") seen.reportedComplete.add(status.stream_descriptor.name)
-    else seen.reportedComplete.delete(status.stream_descriptor.name)
+    const stream = status.stream_descriptor.name
+    if (status.status === "COMPLETE") seen.reportedComplete.add(stream)
+    else seen.reportedComplete.delete(stream)
+    if (status.status === "STARTED" || status.status === "RUNNING") seen.running.add(stream)
+    else seen.running.delete(stream)
   }
   const plan = (input: Chunk.Chunk<Message.Message>): Planned => {
     const jobs: Array<Job> = []
@@ -422,6 +438,7 @@ export const load = <E, R>(
     )
     yield* rollback
     for (const count of seen.uncommitted.values()) summary.uncommittedRecords += count
+    summary.endedEarly.push(...seen.running)
     const endedOnItsOwn = options.endedOnItsOwn === undefined ? true : yield* options.endedOnItsOwn
     yield* finishOverwrites(summary, seen, overwrites, schema, endedOnItsOwn)
     return summary

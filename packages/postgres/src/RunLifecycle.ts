@@ -1,7 +1,8 @@
 /**
  * One run's lifecycle, shared by `salesintel sync` and `salesintel-pg load`: take the target's
  * lock, bring the schema up to date, mark runs left `running` by dead processes `abandoned` (safe:
- * no live run can hold the lock), record the new run; at the end record how it ended, without
+ * no live run can hold the lock), make the ledger the index of the tables again where it is not
+ * (Ledger.reconcile: emptied or edited by hand, older than the rows), record the new run; at the end record how it ended, without
  * letting a failed bookkeeping write hide the error that ended the run.
  */
 import * as Deferred from "effect/Deferred"
@@ -10,6 +11,7 @@ import type * as Layer from "effect/Layer"
 import type * as Scope from "effect/Scope"
 import type { Database, DatabaseError } from "./Database.ts"
 import * as Ddl from "./Ddl.ts"
+import * as Ledger from "./Ledger.ts"
 import * as RunLock from "./RunLock.ts"
 import * as Runs from "./Runs.ts"
 
@@ -17,6 +19,8 @@ export interface Begun {
   readonly runId: Runs.RunId
   /** Runs found `running` and marked abandoned. */
   readonly abandoned: ReadonlyArray<Runs.RunId>
+  /** What the ledger lacked or held beyond its tables, mended before the run (said to the user). */
+  readonly reconciled: ReadonlyArray<Ledger.Reconciled>
 }
 
 /** The lock options with a wait that a stop (a signal while waiting) ends. */
@@ -35,8 +39,11 @@ export const begin = (
     yield* RunLock.schema(schema, lock)
     yield* Ddl.ensure(schema)
     const abandoned = yield* Runs.abandon(schema)
+    const reconciled = (yield* Ledger.reconcileAll(schema)).filter(
+      (changed) => changed.added > 0 || changed.removed > 0,
+    )
     const runId = yield* Runs.start(schema)
-    return { runId, abandoned }
+    return { runId, abandoned, reconciled }
   })
 
 /**

@@ -104,6 +104,7 @@ const load = CommandLine.command(
         stop,
         lock,
         onSourceMessage: printSourceMessage,
+        onNotice: (line) => CommandLine.logLine("WARN", line, line, {}),
         onStateCommitted: (message) =>
           Effect.sync(() => {
             if (echoStates) process.stdout.write(Ndjson.serialize(message))

@@ -85,6 +85,11 @@ export type Count =
   /** Emails configured and looked up; company keys configured. */
   | "configured"
   | "lookedUp"
+  /**
+   * A full refresh read to its end: the keys held before it that it did not buy again, whose rows
+   * an overwrite deletes (what buying them back would cost, one credit each).
+   */
+  | "notReadAgain"
 
 export type Output<A> = RecordOutput<A> | Checkpoint | Log | Shortfall | PageRead | Estimate | Tally
 

@@ -120,6 +120,8 @@ export interface RefreshPlan {
 
 export interface Plan {
   readonly mode: Mode
+  /** The streams read in full (a full refresh buys everything again); incremental otherwise. */
+  readonly fullRefresh: ReadonlyArray<string>
   /** What the next read spends: the work due, within the budget. */
   readonly credits: number
   /** What all the work due would cost, budget or not. */
@@ -132,6 +134,12 @@ export interface Plan {
         readonly staleInState: number
         readonly searches: ReadonlyArray<SearchPlan>
         readonly emails: EmailsPlan | undefined
+        /**
+         * A full refresh of the contacts read to its end: the contacts held before it that its
+         * searches and emails do not find again. An overwrite deletes their rows; buying them back
+         * costs one credit each. Undefined for an incremental read, or a full refresh the budget cuts.
+         */
+        readonly notReadAgain: number | undefined
       }
     | undefined
   readonly companies: CompaniesPlan | undefined
@@ -151,6 +159,8 @@ export interface PlanOptions {
   readonly mode: Mode
   /** The read's "now" (epoch ms): what refresh_after_days is counted from. */
   readonly now: number
+  /** Streams the read refreshes in full (`salesintel sync --full-refresh`); the rest incremental. */
+  readonly fullRefresh?: ReadonlyArray<string> | undefined
 }
 
 type Counts = Readonly<Partial<Record<Output.Count, number>>>
@@ -171,14 +181,23 @@ const decodeInput = (state: unknown) =>
 
 /**
  * Every configured stream read as the sync reads it (registry order, incremental where the stream
- * has it), its tallies summed; and the credits spent, as the budget counts them.
+ * has it and is not refreshed in full), its tallies summed; and the credits spent, as the budget
+ * counts them.
  */
-const runDry = (config: SourceConfig, states: StreamState.InputState, startedAt: number) =>
+const runDry = (
+  config: SourceConfig,
+  states: StreamState.InputState,
+  startedAt: number,
+  fullRefresh: ReadonlyArray<string>,
+) =>
   Effect.gen(function* () {
     const tallies = yield* Effect.reduce(Streams.names, new Map() as Tallies, (sum, name) => {
       const definition = definitionOf(name)
       if (definition === undefined || !definition.isConfigured(config)) return Effect.succeed(sum)
-      const syncMode = definition.stream.syncModes.includes("incremental") ? "incremental" : "full_refresh"
+      const syncMode =
+        definition.stream.syncModes.includes("incremental") && !fullRefresh.includes(name)
+          ? "incremental"
+          : "full_refresh"
       return definition
         .read({ config, syncMode, state: states.get(name), startedAt })
         .pipe(Stream.runFold(sum, (inner, output) => (output._tag === "Tally" ? add(inner, output) : inner)))
@@ -261,10 +280,11 @@ const contactsPlan = (options: PlanOptions, tallies: Tallies, states: StreamStat
       staleInState: known.size - known.countFresh(),
       searches: settings.searches.map((search) => searchPlan(tallies, options.mode, search.name)),
       emails: settings.emails.length > 0 ? emailsPlan(tallies) : undefined,
+      notReadAgain: tallies.get("contacts held")?.notReadAgain,
     }
   })
 
-/** The plan of the next incremental read of `config` from `state`; free requests only. */
+/** The plan of the next read of `config` from `state` (incremental, or `fullRefresh`); free requests only. */
 export const plan = (
   options: PlanOptions,
 ): Effect.Effect<Plan, ApiError.ApiError | StateError | LedgerError, Client.SalesIntelClient> =>
@@ -272,7 +292,8 @@ export const plan = (
     const { config } = options
     const states = yield* decodeInput(options.state)
     const real = yield* Client.SalesIntelClient
-    const { tallies, spent } = yield* runDry(config, states, options.now).pipe(
+    const fullRefresh = options.fullRefresh ?? []
+    const { tallies, spent } = yield* runDry(config, states, options.now, fullRefresh).pipe(
       Effect.provideService(Client.SalesIntelClient, standIn(real, options.mode)),
     )
     const contacts = yield* contactsPlan(options, tallies, states)
@@ -287,6 +308,7 @@ export const plan = (
     const due = [...(contacts?.searches ?? []), ...(contacts?.emails === undefined ? [] : [contacts.emails])]
     return {
       mode: options.mode,
+      fullRefresh,
       credits: spent,
       creditsNeeded: due.reduce((sum, work) => sum + work.due, 0) + (companies?.due ?? 0),
       creditBudget: config.credit_budget,

@@ -235,6 +235,13 @@ export class BoughtSet {
     return this.set.marked(key)
   }
 
+  /** How many keys held when the run began it has not bought again (a full refresh leaves them out). */
+  heldNotBoughtAgain(): number {
+    if (this.ledger === undefined) return this.set.size - this.set.countMarked()
+    // In a ledger the set holds this run's purchases only; `gained.held` of them were not held.
+    return this.ledger.held - (this.set.size - this.gained.held)
+  }
+
   /** Some key is bought and not due: a search may return contacts this set already holds. */
   hasFresh(): boolean {
     return this.ledger === undefined

@@ -101,6 +101,13 @@ export class DatedSet {
     return index >= 0 && (this.values[index] ?? 0) % 2 === 1
   }
 
+  /** How many keys were added with `mark`. */
+  countMarked(): number {
+    let marked = 0
+    for (let index = 0; index < this.keys.size; index++) marked += (this.values[index] ?? 0) % 2
+    return marked
+  }
+
   /** The day `key` was bought, if it was. */
   dayOf(key: string): number | undefined {
     const index = this.keys.indexOf(key)

@@ -58,7 +58,13 @@ const startFrom = (input: ReadInput, state: typeof ContactsState.Type) =>
     const today = epochDay(input.startedAt)
     const refresh = input.config.contacts?.refresh_after_days
     const known = yield* BoughtSet.saved(state.known, "contacts", today, refresh)
-    const emailsDone = BoughtSet.fromJson(state.emails, today, refresh)
+    // A full refresh looks every configured email up again (free), and ends holding those alone:
+    // an email no longer configured is not left "done" while the overwrite deletes its contacts.
+    const emailsDone = BoughtSet.fromJson(
+      input.syncMode === "incremental" ? state.emails : {},
+      today,
+      refresh,
+    )
     const position = yield* Ref.make<PagedQuery.Position>({
       completed: state.full_refresh?.completed ?? [],
       current: state.full_refresh?.current,
@@ -96,6 +102,7 @@ const read = (input: ReadInput) =>
         config: input.config,
         client: yield* Client.SalesIntelClient,
         known,
+        refreshAll: !incremental,
         fetchedAt: new Date(input.startedAt).toISOString(),
         checkpoint: stateNow(!incremental),
         // The emails buy after the searches: the stream has reserved all only once they did.
@@ -127,9 +134,17 @@ const read = (input: ReadInput) =>
         : fullRefreshSearches(context, settings.searches, prepared.plans, position, unfinished, revised)
       const lookups = prepared.lookups ?? { looked: [], refused: true, pending: settings.emails.length }
       const emails = revisedAtEnd("emails", enrichEmails(context, emailsDone, lookups))
-      // A full refresh that read everything starts afresh next time.
+      // A full refresh that read everything starts afresh next time; it says how many of the
+      // contacts held before it did not find again (an overwrite deletes their rows).
       const finish = Stream.unwrap(
-        Effect.map(Ref.get(unfinished), (left) => Stream.fromEffect(stateNow(!incremental && left))),
+        Effect.map(Ref.get(unfinished), (left) =>
+          Stream.concat(
+            incremental || left
+              ? Stream.empty
+              : Stream.make(Output.tally("contacts held", { notReadAgain: known.heldNotBoughtAgain() })),
+            Stream.fromEffect(stateNow(!incremental && left)),
+          ),
+        ),
       )
       const started = Stream.make(estimated, ...preparedTallies(context, prepared))
       return Stream.concat(started, Stream.concat(searches, Stream.concat(emails, finish)))

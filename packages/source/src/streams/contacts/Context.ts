@@ -25,6 +25,11 @@ export interface Context {
   readonly client: Client.SalesIntelClientService
   /** The contacts bought, by any path, in this run and before. */
   readonly known: BoughtSet
+  /**
+   * A full refresh: every path buys what it lists again (held or not), once in the run, so the
+   * emails' contacts are read again like the searches' and none is deleted by the overwrite.
+   */
+  readonly refreshAll: boolean
   readonly fetchedAt: string
   /** The stream's state now. */
   readonly checkpoint: Effect.Effect<Output.Checkpoint>
@@ -53,12 +58,20 @@ export const matchId = (contact: Contact.Contact): string => contact.match_id
 
 type Standing = "earlier" | "new" | "stale" | "held"
 
-/** Where a listed key stands: queued or bought by this run already, never bought, due again, or held. */
-const standing = (known: BoughtSet, queued: ReadonlySet<string>, id: string): Standing => {
+/**
+ * Where a listed key stands: queued or bought by this run already, never bought, due again, or
+ * held (in a full refresh nothing is held: what was bought before is bought again).
+ */
+const standing = (context: Context, queued: ReadonlySet<string>, id: string): Standing => {
+  const { known } = context
   if (queued.has(id) || known.boughtThisRun(id)) return "earlier"
   if (!known.has(id)) return "new"
-  return known.due(id) ? "stale" : "held"
+  return context.refreshAll || known.due(id) ? "stale" : "held"
 }
+
+/** Whether a listed key is to be bought (new or due; in a full refresh, anything not bought in the run). */
+export const toBuy = (context: Context, id: string): boolean =>
+  context.refreshAll ? !context.known.boughtThisRun(id) : context.known.due(id)
 
 /**
  * Buys the ids of `candidates` not bought yet (each once, in the order listed) by match_ids, then
@@ -76,7 +89,7 @@ export const buyNew = (
     const counts: Record<Standing, number> = { earlier: 0, new: 0, stale: 0, held: 0 }
     const fresh = candidates.pipe(
       Stream.filter((id) => {
-        const stands = standing(context.known, queued, id)
+        const stands = standing(context, queued, id)
         // Sorted: what its lookup said is no longer needed (a key bought later is in the set).
         context.known.settle([id])
         counts[stands]++

@@ -12,7 +12,7 @@ import * as Stream from "effect/Stream"
 import type { ContactsConfig } from "../../Config.ts"
 import type { BoughtSet } from "../../engine/BoughtSet.ts"
 import * as Output from "../../Output.ts"
-import { buyNew, type ContactOutput, type Context } from "./Context.ts"
+import { buyNew, type ContactOutput, type Context, toBuy } from "./Context.ts"
 
 /** The emails an enrichment looks up: each once, and in incremental only those due. */
 export const pendingEmails = (
@@ -87,9 +87,9 @@ export const lookUpEmails = (context: Context, emailsDone: BoughtSet, incrementa
     } satisfies EmailLookups
   })
 
-/** The contacts the emails looked up match that are not bought, or are due again. */
+/** The contacts the emails looked up match that are not bought, or are due again (in a full refresh, all). */
 export const emailsToBuy = (context: Context, lookups: EmailLookups): number =>
-  new Set(lookups.looked.flatMap((lookup) => lookup.ids).filter((id) => context.known.due(id))).size
+  new Set(lookups.looked.flatMap((lookup) => lookup.ids).filter((id) => toBuy(context, id))).size
 
 export const enrichEmails = (context: Context, emailsDone: BoughtSet, lookups: EmailLookups) =>
   Stream.unwrap(

@@ -1,0 +1,205 @@
+/**
+ * One truth for what was bought, end to end against the sandbox (credits as it counts them), on
+ * PGlite and a real Postgres: the contacts table is the truth, the ledger `_bought` its index.
+ * After any run its keys are the table's keys; a full refresh re-reads every configured path (the
+ * emails too) and forgets in the ledger what it deletes; `salesintel-pg state` and `plan` read the
+ * set as the tables hold it whatever `_state` says; a ledger emptied by hand is rebuilt from the
+ * rows, and nothing the tables hold is bought again.
+ */
+import { Plan, Sync } from "@salesintel/cli"
+import { Ledger, Loader, Sql, State } from "@salesintel/postgres"
+import { type Sandbox, startSandbox } from "@salesintel/sandbox"
+import { Commands } from "@salesintel/source"
+import * as Effect from "effect/Effect"
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest"
+import { backends, open } from "../packages/postgres/src/testing/Backends.ts"
+import { boughtIds } from "../packages/source/src/testing/BoughtIds.ts"
+
+let sandbox: Sandbox
+beforeAll(async () => {
+  sandbox = await startSandbox({ seed: 42, contacts: 100_000, companies: 10_000 })
+})
+afterAll(async () => {
+  await sandbox?.close()
+})
+
+const charged = () => sandbox.accounts()["sandbox-full"]?.credits_charged ?? 0
+const searchA = { name: "it-vps", filters: { job_departments: ["it_is"], job_levels: ["vp"] } }
+const searchB = { name: "finance-vps", filters: { job_departments: ["fnad"], job_levels: ["vp"] } }
+
+/** Three emails of contacts outside both searches (in neither department). */
+const outsideEmails = () => {
+  const picked: Array<string> = []
+  for (let index = 0; picked.length < 3 && index < 5_000; index++) {
+    const contact = sandbox.dataset.contact(index)
+    if (contact.job_department !== "it_is" && contact.job_department !== "fnad")
+      picked.push(String(contact.email))
+  }
+  return picked
+}
+
+const config = (contacts: Record<string, unknown>) => ({
+  api_key: "sandbox-full",
+  base_url: sandbox.url,
+  credit_budget: 20_000,
+  requests_per_minute: 60_000,
+  contacts,
+})
+const catalog = {
+  streams: [
+    { stream: { name: "contacts" }, sync_mode: "incremental", destination_sync_mode: "append_dedup" },
+  ],
+}
+
+describe.each(await backends())("one truth for what was bought, on $name", (backend) => {
+  let database: Awaited<ReturnType<typeof open>>
+  beforeAll(async () => {
+    database = await open(backend, "e2e truth")
+  })
+  afterAll(async () => {
+    await database?.close()
+  })
+  beforeEach(async () => {
+    await database.query(`DROP SCHEMA IF EXISTS ${Sql.ident(database.schema)} CASCADE`)
+  })
+  const table = (name: string) => Sql.qualified(database.schema, name)
+  const count = async (sql: string) => Number((await database.query(sql))[0]?.n ?? 0)
+  const contactRows = () => count(`SELECT count(*)::int AS n FROM ${table("contacts")}`)
+  /** Keys of the ledger without a row, and rows without a ledger key: both 0 when in step. */
+  const apart = async () => ({
+    extraKeys: await count(
+      `SELECT count(*)::int AS n FROM ${table("_bought")} b WHERE b.stream = 'contacts' AND NOT EXISTS (SELECT 1 FROM ${table("contacts")} c WHERE c.match_id = b.key)`,
+    ),
+    missingKeys: await count(
+      `SELECT count(*)::int AS n FROM ${table("contacts")} c WHERE NOT EXISTS (SELECT 1 FROM ${table("_bought")} b WHERE b.stream = 'contacts' AND b.key = c.match_id)`,
+    ),
+  })
+  const inStep = { extraKeys: 0, missingKeys: 0 }
+
+  /** `salesintel sync`, in process: what it printed, its outcome, and what the sandbox charged. */
+  const sync = async (json: unknown, fullRefresh?: ReadonlyArray<string>) => {
+    sandbox.reset()
+    const lines: Array<string> = []
+    const outcome = await database.run(
+      Sync.sync({
+        config: json,
+        schema: database.schema,
+        progress: { isTTY: false, write: (text: string) => lines.push(text) > 0 },
+        ...(fullRefresh === undefined ? {} : { fullRefresh }),
+      }),
+    )
+    expect(outcome.error).toBeUndefined()
+    expect(outcome.creditsSpent).toBe(charged())
+    return { outcome, charged: charged(), printed: lines.join("") }
+  }
+  /** What `salesintel-pg state` prints. */
+  const exported = () =>
+    database.run(
+      Effect.flatMap(State.read(database.schema), (saved) => Ledger.exported(database.schema, saved)),
+    )
+  /** The pipe, in process: the source's read from `state`, loaded (`source read | salesintel-pg load`). */
+  const pipe = async (json: unknown, state: unknown) => {
+    sandbox.reset()
+    const summary = await database.run(
+      Loader.load(Commands.read({ config: json, catalog, state }), { schema: database.schema }),
+    )
+    expect(summary.sourceErrors).toEqual([])
+    return charged()
+  }
+  /** The plan, from the saved state as `salesintel plan` reads it: free requests only. */
+  const planOf = async (json: unknown, fullRefresh?: ReadonlyArray<string>) => {
+    const state = await database.run(Plan.savedStateIn(database.schema))
+    sandbox.reset()
+    const plan = await Effect.runPromise(
+      Plan.makePlan({
+        config: json,
+        state,
+        mode: "exact",
+        ...(fullRefresh === undefined ? {} : { fullRefresh }),
+      }),
+    )
+    expect(charged()).toBe(0)
+    return plan
+  }
+  const planned = async (json: unknown) => (await planOf(json)).credits
+
+  it("a full refresh buys the emails' contacts again, and what it deletes leaves the ledger (cases 1, 2)", async () => {
+    const emails = outsideEmails()
+    const both = config({ searches: [searchA, searchB], emails })
+    const first = await sync(both)
+    const held = await contactRows()
+    expect(first.charged).toBe(held)
+    expect(held).toBeGreaterThan(emails.length)
+
+    // Case 1: searches and emails alike are read again; nothing is deleted that was configured.
+    const planBoth = await planOf(both, ["contacts"])
+    expect([planBoth.credits, planBoth.contacts?.notReadAgain]).toEqual([held, 0])
+    const refreshed = await sync(both, ["contacts"])
+    expect(refreshed.charged).toBe(held)
+    expect(await contactRows()).toBe(held)
+    expect(await apart()).toEqual(inStep)
+    expect(await planned(both)).toBe(0)
+    expect((await sync(both)).charged).toBe(0)
+
+    // Case 2: a full refresh of A alone deletes B's rows and the emails', and forgets them; the
+    // plan and the sync's first line say so first, with what buying them back would cost.
+    const onlyA = config({ searches: [searchA] })
+    const planA = await planOf(onlyA, ["contacts"])
+    const refreshA = await sync(onlyA, ["contacts"])
+    const rowsOfA = await contactRows()
+    expect(refreshA.charged).toBe(rowsOfA)
+    expect(rowsOfA).toBeLessThan(held)
+    expect([planA.credits, planA.contacts?.notReadAgain]).toEqual([rowsOfA, held - rowsOfA])
+    expect(refreshA.printed.split("\n")[0]).toBe(
+      `full refresh of contacts: ${held - rowsOfA} contacts held were bought by searches or emails this config no longer has; unless a configured search finds them again they are deleted when the refresh completes, and buying them back would cost ${held - rowsOfA} credits (salesintel plan --full-refresh contacts counts them exactly)`,
+    )
+    expect(await apart()).toEqual(inStep)
+    // Configured again, what was deleted is due again: the plan says so, and the sync buys it.
+    const due = held - rowsOfA
+    expect(await planned(both)).toBe(due)
+    expect((await sync(both)).charged).toBe(due)
+    expect(await contactRows()).toBe(held)
+    expect(await apart()).toEqual(inStep)
+  })
+
+  it("salesintel-pg state and plan read the set the tables hold, whatever _state says (case 3)", async () => {
+    const a = config({ searches: [searchA] })
+    const b = config({ searches: [searchB] })
+    await sync(a)
+    const stateAfterA = await exported()
+    const boughtB = (await sync(b)).charged
+    expect(boughtB).toBeGreaterThan(0)
+    // The pipe goes on from the older export: its state (a set of its own, A's) is saved.
+    expect(await pipe(a, stateAfterA)).toBe(0)
+    const contacts = (await exported()).find((entry) => entry.stream.stream_descriptor.name === "contacts")
+    expect(boughtIds(contacts?.stream.stream_state?.known).size).toBe(await contactRows())
+    expect(await planned(b)).toBe(0)
+    expect(await pipe(b, await exported())).toBe(0)
+    // No contacts state at all: the export still holds what the tables hold, and the plan sees it.
+    await database.query(`DELETE FROM ${table("_state")} WHERE stream = 'contacts'`)
+    const again = (await exported()).find((entry) => entry.stream.stream_descriptor.name === "contacts")
+    expect(boughtIds(again?.stream.stream_state?.known).size).toBe(await contactRows())
+    expect(await planned(b)).toBe(0)
+    expect((await sync(b)).charged).toBe(0)
+    expect(await apart()).toEqual(inStep)
+  })
+
+  it("a ledger emptied or dropped by hand is rebuilt from the rows, and says so (case 4)", async () => {
+    const a = config({ searches: [searchA] })
+    await sync(a)
+    const held = await contactRows()
+    await database.query(`TRUNCATE ${table("_bought")}`)
+    expect(await planned(a)).toBe(0)
+    const truncated = await sync(a)
+    expect(truncated.charged).toBe(0)
+    expect(truncated.printed).toContain(`ledger: ${held} contacts rows held in`)
+    expect(await apart()).toEqual(inStep)
+    await database.query(`DROP TABLE ${table("_bought")}`)
+    const dropped = await sync(a)
+    expect(dropped.charged).toBe(0)
+    expect(dropped.printed).toContain(`ledger: ${held} contacts rows held in`)
+    expect(await apart()).toEqual(inStep)
+    // In step: nothing said.
+    expect((await sync(a)).printed).not.toContain("ledger:")
+  })
+})
