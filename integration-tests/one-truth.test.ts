@@ -7,10 +7,11 @@
  * rows, and nothing the tables hold is bought again.
  */
 import { Plan, Sync } from "@salesintel/cli"
-import { Ledger, Loader, Sql, State } from "@salesintel/postgres"
+import { Ledger, Loader, PgDatabase, Sql, State } from "@salesintel/postgres"
 import { type Sandbox, startSandbox } from "@salesintel/sandbox"
 import { Commands } from "@salesintel/source"
 import * as Effect from "effect/Effect"
+import pg from "pg"
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest"
 import { backends, open } from "../packages/postgres/src/testing/Backends.ts"
 import { boughtIds } from "../packages/source/src/testing/BoughtIds.ts"
@@ -203,3 +204,73 @@ describe.each(await backends())("one truth for what was bought, on $name", (back
     expect((await sync(a)).printed).not.toContain("ledger:")
   })
 })
+
+// A server connection to lose: Postgres only (PGlite is in process).
+const server = (await backends()).find((backend) => backend.name !== "pglite")
+describe.skipIf(server === undefined)(
+  "a connection lost while a state's ids move into the ledger (case 7)",
+  () => {
+    let database: Awaited<ReturnType<typeof open>>
+    let url = ""
+    beforeAll(async () => {
+      if (server === undefined) return
+      database = await open(server, "e2e adopt")
+      url = database.url ?? ""
+    })
+    afterAll(async () => {
+      await database?.close()
+    })
+
+    it("ends the run failed with the lost connection as its cause, not left running", async () => {
+      const a = config({ searches: [searchA] })
+      const first = await database.run(
+        Sync.sync({ config: a, schema: database.schema, progress: { isTTY: false, write: () => true } }),
+      )
+      expect(first.status).toBe("succeeded")
+      // A state the pipe wrote: its ids in the state (400,000, so that moving them takes a while).
+      const ids = Array.from({ length: 400_000 }, (_, index) => `piped-${index}`)
+      await database.query(
+        `UPDATE ${Sql.qualified(database.schema, "_state")} SET state = $1::jsonb WHERE stream = 'contacts'`,
+        [JSON.stringify({ known: { "20000": ids } })],
+      )
+      const killer = new pg.Client({ connectionString: url })
+      await killer.connect()
+      let terminated = 0
+      const watching = (async () => {
+        const deadline = Date.now() + 30_000
+        while (terminated === 0 && Date.now() < deadline) {
+          const { rows } = await killer.query(
+            "SELECT pg_terminate_backend(pid) AS done FROM pg_stat_activity WHERE query LIKE '%unnest($2::text[], $3::integer[])%' AND pid <> pg_backend_pid()",
+          )
+          terminated += rows.length
+          await new Promise((resolve) => setTimeout(resolve, 5))
+        }
+      })()
+      const outcome = await database
+        .run(
+          Effect.either(
+            Sync.sync({
+              config: a,
+              schema: database.schema,
+              progress: { isTTY: false, write: () => true },
+              reconnect: PgDatabase.layer(url),
+            }),
+          ),
+        )
+        .finally(() => watching)
+      await killer.end()
+      // The test's own connection was the sync's: a new one for what follows.
+      await database.suspend()
+      await database.resume()
+      expect(terminated).toBeGreaterThan(0)
+      const said = outcome._tag === "Right" ? outcome.right.error : outcome.left.message
+      expect(said).toMatch(/connection to the database was lost|terminat/i)
+      expect(said).not.toMatch(/_sync_runs/)
+      const runsLeft = await database.query(
+        `SELECT status, error FROM ${Sql.qualified(database.schema, "_sync_runs")} ORDER BY id`,
+      )
+      expect(runsLeft.map((row) => row.status)).toEqual(["succeeded", "failed"])
+      expect(String(runsLeft[1]?.error)).toMatch(/connection to the database was lost|terminat/i)
+    }, 60_000)
+  },
+)

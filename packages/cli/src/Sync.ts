@@ -262,7 +262,9 @@ const endRun = (
       options.schema,
       runId,
       { status, streams: figures, creditsUncertain, ...(error === undefined ? {} : { error }) },
-      Either.isLeft(loaded),
+      // A read that failed on its own (its ledger's connection lost, say) failed the run too: a
+      // bookkeeping write that fails after it is tried on a new connection, never the news.
+      Either.isLeft(loaded) || status === "failed",
       options.reconnect,
     )
     return {
