@@ -9,7 +9,7 @@
  * order. (PGlite's own `@electric-sql/pglite/worker` is for browsers: it needs Web Workers and
  * `navigator.locks`, which Node 20 lacks.)
  */
-import { mkdirSync } from "node:fs"
+import { mkdirSync, statfsSync } from "node:fs"
 import { Worker } from "node:worker_threads"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
@@ -35,6 +35,40 @@ export class PGliteError extends Error {
     this.detail = error.fields.detail
     this.code = error.fields.code
   }
+}
+
+/**
+ * Room a PGlite directory's disk must have before a request: Postgres in WebAssembly does not fail
+ * when it cannot write its log (a 16 MB segment at a time), it spins for ever, holding the run. So
+ * a bulk write (a batch's COPY) needs `copy` bytes free, any other statement `other` (the run's
+ * own bookkeeping still fits after a refused batch), or it is refused, naming the directory.
+ */
+export interface DiskReserve {
+  readonly copy: number
+  readonly other: number
+}
+
+export const defaultReserve: DiskReserve = { copy: 64 * 2 ** 20, other: 24 * 2 ** 20 }
+
+/** The disk holding a PGlite directory has too little room left to write safely. */
+export class DiskFull extends Error {
+  constructor(
+    readonly directory: string,
+    readonly free: number,
+    readonly needed: number,
+  ) {
+    const mb = (bytes: number) => `${Math.floor(bytes / 2 ** 20)} MB`
+    super(
+      `the disk holding the PGlite directory ${directory} is full: ${mb(free)} free, ${mb(needed)} needed to write safely; free some space (or use another --pglite-dir) and run again: what committed stays`,
+    )
+    this.name = "DiskFull"
+  }
+}
+
+/** Bytes free for this process on the disk holding `directory`. */
+const freeBytes = (directory: string): number => {
+  const stats = statfsSync(directory)
+  return stats.bavail * stats.bsize
 }
 
 /** A request's answer: its rows, and for a "result" the whole result. */
@@ -88,7 +122,10 @@ const start = (data: WorkerData): Effect.Effect<Worker, DatabaseError> =>
     return Effect.promise(() => stop(worker))
   })
 
-const connect = (worker: Worker): Client => {
+const connect = (
+  worker: Worker,
+  disk: { readonly directory: string; readonly reserve: DiskReserve } | undefined,
+): Client => {
   const pending = new Map<number, { resolve: (answer: Answer) => void; reject: (e: Error) => void }>()
   let nextId = 0
   // Once the thread has died (an uncaught error in it, or it exited), every call fails with why.
@@ -106,9 +143,17 @@ const connect = (worker: Worker): Client => {
   })
   worker.on("error", (error) => die(error))
   worker.on("exit", (code) => die(new Error(`the PGlite worker exited (code ${code})`)))
+  const roomFor = (op: Request["op"]): DiskFull | undefined => {
+    if (disk === undefined || op === "close") return undefined
+    const needed = op === "copy" ? disk.reserve.copy : disk.reserve.other
+    const free = freeBytes(disk.directory)
+    return free < needed ? new DiskFull(disk.directory, free, needed) : undefined
+  }
   const ask: Client["ask"] = (request, transfer) =>
     new Promise((resolve, reject) => {
       if (dead !== undefined) return reject(dead)
+      const full = roomFor(request.op)
+      if (full !== undefined) return reject(full)
       const id = nextId++
       pending.set(id, { resolve, reject })
       worker.postMessage({ ...request, id }, transfer)
@@ -197,6 +242,8 @@ export interface LayerOptions {
    * (PGliteDataDir.prepared), when it matches the installed PGlite. Undefined: PGlite runs initdb.
    */
   readonly prepared?: PGliteDataDir.Prepared | undefined
+  /** The room a request needs on the directory's disk (default `defaultReserve`). */
+  readonly reserve?: DiskReserve | undefined
 }
 
 /**
@@ -225,7 +272,13 @@ export const layer = (directory?: string, options?: LayerOptions): Layer.Layer<D
             // In memory there is never a database yet: it is loaded in the session's own thread.
             loadDataDir: directory === undefined ? from?.tarball : undefined,
           }),
-          connect,
+          (worker) =>
+            connect(
+              worker,
+              directory === undefined
+                ? undefined
+                : { directory, reserve: options?.reserve ?? defaultReserve },
+            ),
         ),
         (client) => client.close,
       )

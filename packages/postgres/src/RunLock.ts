@@ -11,7 +11,7 @@ import * as Data from "effect/Data"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import type * as Scope from "effect/Scope"
-import { Database, type DatabaseError } from "./Database.ts"
+import { Database, DatabaseError } from "./Database.ts"
 
 /** Another run holds the target. */
 export class RunLocked extends Data.TaggedError("RunLocked")<{
@@ -62,18 +62,23 @@ const retrying = <A, E, R>(
         ? new RunLocked({ target: error.target, holder: error.holder, waited: Duration.format(timeout) })
         : error,
     )
+  // Only a held lock is waited for: any other failure (the database's, a directory not writable)
+  // is the answer at once.
   const loop = (first: boolean): Effect.Effect<A, E | RunLocked, R> =>
-    Effect.catchAll(attempt, (error) =>
-      Date.now() >= deadline
-        ? gaveUp(error)
-        : Effect.zipRight(
-            first && error instanceof RunLocked
-              ? Effect.logInfo(
-                  `${error.target} is in use by another run (${error.holder}): waiting for it to end (at most ${Duration.format(timeout)})`,
-                )
-              : Effect.void,
-            Effect.flatMap(pause, (goOn) => (goOn ? loop(false) : Effect.fail(error))),
-          ),
+    Effect.catchIf(
+      attempt,
+      (error): error is RunLocked => error instanceof RunLocked,
+      (error) =>
+        Date.now() >= deadline
+          ? gaveUp(error)
+          : Effect.zipRight(
+              first && error instanceof RunLocked
+                ? Effect.logInfo(
+                    `${error.target} is in use by another run (${error.holder}): waiting for it to end (at most ${Duration.format(timeout)})`,
+                  )
+                : Effect.void,
+              Effect.flatMap(pause, (goOn) => (goOn ? loop(false) : Effect.fail(error))),
+            ),
     )
   return loop(true)
 }
@@ -171,9 +176,12 @@ const readHolder = (path: string): { readonly text: string; readonly holder: Hol
   }
 }
 
-/** One attempt at the directory's lock file: created exclusively, or taken over from a dead holder. */
-const tryDirectory = (directory: string, owner: string): Effect.Effect<void, RunLocked> =>
-  Effect.suspend(() => {
+/**
+ * One attempt at the directory's lock file: created exclusively, or taken over from a dead holder.
+ * A directory it cannot write (read-only, no permission, a full disk) is said as such, naming it.
+ */
+const tryDirectory = (directory: string, owner: string): Effect.Effect<void, RunLocked | DatabaseError> =>
+  Effect.suspend((): Effect.Effect<void, RunLocked | DatabaseError> => {
     const path = join(directory, lockFileName)
     const mine: Holder = { pid: process.pid, since: new Date().toISOString(), command: owner }
     for (let attempt = 0; attempt < 3; attempt++) {
@@ -181,7 +189,13 @@ const tryDirectory = (directory: string, owner: string): Effect.Effect<void, Run
         writeFileSync(path, `${JSON.stringify(mine)}\n`, { flag: "wx" })
         return Effect.void
       } catch (error) {
-        if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error
+        if ((error as NodeJS.ErrnoException).code !== "EEXIST")
+          return Effect.fail(
+            new DatabaseError({
+              operation: `write the lock file in the PGlite directory ${directory}`,
+              cause: error,
+            }),
+          )
       }
       let current: ReturnType<typeof readHolder>
       try {
@@ -210,7 +224,7 @@ const tryDirectory = (directory: string, owner: string): Effect.Effect<void, Run
 export const directory = (
   path: string,
   options: { readonly owner: string; readonly wait?: Wait },
-): Effect.Effect<void, RunLocked, Scope.Scope> =>
+): Effect.Effect<void, RunLocked | DatabaseError, Scope.Scope> =>
   retrying(
     Effect.acquireRelease(tryDirectory(path, options.owner), () =>
       Effect.sync(() => {
