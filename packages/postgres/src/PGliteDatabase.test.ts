@@ -66,4 +66,23 @@ describe("PGliteDatabase (PGlite in a worker thread)", () => {
     expect(failure.operation).toBe(`open PGlite in ${broken}`)
     expect(PGliteDatabase.runningWorkers()).toBe(0)
   })
+
+  it("refuses a request when the directory's disk has less room than it needs, naming the directory", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "salesintel-pglite-disk-"))
+    // A reserve no disk has: what a full disk looks like to the guard.
+    const reserve = { copy: Number.MAX_SAFE_INTEGER, other: 1 }
+    const { copied, selected } = await Effect.runPromise(
+      Effect.gen(function* () {
+        const db = yield* Database
+        yield* db.exec("CREATE TABLE t (id int)")
+        const copied = yield* Effect.flip(db.copyIn("t", ["id"], Buffer.from("1\n")))
+        const selected = yield* db.query("SELECT count(*)::int AS n FROM t")
+        return { copied, selected }
+      }).pipe(Effect.provide(PGliteDatabase.layer(dir, { reserve }))),
+    )
+    expect(copied.message).toContain(`the disk holding the PGlite directory ${dir} is full`)
+    expect(copied.message).toMatch(/MB free, \d+ MB needed to write safely/)
+    expect(selected).toEqual([{ n: 0 }])
+    expect(PGliteDatabase.runningWorkers()).toBe(0)
+  })
 })
