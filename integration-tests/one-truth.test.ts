@@ -205,6 +205,57 @@ describe.each(await backends())("one truth for what was bought, on $name", (back
   })
 })
 
+describe("records that shift under a direct read (case 10)", () => {
+  it("switches to listing once a page shows the results moved: the waste is the pages in flight", async () => {
+    const postgres = (await backends()).find((backend) => backend.name !== "pglite") ?? (await backends())[0]
+    if (postgres === undefined) throw new Error("no backend")
+    const database = await open(postgres, "e2e shift")
+    try {
+      const concurrency = 4
+      const json = {
+        ...config({ searches: [{ name: "it", filters: { job_departments: ["it_is"] } }] }),
+        concurrency,
+      }
+      sandbox.reset()
+      const lines: Array<string> = []
+      const running = database.run(
+        Sync.sync({
+          config: json,
+          schema: database.schema,
+          progress: { isTTY: false, write: (text: string) => lines.push(text) > 0 },
+        }),
+      )
+      // Contacts appear at the provider while the first read is under way (offset paging shifts).
+      const deadline = Date.now() + 60_000
+      while (charged() < 2_000 && Date.now() < deadline)
+        await new Promise((resolve) => setTimeout(resolve, 2))
+      await fetch(`${sandbox.url}/_sandbox/dataset`, {
+        method: "POST",
+        body: JSON.stringify({ contacts: 110_000 }),
+      })
+      const outcome = await running
+      const rows = Number(
+        (
+          await database.query(`SELECT count(*)::int AS n FROM ${Sql.qualified(database.schema, "contacts")}`)
+        )[0]?.n,
+      )
+      expect(outcome.status).toBe("succeeded")
+      expect(outcome.creditsSpent).toBe(charged())
+      expect(lines.join("")).toMatch(
+        /contacts search "it": its results changed at the provider while it was read/,
+      )
+      // Paid for twice: only what the pages in flight held when the shift showed.
+      expect(charged() - rows).toBeLessThanOrEqual(concurrency * 50)
+    } finally {
+      await fetch(`${sandbox.url}/_sandbox/dataset`, {
+        method: "POST",
+        body: JSON.stringify({ contacts: 100_000 }),
+      })
+      await database.close()
+    }
+  }, 60_000)
+})
+
 // A server connection to lose: Postgres only (PGlite is in process).
 const server = (await backends()).find((backend) => backend.name !== "pglite")
 describe.skipIf(server === undefined)(

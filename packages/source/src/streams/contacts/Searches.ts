@@ -9,11 +9,19 @@
  *   the same credits in about half the requests.
  * Every way records what it bought in the one bought set.
  */
-import { type Contact, CreditBudget, type Partitioner } from "@salesintel/core"
+import {
+  ApiError,
+  type Contact,
+  CreditBudget,
+  type Filters,
+  type Page,
+  type Partitioner,
+} from "@salesintel/core"
 import * as Chunk from "effect/Chunk"
 import * as Effect from "effect/Effect"
 import * as Ref from "effect/Ref"
 import * as Stream from "effect/Stream"
+import { canonicalJson } from "../../CanonicalJson.ts"
 import type { ContactSearch } from "../../Config.ts"
 import * as PagedQuery from "../../components/PagedQuery.ts"
 import * as Purchases from "../../engine/Purchases.ts"
@@ -102,30 +110,93 @@ export const fullRefreshSearches = (
     }),
   )
 
-/** Read straight through the credited search; its parts are disjoint, so no part buys what another bought. */
-const directSearch = (context: Context, search: ContactSearch, plan: Partitioner.Plan, last: boolean) => {
-  const reachable = plan.parts.reduce((sum, part) => sum + part.count, 0)
-  const said = Output.log(
-    "INFO",
-    `${describe(search)}: none of its ${reachable} contacts bought yet (or every contact bought is due for refresh), read directly through the credited search`,
-  )
-  // A failure lets the pages in flight land first (they are paid for); the next run lists the rest.
-  const pages = Purchases.creditedPages({
-    events: PagedQuery.run({
-      ...searchQuery(context, search),
-      plan,
-      landInFlightOnFailure: true,
-      onAllReserved: last ? context.reservedAll : undefined,
-    }),
-    keyOf: matchId,
-    checkpoint: context.checkpoint,
-    bought: context.known,
-    record: contactRecord(context, search.name),
-    detail: describe(search),
-    work: searchWork(search),
-  })
-  return Stream.concat(Stream.make(said), pages)
+/** The field of the InvalidRequest a direct read stops its own requests with once its results shift. */
+const shiftedField = "results shifted"
+
+/**
+ * Why a page of a direct read says the search's results moved under its offsets (contacts added or
+ * removed at the provider while it reads: every later record shifts by one, and a page boundary
+ * repeats a record or skips one), or undefined: its part's count is not the one planned, or it
+ * holds contacts this read bought already.
+ */
+const shiftIn = (
+  context: Context,
+  planned: ReadonlyMap<string, number>,
+  filters: Filters.PeopleFilters,
+  page: Page.Page<Contact.Contact>,
+): string | undefined => {
+  const count = planned.get(canonicalJson(filters))
+  // A count equal to the page's own size says nothing: the provider's result_count is read as the
+  // query's total (upstream-api-notes.md marks that meaning inferred).
+  const total = page.resultCount
+  if (count !== undefined && total !== undefined && total !== count && total !== page.items.length)
+    return `its results changed at the provider while it was read (${total} matches where ${count} were counted)`
+  const again = page.items.filter((item) => context.known.boughtThisRun(item.record.match_id)).length
+  return again > 0 ? `a page returned ${again} contacts this read had bought already` : undefined
 }
+
+/**
+ * Read straight through the credited search; its parts are disjoint, so no part buys what another
+ * bought, as long as the results hold still. Offset paging over results that move buys records
+ * twice, so once a page shows they moved, the read asks for no more pages (those in flight land:
+ * they are paid for) and reads the rest through the free listing, buying only what it has not
+ * bought: the waste is the pages in flight then.
+ */
+const directSearch = (context: Context, search: ContactSearch, plan: Partitioner.Plan, last: boolean) =>
+  Stream.unwrap(
+    Effect.gen(function* () {
+      const reachable = plan.parts.reduce((sum, part) => sum + part.count, 0)
+      const said = Output.log(
+        "INFO",
+        `${describe(search)}: none of its ${reachable} contacts bought yet (or every contact bought is due for refresh), read directly through the credited search`,
+      )
+      const planned = new Map(plan.parts.map((part) => [canonicalJson(part.filters), part.count]))
+      const shifted = yield* Ref.make<string | undefined>(undefined)
+      const fetch: PagedQuery.Options<Contact.Contact>["fetch"] = (filters, paging) =>
+        Effect.flatMap(Ref.get(shifted), (why) =>
+          why !== undefined
+            ? Effect.fail(
+                new ApiError.InvalidRequest({
+                  endpoint: "people.search",
+                  field: shiftedField,
+                  description: why,
+                }),
+              )
+            : Effect.tap(context.client.searchPeople(filters, paging), (page) =>
+                Ref.update(shifted, (before) => before ?? shiftIn(context, planned, filters, page)),
+              ),
+        )
+      // A failure lets the pages in flight land first (they are paid for); the next run lists the rest.
+      const pages = Purchases.creditedPages({
+        events: PagedQuery.run({
+          ...searchQuery(context, search),
+          fetch,
+          plan,
+          landInFlightOnFailure: true,
+          onAllReserved: last ? context.reservedAll : undefined,
+        }),
+        keyOf: matchId,
+        checkpoint: context.checkpoint,
+        bought: context.known,
+        record: contactRecord(context, search.name),
+        detail: describe(search),
+        work: searchWork(search),
+      })
+      const switched = (error: ContactError) =>
+        error._tag === "InvalidRequest" && error.field === shiftedField
+          ? Stream.concat(
+              Stream.make<Array<ContactOutput>>(
+                Output.log(
+                  "WARN",
+                  `${describe(search)}: ${error.description}; the rest is read through the free listing, buying only contacts not bought yet`,
+                ),
+              ),
+              listedSearch(context, search, plan),
+            )
+          : Stream.fail(error)
+      return Stream.concat(Stream.make(said), Stream.catchAll(pages, switched))
+    }),
+  )
 
 /**
  * Whichever way costs fewer requests for the same credits: directly when no contact bought is fresh
