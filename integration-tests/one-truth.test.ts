@@ -15,6 +15,14 @@ import pg from "pg"
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest"
 import { backends, open } from "../packages/postgres/src/testing/Backends.ts"
 import { boughtIds } from "../packages/source/src/testing/BoughtIds.ts"
+import {
+  apartIn,
+  configOver,
+  contactsCatalog,
+  outsideEmails as outsideEmails_,
+  searchA,
+  searchB,
+} from "./truth.ts"
 
 let sandbox: Sandbox
 beforeAll(async () => {
@@ -25,32 +33,9 @@ afterAll(async () => {
 })
 
 const charged = () => sandbox.accounts()["sandbox-full"]?.credits_charged ?? 0
-const searchA = { name: "it-vps", filters: { job_departments: ["it_is"], job_levels: ["vp"] } }
-const searchB = { name: "finance-vps", filters: { job_departments: ["fnad"], job_levels: ["vp"] } }
-
-/** Three emails of contacts outside both searches (in neither department). */
-const outsideEmails = () => {
-  const picked: Array<string> = []
-  for (let index = 0; picked.length < 3 && index < 5_000; index++) {
-    const contact = sandbox.dataset.contact(index)
-    if (contact.job_department !== "it_is" && contact.job_department !== "fnad")
-      picked.push(String(contact.email))
-  }
-  return picked
-}
-
-const config = (contacts: Record<string, unknown>) => ({
-  api_key: "sandbox-full",
-  base_url: sandbox.url,
-  credit_budget: 20_000,
-  requests_per_minute: 60_000,
-  contacts,
-})
-const catalog = {
-  streams: [
-    { stream: { name: "contacts" }, sync_mode: "incremental", destination_sync_mode: "append_dedup" },
-  ],
-}
+const outsideEmails = () => outsideEmails_(sandbox)
+const config = (contacts: Record<string, unknown>) => configOver(sandbox, contacts)
+const catalog = contactsCatalog
 
 describe.each(await backends())("one truth for what was bought, on $name", (backend) => {
   let database: Awaited<ReturnType<typeof open>>
@@ -67,14 +52,7 @@ describe.each(await backends())("one truth for what was bought, on $name", (back
   const count = async (sql: string) => Number((await database.query(sql))[0]?.n ?? 0)
   const contactRows = () => count(`SELECT count(*)::int AS n FROM ${table("contacts")}`)
   /** Keys of the ledger without a row, and rows without a ledger key: both 0 when in step. */
-  const apart = async () => ({
-    extraKeys: await count(
-      `SELECT count(*)::int AS n FROM ${table("_bought")} b WHERE b.stream = 'contacts' AND NOT EXISTS (SELECT 1 FROM ${table("contacts")} c WHERE c.match_id = b.key)`,
-    ),
-    missingKeys: await count(
-      `SELECT count(*)::int AS n FROM ${table("contacts")} c WHERE NOT EXISTS (SELECT 1 FROM ${table("_bought")} b WHERE b.stream = 'contacts' AND b.key = c.match_id)`,
-    ),
-  })
+  const apart = () => apartIn(database.query, database.schema)
   const inStep = { extraKeys: 0, missingKeys: 0 }
 
   /** `salesintel sync`, in process: what it printed, its outcome, and what the sandbox charged. */

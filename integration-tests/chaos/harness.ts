@@ -224,7 +224,8 @@ export const sigkillBound = (suiteConcurrency + 4) * 50 + suiteCompanies
 export const checkpointInterval = (contactsHeld: number, pageSize = 50) =>
   pageSize * Math.max(1, Math.ceil(Math.floor(contactsHeld / 50) / pageSize))
 export const groupLimit = 500
-export const sigkillBoundLedger = () => suiteConcurrency * 50 + 3 * groupLimit
+/** The ledger's bound: the pager's pages, the page being mapped and the one the merge holds, and the groups. */
+export const sigkillBoundLedger = () => (suiteConcurrency + 2) * 50 + 3 * groupLimit
 
 export const charged = (sandbox: Sandbox, key = "sandbox-full"): number =>
   sandbox.accounts()[key]?.credits_charged ?? 0

@@ -55,7 +55,7 @@ export interface LoadOptions {
   readonly endedOnItsOwn?: Effect.Effect<boolean>
   /** The run this load belongs to (`_sync_runs.id`): stamped on the changes it finds. */
   readonly runId?: number
-  /** Run Ddl.ensure first. Default true. */
+  /** Run Ddl.ensure and Ledger.reconcileAll first (a run's lifecycle does both itself). Default true. */
   readonly ensureSchema?: boolean
   /** LOG and TRACE messages of the input, in order. */
   readonly onMessage?: (
@@ -393,7 +393,12 @@ export const load = <E, R>(
   Effect.gen(function* () {
     const db = yield* Database
     const schema = options.schema ?? defaultSchema
-    if (options.ensureSchema !== false) yield* Ddl.ensure(schema)
+    // On its own (not inside a run that did both already): the schema made current, and the ledger
+    // made the tables' index again where it is not (Ledger.reconcile).
+    if (options.ensureSchema !== false) {
+      yield* Ddl.ensure(schema)
+      yield* Ledger.reconcileAll(schema)
+    }
     for (const mapping of allMappings) yield* Merge.prepare(mapping)
     const overwrites = overwriteStreams(options.syncModes)
     for (const mapping of overwrites) yield* beginOverwrite(schema, mapping.stream)
