@@ -1,10 +1,16 @@
 /**
- * vitest's global setup for every test run: says which Postgres the tests use, and checks that
- * they leave nothing behind in it. The schemas and databases of the server are listed before the
- * run and after it; a schema or database the run left (a test that did not drop what it made)
- * fails the run, named. Without a server (PGlite only) there is nothing to check.
+ * vitest's global setup for every test run: says which Postgres the tests use, gives the run its
+ * tag, and checks that the run leaves nothing of its own behind. Everything a test makes carries
+ * the tag (`SALESINTEL_TEST_TAG`, read by Backends.open and the chaos harness: schemas, PGlite
+ * directories); the schemas and databases of the server are listed before the run and after it,
+ * and one the run made and left (a test that did not drop what it made) fails the run, named. What
+ * another program made on the same server meanwhile carries no tag and is not this run's business:
+ * a user's own Postgres is such a server.
  */
+import { readdirSync } from "node:fs"
+import { tmpdir } from "node:os"
 import pg from "pg"
+import { leftovers, newRunTag, runTagVariable } from "../packages/postgres/src/testing/RunTag.ts"
 
 const url = process.env.DATABASE_URL || "postgres://postgres@127.0.0.1:5432/test"
 const shown = url.replace(/\/\/([^:@/]+):[^@/]*@/, "//$1:***@")
@@ -47,6 +53,9 @@ const version = async (): Promise<string | undefined> => {
 }
 
 export default async function setup() {
+  // Inherited by the test workers and the commands they start, which name what they make with it.
+  const tag = process.env[runTagVariable] || newRunTag()
+  process.env[runTagVariable] = tag
   const before = await catalogue()
   const server = await version()
   console.log(
@@ -55,10 +64,14 @@ export default async function setup() {
       : `tests: PostgreSQL ${server} at ${shown}, and embedded PGlite`,
   )
   return async () => {
-    if (before === undefined) return
-    const after = await catalogue()
-    const left = [...(after ?? [])].filter((entry) => !before.has(entry))
+    const directories = readdirSync(tmpdir())
+      .filter((name) => name.includes(tag))
+      .map((name) => `directory "${name}"`)
+    const after = before === undefined ? undefined : await catalogue()
+    const left = [...leftovers(before ?? new Set(), after ?? new Set(), tag), ...directories]
     if (left.length > 0)
-      throw new Error(`the tests left ${left.join(", ")} in ${shown}: each test must drop what it makes`)
+      throw new Error(
+        `the tests (run ${tag}) left ${left.join(", ")} in ${shown} and ${tmpdir()}: each test must drop what it makes`,
+      )
   }
 }

@@ -5,7 +5,7 @@
  * prints one line of figures (credits charged against the reference, re-bought, exit code).
  */
 import { type ChildProcess, spawn } from "node:child_process"
-import { mkdtempSync, writeFileSync } from "node:fs"
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import type { Readable } from "node:stream"
@@ -15,6 +15,7 @@ import { type Sandbox, startSandbox } from "@salesintel/sandbox"
 import * as Effect from "effect/Effect"
 import pg from "pg"
 import { afterAll, beforeAll, expect } from "vitest"
+import { runTag } from "../../packages/postgres/src/testing/RunTag.ts"
 
 const root = fileURLToPath(new URL("../../", import.meta.url))
 export const bins = {
@@ -34,8 +35,8 @@ let targets = 0
 export const freshTarget = (kind: Target["kind"]): Target => {
   targets++
   return kind === "postgres"
-    ? { kind, schema: `chaos_${process.pid}_${targets}` }
-    : { kind, directory: mkdtempSync(join(tmpdir(), `salesintel-chaos-${targets}-`)) }
+    ? { kind, schema: `chaos_${runTag()}_${targets}` }
+    : { kind, directory: mkdtempSync(join(tmpdir(), `salesintel-chaos-${runTag()}-${targets}-`)) }
 }
 
 export const targetArgs = (target: Target): ReadonlyArray<string> =>
@@ -70,6 +71,7 @@ export const query = async (
 
 export const dropTarget = async (target: Target): Promise<void> => {
   if (target.kind === "postgres") await query(target, "DROP SCHEMA IF EXISTS $schema CASCADE")
+  else rmSync(target.directory, { recursive: true, force: true })
 }
 
 /** Each data table's row count and a digest of its keys and typed columns: equal means same data. */

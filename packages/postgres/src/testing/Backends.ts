@@ -4,7 +4,7 @@
  * when a Docker engine answers (detected in milliseconds when there is none). Under CI=true a
  * real Postgres is required.
  */
-import { mkdtempSync } from "node:fs"
+import { mkdtempSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import * as Effect from "effect/Effect"
@@ -15,6 +15,7 @@ import { Database, type DatabaseError } from "../Database.ts"
 import * as PGliteDatabase from "../PGliteDatabase.ts"
 import * as PgDatabase from "../PgDatabase.ts"
 import { ident } from "../Sql.ts"
+import { runTag } from "./RunTag.ts"
 
 export interface Started {
   /** A connection string for child processes (undefined for PGlite: use `pgliteDir`). */
@@ -54,8 +55,13 @@ const hasDocker = async (): Promise<boolean> => {
 const pglite: Backend = {
   name: "pglite",
   start: async () => {
-    const dir = mkdtempSync(join(tmpdir(), "salesintel-pglite-"))
-    return { pgliteDir: dir, layer: PGliteDatabase.layer(dir), stop: async () => {} }
+    // Tagged with the run (RunTag.ts) and removed when done: the run answers for its leftovers.
+    const dir = mkdtempSync(join(tmpdir(), `salesintel-pglite-${runTag()}-`))
+    return {
+      pgliteDir: dir,
+      layer: PGliteDatabase.layer(dir),
+      stop: async () => rmSync(dir, { recursive: true, force: true }),
+    }
   },
 }
 
@@ -96,7 +102,8 @@ export const open = async (backend: Backend, schemaPrefix: string) => {
   const started = await backend.start()
   let runtime = ManagedRuntime.make(started.layer)
   let suspended = false
-  const schema = `${schemaPrefix} ${Math.random().toString(36).slice(2, 8)}`
+  // The run's tag in its name: the leftovers check (integration-tests/catalogue.ts) minds only these.
+  const schema = `${schemaPrefix} ${runTag()} ${Math.random().toString(36).slice(2, 8)}`
   const run = <A, E>(effect: Effect.Effect<A, E, Database>): Promise<A> => runtime.runPromise(effect)
   const query = (sql: string, params: ReadonlyArray<unknown> = []) =>
     run(Effect.flatMap(Database, (db) => db.query(sql, params)))
