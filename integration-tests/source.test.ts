@@ -1,8 +1,8 @@
 /**
  * The Airbyte source against the sandbox over real HTTP on 127.0.0.1: every command, every
  * message validated against the official protocol schema, incremental reruns that spend nothing,
- * the budget (never exceeded, and equal to the sandbox's own count), a 25,000-contact search read
- * whole through partitions, the error paths (401, 403, 402) and a flaky provider.
+ * the budget (never exceeded, and equal to the sandbox's own count), a search past the 10,000-record
+ * paging depth read whole through partitions, the error paths (401, 403, 402) and a flaky provider.
  */
 import { execFile } from "node:child_process"
 import { mkdtempSync, writeFileSync } from "node:fs"
@@ -214,10 +214,12 @@ describe("source-salesintel against the sandbox", () => {
     expect(all).toHaveLength(total)
   })
 
-  it("reads a 25,000-contact search whole through partitions, in the same order at any concurrency", async () => {
-    const total = await previewCount({ job_levels: "mgr" })
-    expect(total).toBeGreaterThan(20_000)
-    const managers = { searches: [{ name: "managers", filters: { job_levels: ["mgr"] } }] }
+  it("reads a search past the 10,000-record paging depth whole through partitions, in the same order at any concurrency", async () => {
+    // The smallest search of the sandbox that needs partitions: past 10,000, so one query cannot
+    // reach it whole (a search of 25,000 took twice as long to show the same).
+    const total = await previewCount({ job_departments: "it_is" })
+    expect(total).toBeGreaterThan(10_000)
+    const managers = { searches: [{ name: "it", filters: { job_departments: ["it_is"] } }] }
     const catalog = catalogOf({ contacts: "full_refresh" })
     const result = await read(configFor({ contacts: managers, requests_per_minute: 60_000 }), catalog)
     expect(result.trace).toBeUndefined()
