@@ -193,6 +193,8 @@ describe("records that shift under a direct read (case 10)", () => {
       const json = {
         ...config({ searches: [{ name: "it", filters: { job_departments: ["it_is"] } }] }),
         concurrency,
+        // 50 requests a second: the read of ~240 pages lasts seconds, so the change lands inside it.
+        requests_per_minute: 3_000,
       }
       sandbox.reset()
       const lines: Array<string> = []
