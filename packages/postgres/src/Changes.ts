@@ -8,6 +8,7 @@
  * is compared: a field left out of either (`exclude_fields`, a deselected field: absent from its
  * `_raw`) is not a change, so a change of config never reads as a change at the provider.
  */
+import { carriedTechnologies } from "./Observations.ts"
 import { ident, qualified } from "./Sql.ts"
 import type { ColumnShape, TableShape } from "./Table.ts"
 import { mappings, named } from "./Tables.ts"
@@ -162,9 +163,6 @@ SELECT f.company_id, seen.company_name, f.category, f.subcategory, f.product, f.
 FROM found f JOIN seen ON seen.company_id = f.company_id
 ORDER BY f.company_id, f.change, f.product, f.vendor`
 }
-
-/** Whether the observation `row` carried its technologies (a field excluded is absent from `_raw`). */
-const carriedTechnologies = (row: string): string => `coalesce(${row}."_raw" ? 'technologies', false)`
 
 /** Each job field: its label, its column, and whether an observation (`row`) carried it. */
 const jobFields: ReadonlyArray<readonly [string, string, (row: string) => string]> = [

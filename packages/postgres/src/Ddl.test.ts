@@ -225,6 +225,14 @@ describe.each(all.map((backend): [string, Backend] => [backend.name, backend]))(
         expect(
           await env.query(`SELECT company_name, is_international, verified FROM ${table("companies")}`),
         ).toEqual([{ company_name: "Company 3", is_international: false, verified: true }])
+        // The companies held are the first observations of the install base, at their load's time.
+        expect(
+          await env.query(
+            `SELECT o.company_id::int AS company, o.observed_at = c._synced_at AS at_load, o.products_in_use,
+               (SELECT array_agg(product) FROM ${table("technology_observations")}) AS products
+             FROM ${table("company_observations")} o JOIN ${table("companies")} c USING (company_id)`,
+          ),
+        ).toEqual([{ company: 3, at_load: true, products_in_use: 1, products: ["Marketo Engage"] }])
         expect(
           await env.query(
             `SELECT match_id, job_level_label FROM ${table("contacts_labeled")} WHERE job_level IS NOT NULL ORDER BY match_id`,

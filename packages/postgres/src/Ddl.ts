@@ -13,6 +13,7 @@ import * as Changes from "./Changes.ts"
 import { Database, type DatabaseError, transaction } from "./Database.ts"
 import { historyOf } from "./History.ts"
 import * as Labels from "./Labels.ts"
+import * as Observations from "./Observations.ts"
 import { ident, literal, qualified } from "./Sql.ts"
 import { type ColumnShape, syncedAt, type TableShape } from "./Table.ts"
 import { allMappings, mappings } from "./Tables.ts"
@@ -80,6 +81,14 @@ export const migrations: ReadonlyArray<Migration> = [
     description: "_bought, the ledger of keys bought, written with the records it covers",
     sql: () => "",
   },
+  // The generated DDL creates the observation tables (Observations.ts); the companies held get one
+  // observation each, as their rows say. Recorded so that an older loader, which would buy
+  // observations without keeping them, refuses the schema.
+  {
+    version: 6,
+    description: "company_observations and technology_observations, seeded from the companies held",
+    sql: (schema) => Observations.seedSql(schema),
+  },
 ]
 
 export const currentVersion = Math.max(...migrations.map((migration) => migration.version))
@@ -92,6 +101,7 @@ export const tables: ReadonlyArray<TableShape> = [
     ...mapping.children.map((child) => ({ ...child.table, columns: [...child.table.columns, syncedAt] })),
   ]),
   ...Changes.tables,
+  ...Observations.tables,
   ...Labels.all.map((lookup) => lookup.table),
   stateTable,
   runsTable,
@@ -133,10 +143,18 @@ export const createTableSql = (schema: string, table: TableShape): string => {
 
 const viewsSql = (schema: string): string =>
   views
-    .map(
-      (view) =>
-        `DROP VIEW IF EXISTS ${qualified(schema, view.name)};\nCREATE VIEW ${qualified(schema, view.name)} AS\n${view.sql(schema)};\nCOMMENT ON VIEW ${qualified(schema, view.name)} IS ${literal(view.doc)};`,
-    )
+    .map((view) => {
+      const name = qualified(schema, view.name)
+      const columns = Object.entries(view.columns ?? {}).map(
+        ([column, doc]) => `COMMENT ON COLUMN ${name}.${ident(column)} IS ${literal(doc)};`,
+      )
+      return [
+        `DROP VIEW IF EXISTS ${name};`,
+        `CREATE VIEW ${name} AS\n${view.sql(schema)};`,
+        `COMMENT ON VIEW ${name} IS ${literal(view.doc)};`,
+        ...columns,
+      ].join("\n")
+    })
     .join("\n")
 
 /** The lookup tables' rows as this version knows them: written, and codes it does not know removed. */

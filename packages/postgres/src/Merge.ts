@@ -13,6 +13,7 @@ import { Database, type DatabaseError } from "./Database.ts"
 import { historyOf } from "./History.ts"
 import * as Ledger from "./Ledger.ts"
 import type { StreamMapping } from "./Mapping.ts"
+import * as Observations from "./Observations.ts"
 import { ident, qualified } from "./Sql.ts"
 import type { TableShape } from "./Table.ts"
 
@@ -94,8 +95,9 @@ SELECT ${columns.join(", ")}, now() FROM ${stageOf(table)}`
  * Stages and merges one closed batch. Three round trips for a stream with one child table (the
  * two COPYs, then every statement of the merge in one go; append adds the history COPY): each
  * round trip is a moment the server may wait on this process, busy decoding the next batch.
- * Before the merge replaces rows, the batch's changes against them are recorded (Changes.ts),
- * stamped with `runId`, in every mode but `rederive` (a migration observes nothing new).
+ * Before the merge replaces rows, the batch's changes against them are recorded (Changes.ts), and
+ * its companies' observations (Observations.ts), stamped with `runId`, in every mode but
+ * `rederive` (a migration observes nothing new).
  */
 export const mergeBatch = (
   schema: string,
@@ -124,9 +126,12 @@ export const mergeBatch = (
       children: new Map(mapping.children.map((child) => [child.table.name, stageOf(child.table)])),
     }
     const changes = mode === "rederive" ? undefined : Changes.detectSql(schema, mapping.stream, staged, runId)
+    const observations =
+      mode === "rederive" ? undefined : Observations.recordStagedSql(schema, mapping.stream, staged, runId)
     // `rederive` (a migration, Backfill.ts) rewrites rows that exist, children included.
     const statements = [
       ...(changes === undefined ? [] : [changes]),
+      ...(observations === undefined ? [] : [observations]),
       mode === "rederive" ? rederiveSql(schema, mapping.table) : upsertSql(schema, mapping.table),
     ]
     for (const [index, child] of mapping.children.entries()) {

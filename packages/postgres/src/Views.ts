@@ -3,6 +3,7 @@
  * them). "Uses" means a company_technologies row whose in_use is not false.
  */
 import { jobChangesTable, technologyChangesTable } from "./Changes.ts"
+import { intelligenceViews } from "./Intelligence.ts"
 import { jobDepartments, jobLevels } from "./Labels.ts"
 import { qualified } from "./Sql.ts"
 import { named } from "./Tables.ts"
@@ -88,6 +89,8 @@ GROUP BY j.to_job_department, j.to_job_level, d.label, l.label`,
 export interface View {
   readonly name: string
   readonly doc: string
+  /** What each column holds, for COMMENT ON COLUMN (what \\d+ and catalogs show). */
+  readonly columns?: Readonly<Record<string, string>>
   readonly sql: (schema: string) => string
 }
 
@@ -104,6 +107,7 @@ GROUP BY ${columns.map((column) => `t.${column}`).join(", ")}`,
 
 export const views: ReadonlyArray<View> = [
   ...changeViews,
+  ...intelligenceViews,
   adoption(
     "technology_adoption_by_category",
     ["category"],

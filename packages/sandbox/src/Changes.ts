@@ -6,6 +6,7 @@ import type { Company } from "./Companies.ts"
 import { titles } from "./Contacts.ts"
 import type { Dataset } from "./Dataset.ts"
 import { below, unit } from "./Random.ts"
+import type { Taxonomy } from "./Taxonomy.ts"
 import { jobDepartments, jobLevels } from "./Vocabulary.ts"
 
 /** Salts of generation `g`'s technology draws (part 0..3), apart from every other field's. */
@@ -15,21 +16,57 @@ const techSalt = (g: number, part: number): number => 2_000_000 + g * 4 + part
 export const changesTechnologies = (seed: number, company: number, g: number): boolean =>
   unit(seed, company, techSalt(g, 0)) < 0.1
 
+/** Salts of generation `g`'s displacement draws (part 0..1), apart from the technology draws above. */
+const displaceSalt = (g: number, part: number): number => 3_000_000 + g * 2 + part
+
+/** Of the companies a generation changes, the share that replace a product with another of its subcategory. */
+const displacementShare = 0.3
+
+/**
+ * A displacement: one product in use dropped and one of the same subcategory that the company
+ * does not use adopted in its place; false when no product in use has such a rival.
+ */
+const displace = (
+  seed: number,
+  company: number,
+  g: number,
+  inUse: Set<number>,
+  subcategories: ReadonlyArray<string>,
+): boolean => {
+  const candidates = [...inUse]
+    .sort((a, b) => a - b)
+    .filter((id) => subcategories.some((other, rival) => other === subcategories[id] && !inUse.has(rival)))
+  if (candidates.length === 0) return false
+  const dropped = candidates[below(seed, company, displaceSalt(g, 1), candidates.length)]!
+  const rivals = subcategories.flatMap((other, rival) =>
+    other === subcategories[dropped] && !inUse.has(rival) ? [rival] : [],
+  )
+  inUse.delete(dropped)
+  inUse.add(rivals[0]!)
+  return true
+}
+
 /**
  * A company's products (taxonomy product ids, ascending) at a generation: the ones it was
- * generated with, then for each generation that changes it, one product adopted (a third), one
- * dropped (a third; never its last), or one of each.
+ * generated with, then for each generation that changes it, a displacement (a share: one product
+ * replaced by another of its subcategory), else one product adopted (a third), one dropped (a
+ * third; never its last), or one of each. `subcategories` is each product id's category and
+ * subcategory as one key (`subcategoryKeys`).
  */
 export const productsAt = (
   seed: number,
   company: Company,
-  productCount: number,
+  subcategories: ReadonlyArray<string>,
   generation: number,
 ): ReadonlyArray<number> => {
   if (generation === 0) return company.products
+  const productCount = subcategories.length
   const inUse = new Set(company.products)
   for (let g = 1; g <= generation; g++) {
     if (!changesTechnologies(seed, company.index, g)) continue
+    if (unit(seed, company.index, displaceSalt(g, 0)) < displacementShare) {
+      if (displace(seed, company.index, g, inUse, subcategories)) continue
+    }
     const kind = below(seed, company.index, techSalt(g, 1), 3)
     if (kind !== 1 && inUse.size < productCount) {
       // A product it does not use: a draw, then the next free id (wrapping).
@@ -67,6 +104,10 @@ export interface JobChange {
   readonly to: Job
 }
 
+/** Each product id's category and subcategory as one key: products with the same key are rivals. */
+export const subcategoryKeys = (taxonomy: Taxonomy): ReadonlyArray<string> =>
+  taxonomy.products.map((product) => `${product.category}\u0000${product.subcategory}`)
+
 /** Products adopted and dropped between two generations, per company (net: adopted then dropped is no change). */
 export const technologyChanges = (
   dataset: Dataset,
@@ -74,9 +115,10 @@ export const technologyChanges = (
   to: number,
 ): ReadonlyArray<TechnologyChange> => {
   const { products } = dataset.taxonomy
+  const subcategories = subcategoryKeys(dataset.taxonomy)
   return dataset.companies.flatMap((company) => {
-    const before = new Set(productsAt(dataset.seed, company, products.length, from))
-    const after = new Set(productsAt(dataset.seed, company, products.length, to))
+    const before = new Set(productsAt(dataset.seed, company, subcategories, from))
+    const after = new Set(productsAt(dataset.seed, company, subcategories, to))
     const change = (id: number, kind: TechnologyChange["change"]): TechnologyChange => {
       const p = products[id]!
       const { category, subcategory, product, vendor } = p
@@ -119,4 +161,58 @@ export const jobChanges = (dataset: Dataset, from: number, to: number): Readonly
     if (!sameJob(before, after)) changes.push({ match_id: dataset.matchId(index), from: before, to: after })
   }
   return changes
+}
+
+export interface Displacement {
+  readonly company_id: number
+  readonly category: string
+  readonly subcategory: string
+  readonly dropped_product: string
+  readonly dropped_vendor: string
+  readonly adopted_product: string
+  readonly adopted_vendor: string
+  /** The steps (indexes into the generations observed, from 1) whose observation shows each change. */
+  readonly dropped_step: number
+  readonly adopted_step: number
+}
+
+/**
+ * What a watcher observing every company at each of `generations` in turn (ascending) finds as
+ * displacements: a product dropped and another of the same category and subcategory adopted at
+ * the same company, at any two steps (generations have no dates here: every step is taken to be
+ * within the connector's window). The changes of each step are those between it and the one before.
+ */
+export const displacements = (
+  dataset: Dataset,
+  generations: ReadonlyArray<number>,
+): ReadonlyArray<Displacement> => {
+  const steps = generations.slice(1).map((to, index) => ({
+    step: index + 1,
+    changes: technologyChanges(dataset, generations[index]!, to),
+  }))
+  const all = steps.flatMap(({ step, changes }) => changes.map((change) => ({ step, ...change })))
+  return all
+    .filter((drop) => drop.change === "dropped")
+    .flatMap((drop) =>
+      all
+        .filter(
+          (adoption) =>
+            adoption.change === "adopted" &&
+            adoption.company_id === drop.company_id &&
+            adoption.category === drop.category &&
+            adoption.subcategory === drop.subcategory &&
+            (adoption.product !== drop.product || adoption.vendor !== drop.vendor),
+        )
+        .map((adoption) => ({
+          company_id: drop.company_id,
+          category: drop.category,
+          subcategory: drop.subcategory,
+          dropped_product: drop.product,
+          dropped_vendor: drop.vendor,
+          adopted_product: adoption.product,
+          adopted_vendor: adoption.vendor,
+          dropped_step: drop.step,
+          adopted_step: adoption.step,
+        })),
+    )
 }

@@ -122,6 +122,39 @@ describe("Dataset", () => {
     expect(later.technologyChanges(2)).toEqual([])
   })
 
+  it("makes displacements: a product replaced by another of its subcategory in one generation, listed as the truth", () => {
+    const base = Dataset.build({ contacts: 100, companies: 2_000 })
+    const generations = [0, 1, 2, 3]
+    const truth = base.displacements(generations)
+    // Each generation changes ~10% of companies, ~30% of those by a displacement: ~60 per generation.
+    const designed = truth.filter((d) => d.dropped_step === d.adopted_step)
+    expect(designed.length).toBeGreaterThan(100)
+    expect(truth.length).toBeGreaterThanOrEqual(designed.length)
+    const productsAt = (g: number, companyId: number) =>
+      new Set(
+        base
+          .resized({ generation: g })
+          .companyTechnologiesById(companyId)!
+          .technologies.map((t) => t.product),
+      )
+    for (const d of truth.slice(0, 40)) {
+      // The observations show it: dropped at its step, adopted at its step, same subcategory.
+      expect(productsAt(generations[d.dropped_step - 1]!, d.company_id).has(d.dropped_product)).toBe(true)
+      expect(productsAt(generations[d.dropped_step]!, d.company_id).has(d.dropped_product)).toBe(false)
+      expect(productsAt(generations[d.adopted_step - 1]!, d.company_id).has(d.adopted_product)).toBe(false)
+      expect(productsAt(generations[d.adopted_step]!, d.company_id).has(d.adopted_product)).toBe(true)
+      const rival = base.taxonomy.products.find((p) => p.product === d.adopted_product)!
+      expect([rival.category, rival.subcategory]).toEqual([d.category, d.subcategory])
+      expect(d.adopted_product).not.toBe(d.dropped_product)
+    }
+    // Deterministic from the seed; another seed displaces elsewhere.
+    expect(Dataset.build({ contacts: 100, companies: 2_000 }).displacements(generations)).toEqual(truth)
+    const other = Dataset.build({ seed: 7, contacts: 100, companies: 2_000 }).displacements(generations)
+    expect(other).not.toEqual(truth)
+    // One observation shows nothing.
+    expect(base.displacements([2])).toEqual([])
+  })
+
   it("match ids are unique, stable and decode back to their index", () => {
     const seen = new Set<string>()
     for (let i = 0; i < 5000; i++) {

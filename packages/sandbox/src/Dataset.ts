@@ -118,8 +118,9 @@ export class Dataset {
     this.domainToCompany = new Map(this.companies.map((c) => [c.domain, c.index]))
     this.companySize = Int32Array.from(this.companies, (c) => c.size)
     this.companyRevenue = Int32Array.from(this.companies, (c) => c.revenue)
+    const subcategories = Changes.subcategoryKeys(this.taxonomy)
     this.companyProducts = this.companies.map((c) =>
-      Changes.productsAt(this.seed, c, this.taxonomy.products.length, this.generation),
+      Changes.productsAt(this.seed, c, subcategories, this.generation),
     )
     const users: number[][] = this.taxonomy.products.map(() => [])
     for (const c of this.companies) for (const p of this.companyProducts[c.index]!) users[p]!.push(c.index)
@@ -261,6 +262,14 @@ export class Dataset {
   /** Products adopted and dropped between generation `from` and this one (or `to`), per company. */
   technologyChanges(from: number, to: number = this.generation): ReadonlyArray<Changes.TechnologyChange> {
     return Changes.technologyChanges(this, from, to)
+  }
+
+  /**
+   * The displacements (a product dropped, another of its subcategory adopted, at one company) that
+   * observing every company at each of `generations` in turn shows.
+   */
+  displacements(generations: ReadonlyArray<number>): ReadonlyArray<Changes.Displacement> {
+    return Changes.displacements(this, generations)
   }
 
   /** Contacts whose company, title, level or department differ between `from` and this generation (or `to`). */

@@ -1,0 +1,251 @@
+/**
+ * What repeated observations mean, as views over the user's own purchases: the install base
+ * (since when a company has used a product, how often it was seen), its trend per month, the
+ * displacements (a product replaced by a rival of its subcategory) and the champion moves (a
+ * contact who left a company that used a product, and where they went). They read the
+ * observation log (Observations.ts) and the change tables (Changes.ts), so they know only what
+ * was bought: a company or contact never bought is never observed, and an observation is a
+ * purchase, so every date here is as fine as `refresh_after_days` makes the purchases.
+ */
+import { jobChangesTable, technologyChangesTable } from "./Changes.ts"
+import { companyObservationsTable, technologyObservationsTable } from "./Observations.ts"
+import { qualified } from "./Sql.ts"
+import type { View } from "./Views.ts"
+
+/**
+ * How close a drop and an adoption of the same subcategory at one company must be observed to
+ * count as a displacement: 90 days, either order (a migration often adopts the new product first).
+ */
+export const displacementWindowDays = 90
+
+const tables = (schema: string) => ({
+  companyObservations: qualified(schema, companyObservationsTable.name),
+  technologyObservations: qualified(schema, technologyObservationsTable.name),
+  technologyChanges: qualified(schema, technologyChangesTable.name),
+  jobChanges: qualified(schema, jobChangesTable.name),
+})
+
+/** The calendar month (UTC, whatever the session's time zone) of a timestamptz, as a date. */
+const monthOf = (column: string): string => `date_trunc('month', ${column} AT TIME ZONE 'UTC')::date`
+
+/** The value at the latest observation of a group. */
+const latest = (column: string): string => `(array_agg(${column} ORDER BY observed_at DESC))[1]`
+
+const sameProduct = (a: string, b: string): string =>
+  `${a}.product = ${b}.product AND ${a}.vendor IS NOT DISTINCT FROM ${b}.vendor`
+
+const installBase: View = {
+  name: "technology_install_base",
+  doc: "one row per company and product ever observed in use there: when it was first and last seen, whether the company's latest observation shows it, how often it was seen",
+  columns: {
+    company_id: "the company (companies.company_id)",
+    company_name: "the company's name as its latest observation says it",
+    category: "the product's technology category (as its latest observation says it)",
+    subcategory: "the product's technology subcategory (as its latest observation says it)",
+    product: "the product (taxonomy_products.product)",
+    vendor: "the product's vendor",
+    first_seen_at:
+      "the first observation of the company that showed the product in use (or the adoption's observed_at, if earlier)",
+    last_seen_at: "the last observation of the company that showed the product in use",
+    in_use: "whether the company's latest observation shows the product in use",
+    observations: "how many observations of the company showed the product in use",
+    company_observations: "how many times the company was observed (bought with its technologies)",
+    tenure_days: "whole days from first_seen_at to last_seen_at: how long it has been seen in use",
+    adopted_at:
+      "when an observation first showed it adopted (not in use at the observation before); null when it was in use at the company's first observation, which counts as seen, not as adopted",
+    dropped_at: "when an observation showed it dropped, for a product not in use now; else null",
+  },
+  sql: (schema) => {
+    const t = tables(schema)
+    return `WITH companies_seen AS (
+  SELECT company_id, max(observed_at) AS observed_at, count(*) AS company_observations,
+    ${latest("company_name")} AS company_name
+  FROM ${t.companyObservations} GROUP BY company_id
+),
+seen AS (
+  SELECT company_id, product, vendor, ${latest("category")} AS category, ${latest("subcategory")} AS subcategory,
+    min(observed_at) AS first_seen_at, max(observed_at) AS last_seen_at, count(*) AS observations
+  FROM ${t.technologyObservations} GROUP BY company_id, product, vendor
+),
+adopted AS (
+  SELECT company_id, product, vendor, min(observed_at) AS adopted_at
+  FROM ${t.technologyChanges} WHERE change = 'adopted' GROUP BY company_id, product, vendor
+),
+dropped AS (
+  SELECT company_id, product, vendor, max(observed_at) AS dropped_at
+  FROM ${t.technologyChanges} WHERE change = 'dropped' GROUP BY company_id, product, vendor
+)
+SELECT s.company_id, c.company_name, s.category, s.subcategory, s.product, s.vendor,
+  least(s.first_seen_at, a.adopted_at) AS first_seen_at, s.last_seen_at,
+  s.last_seen_at = c.observed_at AS in_use, s.observations, c.company_observations,
+  floor(extract(epoch FROM s.last_seen_at - least(s.first_seen_at, a.adopted_at)) / 86400)::integer AS tenure_days,
+  a.adopted_at,
+  CASE WHEN s.last_seen_at < c.observed_at AND d.dropped_at > s.last_seen_at THEN d.dropped_at END AS dropped_at
+FROM seen s
+JOIN companies_seen c ON c.company_id = s.company_id
+LEFT JOIN adopted a ON a.company_id = s.company_id AND ${sameProduct("a", "s")}
+LEFT JOIN dropped d ON d.company_id = s.company_id AND ${sameProduct("d", "s")}`
+  },
+}
+
+const trendColumns = {
+  month: "the calendar month (UTC) of the observations",
+  companies_observed: "companies observed (bought with their technologies) that month",
+  companies_using: "of those, the companies whose observations that month showed it in use",
+  share:
+    "companies_using / companies_observed: the share among the companies observed that month, so a growing watch list does not read as growth",
+  adoptions: "adoptions observed that month (technology_changes)",
+  drops: "drops observed that month (technology_changes)",
+  net: "adoptions less drops",
+}
+
+const installBaseTrend: View = {
+  name: "technology_install_base_trend",
+  doc: "per product and month: the companies observed, those using it among them and their share, and the adoptions and drops observed",
+  columns: {
+    ...trendColumns,
+    category: "the product's technology category",
+    subcategory: "the product's technology subcategory",
+    product: "the product (taxonomy_products.product)",
+    vendor: "the product's vendor",
+  },
+  sql: (schema) => trendSql(schema, ["product", "vendor"], ["category", "subcategory"]),
+}
+
+const installBaseTrendByCategory: View = {
+  name: "technology_install_base_trend_by_category",
+  doc: "per technology category and month: the companies observed, those using any of its products among them and their share, and the adoptions and drops observed",
+  columns: { ...trendColumns, category: "the technology category" },
+  sql: (schema) => trendSql(schema, ["category"], []),
+}
+
+/**
+ * A trend grouped by `keys` (compared null-safely) with `labels` taken from the latest
+ * observation: observations give the users, the change table the adoptions and drops.
+ */
+const trendSql = (schema: string, keys: ReadonlyArray<string>, labels: ReadonlyArray<string>): string => {
+  const t = tables(schema)
+  const group = ["month", ...keys].join(", ")
+  const described = labels.map((label) => `${latest(label)} AS ${label}`)
+  const join = keys.map((key) => `coalesce(c.${key}, '') = coalesce(u.${key}, '')`).join(" AND ")
+  const picked = [...labels, ...keys].map((key) => `coalesce(u.${key}, c.${key}) AS ${key}`)
+  return `WITH months AS (
+  SELECT ${monthOf("observed_at")} AS month, count(DISTINCT company_id) AS companies_observed
+  FROM ${t.companyObservations} GROUP BY 1
+),
+used AS (
+  SELECT ${monthOf("observed_at")} AS month, ${[...keys, ...described].join(", ")},
+    count(DISTINCT company_id) AS companies_using
+  FROM ${t.technologyObservations} GROUP BY ${group}
+),
+changed AS (
+  SELECT ${monthOf("observed_at")} AS month, ${[...keys, ...described].join(", ")},
+    count(*) FILTER (WHERE change = 'adopted') AS adoptions, count(*) FILTER (WHERE change = 'dropped') AS drops
+  FROM ${t.technologyChanges} GROUP BY ${group}
+)
+SELECT coalesce(u.month, c.month) AS month, ${picked.join(", ")},
+  m.companies_observed, coalesce(u.companies_using, 0) AS companies_using,
+  round(coalesce(u.companies_using, 0)::numeric / nullif(m.companies_observed, 0), 4) AS share,
+  coalesce(c.adoptions, 0) AS adoptions, coalesce(c.drops, 0) AS drops,
+  coalesce(c.adoptions, 0) - coalesce(c.drops, 0) AS net
+FROM used u
+FULL JOIN changed c ON c.month = u.month AND ${join}
+LEFT JOIN months m ON m.month = coalesce(u.month, c.month)`
+}
+
+const displacements: View = {
+  name: "technology_displacements",
+  doc: `a company that dropped a product and adopted another of the same category and subcategory, the two observed within ${displacementWindowDays} days of each other (either order): one row per such pair`,
+  columns: {
+    company_id: "the company (companies.company_id)",
+    company_name: "the company's name as the adoption's observation says it",
+    category: "the technology category of both products",
+    subcategory: "the technology subcategory of both products",
+    dropped_product: "the product it stopped using",
+    dropped_vendor: "that product's vendor",
+    dropped_at: "when the drop was observed (technology_changes.observed_at)",
+    adopted_product: "the product it started using",
+    adopted_vendor: "that product's vendor",
+    adopted_at: "when the adoption was observed",
+    days_apart: `whole days from the drop's observation to the adoption's (negative: adopted first); within ${displacementWindowDays}`,
+  },
+  sql: (schema) => {
+    const t = tables(schema)
+    const window = `interval '${displacementWindowDays} days'`
+    return `SELECT d.company_id, a.company_name, d.category, d.subcategory,
+  d.product AS dropped_product, d.vendor AS dropped_vendor, d.observed_at AS dropped_at,
+  a.product AS adopted_product, a.vendor AS adopted_vendor, a.observed_at AS adopted_at,
+  trunc(extract(epoch FROM a.observed_at - d.observed_at) / 86400)::integer AS days_apart
+FROM ${t.technologyChanges} d
+JOIN ${t.technologyChanges} a ON a.company_id = d.company_id AND a.change = 'adopted'
+  AND a.category IS NOT DISTINCT FROM d.category AND a.subcategory = d.subcategory
+  AND NOT (${sameProduct("a", "d")})
+  AND a.observed_at BETWEEN d.observed_at - ${window} AND d.observed_at + ${window}
+WHERE d.change = 'dropped'`
+  },
+}
+
+const championMoves: View = {
+  name: "champion_moves",
+  doc: "contacts who moved to another company, one row per product in use at the company they left (at its last observation while they were still seen there), with whether the company they joined uses it",
+  columns: {
+    match_id: "the contact (contacts.match_id)",
+    display_name: "the contact's name",
+    left_company_id: "the company they left (companies.company_id)",
+    left_company_name: "its name",
+    left_job_title: "their job title there",
+    joined_company_id: "the company they joined",
+    joined_company_name: "its name",
+    job_title: "their job title at the company they joined",
+    job_level: "their job level code there (job_levels.code)",
+    job_department: "their job department code there (job_departments.code)",
+    last_seen_at: "the contact's observation before the move (still at the company they left)",
+    moved_seen_at: "the contact's observation that shows the move: it happened in between",
+    left_company_observed_at:
+      "the observation of the company they left whose products are listed: its last at or before last_seen_at",
+    category: "the product's technology category",
+    subcategory: "the product's technology subcategory",
+    product: "a product in use at the company they left",
+    vendor: "the product's vendor",
+    joined_company_uses:
+      "whether the joined company's latest observation shows the product in use; null when the joined company was never observed",
+    change_id: "the move (job_changes.change_id)",
+  },
+  sql: (schema) => {
+    const t = tables(schema)
+    return `WITH moves AS (
+  SELECT * FROM ${t.jobChanges}
+  WHERE 'company' = ANY(changed) AND from_company_id IS NOT NULL AND to_company_id IS DISTINCT FROM from_company_id
+),
+left_seen AS (
+  SELECT m.change_id, max(o.observed_at) AS observed_at
+  FROM moves m JOIN ${t.companyObservations} o ON o.company_id = m.from_company_id AND o.observed_at <= m.last_seen_at
+  GROUP BY m.change_id
+),
+joined_seen AS (
+  SELECT company_id, max(observed_at) AS observed_at FROM ${t.companyObservations} GROUP BY company_id
+)
+SELECT m.match_id, m.display_name, m.from_company_id AS left_company_id, m.from_company_name AS left_company_name,
+  m.from_job_title AS left_job_title, m.to_company_id AS joined_company_id, m.to_company_name AS joined_company_name,
+  m.to_job_title AS job_title, m.to_job_level AS job_level, m.to_job_department AS job_department,
+  m.last_seen_at, m.observed_at AS moved_seen_at, s.observed_at AS left_company_observed_at,
+  p.category, p.subcategory, p.product, p.vendor,
+  CASE WHEN j.observed_at IS NULL THEN NULL ELSE EXISTS (
+    SELECT 1 FROM ${t.technologyObservations} u
+    WHERE u.company_id = m.to_company_id AND u.observed_at = j.observed_at AND ${sameProduct("u", "p")}
+  ) END AS joined_company_uses,
+  m.change_id
+FROM moves m
+JOIN left_seen s ON s.change_id = m.change_id
+JOIN ${t.technologyObservations} p ON p.company_id = m.from_company_id AND p.observed_at = s.observed_at
+LEFT JOIN joined_seen j ON j.company_id = m.to_company_id`
+  },
+}
+
+export const intelligenceViews: ReadonlyArray<View> = [
+  installBase,
+  installBaseTrend,
+  installBaseTrendByCategory,
+  displacements,
+  championMoves,
+]
