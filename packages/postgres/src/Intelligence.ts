@@ -52,7 +52,7 @@ const installBase: View = {
     company_observations: "how many times the company was observed (bought with its technologies)",
     tenure_days: "whole days from first_seen_at to last_seen_at: how long it has been seen in use",
     adopted_at:
-      "when an observation first showed it adopted (not in use at the observation before); null when it was in use at the company's first observation, which counts as seen, not as adopted",
+      "when an observation first showed it adopted (not in use at the observation before); null when it was in use at the company's first observation (which counts as seen, not as adopted) and never adopted again",
     dropped_at: "when an observation showed it dropped, for a product not in use now; else null",
   },
   sql: (schema) => {
