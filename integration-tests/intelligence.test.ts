@@ -221,8 +221,8 @@ describe.each(await backends())("technographics intelligence on $name", (backend
         })
         .filter((move) => move.from.company_id !== move.to.company_id && watched.has(move.from.company_id))
         .flatMap((move) => {
-          // The company they left, as its observation with their last one there showed it.
-          const left = productsAt(move.from.company_id, generations[from])
+          // The company they left at its last observation before the move was seen: the sync before.
+          const left = productsAt(move.from.company_id, generations[to - 1]!)
           const joined = watched.has(move.to.company_id) ? productsAt(move.to.company_id, 2) : undefined
           return left.map(({ product, vendor }) => ({
             match_id: move.match_id,
@@ -230,7 +230,7 @@ describe.each(await backends())("technographics intelligence on $name", (backend
             joined_company_id: move.to.company_id,
             product,
             vendor,
-            left_company_observed_at: times[from],
+            left_company_observed_at: times[to - 1],
             moved_seen_at: times[to],
             joined_company_uses:
               joined === undefined ? null : joined.some((p) => p.product === product && p.vendor === vendor),

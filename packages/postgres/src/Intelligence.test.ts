@@ -184,7 +184,7 @@ describe.each(all.map((backend): [string, Backend] => [backend.name, backend]))(
     })
 
     it("champion moves: the products where the contact was, and whether the new company uses them", async () => {
-      // Company 1 at the contact's last observation there (t0) used A and B; company 2 uses A.
+      // Company 1 at its last observation before the move was seen (t0) used A and B; company 2 uses A.
       expect(await moves()).toEqual([
         {
           match_id: "m-1",

@@ -187,7 +187,7 @@ WHERE d.change = 'dropped'`
 
 const championMoves: View = {
   name: "champion_moves",
-  doc: "contacts who moved to another company, one row per product in use at the company they left (at its last observation while they were still seen there), with whether the company they joined uses it",
+  doc: "contacts who moved to another company, one row per product in use at the company they left (at its last observation before the contact's observation that showed the move), with whether the company they joined uses it",
   columns: {
     match_id: "the contact (contacts.match_id)",
     display_name: "the contact's name",
@@ -202,7 +202,7 @@ const championMoves: View = {
     last_seen_at: "the contact's observation before the move (still at the company they left)",
     moved_seen_at: "the contact's observation that shows the move: it happened in between",
     left_company_observed_at:
-      "the observation of the company they left whose products are listed: its last at or before last_seen_at",
+      "the observation of the company they left whose products are listed: its last before moved_seen_at (one made with or after the contact's own shows the company as it is after the move, so it is not taken)",
     category: "the product's technology category",
     subcategory: "the product's technology subcategory",
     product: "a product in use at the company they left",
@@ -219,7 +219,7 @@ const championMoves: View = {
 ),
 left_seen AS (
   SELECT m.change_id, max(o.observed_at) AS observed_at
-  FROM moves m JOIN ${t.companyObservations} o ON o.company_id = m.from_company_id AND o.observed_at <= m.last_seen_at
+  FROM moves m JOIN ${t.companyObservations} o ON o.company_id = m.from_company_id AND o.observed_at < m.observed_at
   GROUP BY m.change_id
 ),
 joined_seen AS (
