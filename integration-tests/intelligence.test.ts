@@ -214,7 +214,7 @@ describe.each(await backends())("technographics intelligence on $name", (backend
     ] as const
     const expected = pairs.flatMap(([from, to]) =>
       sandbox.dataset
-        .jobChanges(generations[from], generations[to])
+        .jobChanges(generations[from]!, generations[to]!)
         .filter((move) => {
           const bought = boughtContacts.map((contacts) => contacts.has(move.match_id))
           return bought[from] && bought[to] && (to - from === 1 || !bought[1])

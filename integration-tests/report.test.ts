@@ -66,6 +66,8 @@ const band = (size: number | null): string => {
 describe.each(await backends())("salesintel report on $name", (backend) => {
   let database: Awaited<ReturnType<typeof open>>
   let refreshRunId = 0
+  /** The domains the syncs watched. */
+  let watched: ReadonlyArray<string> = []
   beforeAll(async () => {
     database = await open(backend, "e2e report")
     sandbox.reset()
@@ -90,6 +92,18 @@ describe.each(await backends())("salesintel report on $name", (backend) => {
     // A second run buys nothing: the credits chart has a run of zero too.
     const second = await database.run(Sync.sync({ config, schema: database.schema, progress: silent }))
     expect(second.status).toBe("succeeded")
+    // Then the companies of 150 of the contacts are watched too (observed before the provider
+    // moves on): the contacts who leave them are the champion moves.
+    const theirs = await database.query(
+      `SELECT DISTINCT company_id FROM ${table("contacts")} WHERE company_id IS NOT NULL ORDER BY company_id LIMIT 150`,
+    )
+    config.companies.domains = [
+      ...config.companies.domains,
+      ...theirs.flatMap((row) => sandbox.dataset.companyById(Number(row.company_id))?.domain ?? []),
+    ]
+    watched = config.companies.domains
+    const third = await database.run(Sync.sync({ config, schema: database.schema, progress: silent }))
+    expect(third.status).toBe("succeeded")
     // The provider moves on, and a full refresh buys everything again: the "what changed" sections.
     await setGeneration(2)
     try {
@@ -138,7 +152,8 @@ describe.each(await backends())("salesintel report on $name", (backend) => {
     const data = await read()
     const [companyCount] = await database.query(`SELECT count(*)::int AS n FROM ${table("companies")}`)
     const companies = Number(companyCount?.n)
-    expect(companies).toBe(60)
+    // The 60 domains, and the companies of 150 contacts (some of them among the 60).
+    expect(companies).toBe(new Set(watched).size)
     expect(data.companies).toBe(companies)
 
     // By category: every category, straight from company_technologies (not through the view).
@@ -282,9 +297,75 @@ describe.each(await backends())("salesintel report on $name", (backend) => {
     expect(changes.jobs.map((row) => row.departmentLabel)).toContain(hostile.department)
   })
 
-  it("the HTML is one self-contained file: seven inline SVG charts, no script, nothing by URL, every string escaped", async () => {
+  it("the install base, displacement and champion numbers are what SQL over the observations says", async () => {
+    const { intelligence } = await read()
+    // The top products: the most in use at their companies' latest observation, counted here.
+    const inUse = await database.query(
+      `WITH latest AS (SELECT company_id, max(observed_at) AS at FROM ${table("company_observations")} GROUP BY company_id)
+       SELECT t.product, t.vendor, count(DISTINCT t.company_id)::int AS companies
+       FROM ${table("technology_observations")} t JOIN latest l ON l.company_id = t.company_id AND l.at = t.observed_at
+       GROUP BY t.product, t.vendor ORDER BY companies DESC, product, vendor LIMIT ${ReportData.defaultLimits.trendProducts}`,
+    )
+    expect(intelligence.trends.map((trend) => [trend.product, trend.vendor, trend.inUse])).toEqual(
+      inUse.map((row) => [row.product, row.vendor, row.companies]),
+    )
+    // Each month's share: companies whose observations that month showed it, over those observed.
+    const month = (column: string) => `to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM-01')`
+    for (const trend of intelligence.trends) {
+      const rows = await database.query(
+        `SELECT ${month("o.observed_at")} AS month, count(DISTINCT o.company_id)::int AS observed,
+           count(DISTINCT t.company_id)::int AS using
+         FROM ${table("company_observations")} o
+         LEFT JOIN ${table("technology_observations")} t ON t.company_id = o.company_id AND t.observed_at = o.observed_at
+           AND t.product = $1 AND t.vendor IS NOT DISTINCT FROM $2
+         GROUP BY 1 HAVING count(t.company_id) > 0 ORDER BY 1`,
+        [trend.product, trend.vendor],
+      )
+      expect(
+        trend.points.map((point) => [point.month, point.companiesObserved, point.companiesUsing]),
+        String(trend.product),
+      ).toEqual(rows.map((row) => [row.month, row.observed, row.using]))
+      for (const point of trend.points)
+        expect(point.share).toBeCloseTo(point.companiesUsing / point.companiesObserved, 4)
+    }
+    // Replacements: a drop and a rival's adoption at one company, counted from the change rows.
+    const replaced = await database.query(
+      `SELECT d.product AS dropped, a.product AS adopted, count(DISTINCT d.company_id)::int AS companies
+       FROM ${table("technology_changes")} d JOIN ${table("technology_changes")} a
+         ON a.company_id = d.company_id AND a.change = 'adopted' AND a.subcategory = d.subcategory
+         AND a.category IS NOT DISTINCT FROM d.category AND a.product <> d.product
+         AND abs(extract(epoch FROM a.observed_at - d.observed_at)) <= 90 * 86400
+       WHERE d.change = 'dropped' GROUP BY 1, 2 ORDER BY companies DESC, dropped, adopted`,
+    )
+    expect(replaced.length).toBeGreaterThan(0)
+    expect(
+      intelligence.displacements.map((row) => [row.droppedProduct, row.adoptedProduct, row.companies]),
+    ).toEqual(
+      replaced
+        .slice(0, ReportData.defaultLimits.intelligenceRows)
+        .map((row) => [row.dropped, row.adopted, row.companies]),
+    )
+    // Champion moves: contacts who left a company, by the products there before the move was seen.
+    const moved = await database.query(
+      `SELECT t.product, count(DISTINCT j.match_id)::int AS contacts
+       FROM ${table("job_changes")} j
+       JOIN LATERAL (SELECT max(o.observed_at) AS at FROM ${table("company_observations")} o
+         WHERE o.company_id = j.from_company_id AND o.observed_at < j.observed_at) s ON true
+       JOIN ${table("technology_observations")} t ON t.company_id = j.from_company_id AND t.observed_at = s.at
+       WHERE 'company' = ANY(j.changed) AND j.to_company_id IS DISTINCT FROM j.from_company_id
+       GROUP BY t.product ORDER BY contacts DESC, t.product`,
+    )
+    expect(moved.length).toBeGreaterThan(0)
+    expect(intelligence.champions.map((row) => [row.product, row.contacts])).toEqual(
+      moved.slice(0, ReportData.defaultLimits.intelligenceRows).map((row) => [row.product, row.contacts]),
+    )
+    for (const row of intelligence.champions)
+      expect(row.joinedUsing + row.joinedNotUsing + row.joinedUnobserved).toBe(row.contacts)
+  })
+
+  it("the HTML is one self-contained file: ten inline SVG charts, no script, nothing by URL, every string escaped", async () => {
     const html = await database.run(Report.generate({ schema: database.schema, target: backend.name }))
-    expect(html.match(/<svg[\s>]/g)?.length).toBe(7)
+    expect(html.match(/<svg[\s>]/g)?.length).toBe(10)
     expect(html).not.toMatch(/<script/i)
     expect(html).not.toMatch(/<link|<iframe|<img|@import/i)
     expect(html).not.toMatch(/(?:src|href)\s*=\s*["']?\s*(?:https?:)?\/\//i)
@@ -298,7 +379,7 @@ describe.each(await backends())("salesintel report on $name", (backend) => {
     expect(html).toContain("&lt;script&gt;alert(&#39;category&#39;)&lt;/script&gt;")
     expect(html).toContain("&quot;&gt;&lt;svg onload=&quot;alert(2)&quot;&gt;")
     // The numbers behind each chart are in a table under it.
-    expect(html.match(/<table>/g)?.length).toBe(7)
+    expect(html.match(/<table>/g)?.length).toBe(10)
   })
 
   it("a schema with the tables but no data: every section says no data", async () => {
@@ -306,7 +387,7 @@ describe.each(await backends())("salesintel report on $name", (backend) => {
     try {
       await database.run(Ddl.ensure(empty))
       const html = await database.run(Report.generate({ schema: empty, target: backend.name }))
-      expect(html.match(/class="nodata">no data</g)?.length).toBe(7)
+      expect(html.match(/class="nodata">no data</g)?.length).toBe(10)
       expect(html).not.toMatch(/<svg[\s>]/)
     } finally {
       await database.query(`DROP SCHEMA IF EXISTS ${Sql.ident(empty)} CASCADE`)
@@ -357,7 +438,7 @@ describe.each(await backends())("salesintel report on $name", (backend) => {
         await database.resume()
       }
       const html = readFileSync(out, "utf8")
-      expect(html.match(/<svg[\s>]/g)?.length).toBe(7)
+      expect(html.match(/<svg[\s>]/g)?.length).toBe(10)
 
       // Chromium comes from the system (Debian's package, which .ci/run installs): CI must have it.
       if (!existsSync(chromium)) {
@@ -400,7 +481,7 @@ describe.each(await backends())("salesintel report on $name", (backend) => {
         // The file is the only thing loaded: nothing from the network.
         expect(requests).toEqual([url])
         expect(noData).toBe(0)
-        expect(charts.length).toBe(7)
+        expect(charts.length).toBe(10)
         for (const chart of charts) {
           expect(chart.width).toBeGreaterThan(300)
           expect(chart.height).toBeGreaterThan(100)

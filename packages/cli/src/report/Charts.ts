@@ -32,10 +32,10 @@ export const render = (chart: Chart): string => {
   }
 }
 
-const width = 1000
+export const width = 1000
 // ECharts lays text out (bar labels, legend gaps) by Arial-like widths when it has no canvas to
 // measure with, so the charts ask for Arial or a font of the same metrics.
-const textStyle = { fontFamily: "Arial, Helvetica, 'Liberation Sans', sans-serif" }
+export const textStyle = { fontFamily: "Arial, Helvetica, 'Liberation Sans', sans-serif" }
 const percent = (share: number): string => `${(share * 100).toFixed(1)}%`
 const named = (value: string | null): string => value ?? missing
 

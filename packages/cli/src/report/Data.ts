@@ -8,6 +8,7 @@ import { Database, Runs, Sql, Tables } from "@salesintel/postgres"
 import * as Data from "effect/Data"
 import * as Effect from "effect/Effect"
 import * as ChangeData from "./ChangeData.ts"
+import * as IntelligenceData from "./IntelligenceData.ts"
 import { contactLabels, lookupTables } from "./Labels.ts"
 import * as SizeBands from "./SizeBands.ts"
 
@@ -75,6 +76,8 @@ export interface ReportData {
   readonly runs: ReadonlyArray<RunCredits>
   /** What the refreshes found changed (ChangeData.ts). */
   readonly changes: ChangeData.ChangeReport
+  /** What the observations mean: install base, displacements, champion moves (IntelligenceData.ts). */
+  readonly intelligence: IntelligenceData.IntelligenceReport
 }
 
 export interface Limits {
@@ -84,9 +87,19 @@ export interface Limits {
   readonly bandCategories: number
   /** Runs shown (the latest). */
   readonly runs: number
+  /** Products whose install base is charted month by month (the most in use). */
+  readonly trendProducts: number
+  /** Replacements and champion products listed (the most frequent). */
+  readonly intelligenceRows: number
 }
 
-export const defaultLimits: Limits = { products: 20, bandCategories: 6, runs: 100 }
+export const defaultLimits: Limits = {
+  products: 20,
+  bandCategories: 6,
+  runs: 100,
+  trendProducts: 6,
+  intelligenceRows: 15,
+}
 
 const companiesTable = Tables.mappings.companies.table.name
 const contactsTable = Tables.mappings.contacts.table.name
@@ -262,5 +275,9 @@ export const read = (schema: string, target: string, limits: Limits = defaultLim
       departmentLevels: yield* departmentLevels(schema),
       runs: yield* runs(schema, limits.runs),
       changes: yield* ChangeData.read(schema, limits.products),
+      intelligence: yield* IntelligenceData.read(schema, {
+        trendProducts: limits.trendProducts,
+        rows: limits.intelligenceRows,
+      }),
     } satisfies ReportData
   })

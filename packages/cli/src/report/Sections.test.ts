@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest"
 import * as Charts from "./Charts.ts"
 import type { ReportData } from "./Data.ts"
+import * as IntelligenceCharts from "./IntelligenceCharts.ts"
 import * as Page from "./Page.ts"
 import * as Sections from "./Sections.ts"
 
@@ -13,6 +14,7 @@ const empty: ReportData = {
   departmentLevels: [],
   runs: [],
   changes: { products: [], runs: [], jobs: [] },
+  intelligence: { months: [], trends: [], displacements: [], champions: [] },
 }
 
 const some: ReportData = {
@@ -72,6 +74,57 @@ const some: ReportData = {
       },
     ],
   },
+  intelligence: {
+    months: ["2026-08-01", "2026-09-01"],
+    trends: [
+      {
+        product: "Widget & Co",
+        vendor: "<i>V</i>",
+        category: "CRM <b>",
+        inUse: 2,
+        points: [
+          {
+            month: "2026-08-01",
+            companiesObserved: 3,
+            companiesUsing: 1,
+            share: 1 / 3,
+            adoptions: 0,
+            drops: 0,
+          },
+          {
+            month: "2026-09-01",
+            companiesObserved: 3,
+            companiesUsing: 2,
+            share: 2 / 3,
+            adoptions: 2,
+            drops: 1,
+          },
+        ],
+      },
+    ],
+    displacements: [
+      {
+        category: "CRM <b>",
+        subcategory: "Sales <CRM>",
+        droppedProduct: "Old & Co",
+        droppedVendor: null,
+        adoptedProduct: "Widget & Co",
+        adoptedVendor: "<i>V</i>",
+        companies: 2,
+      },
+    ],
+    champions: [
+      {
+        product: "Widget & Co",
+        vendor: "<i>V</i>",
+        category: "CRM <b>",
+        contacts: 4,
+        joinedUsing: 1,
+        joinedNotUsing: 3,
+        joinedUnobserved: 0,
+      },
+    ],
+  },
 }
 
 const page = (data: ReportData) =>
@@ -88,16 +141,27 @@ describe("Sections", () => {
       undefined,
       undefined,
       undefined,
+      undefined,
+      undefined,
+      undefined,
     ])
     const html = page(empty)
-    expect(html.match(/class="nodata">no data</g)?.length).toBe(7)
+    expect(html.match(/class="nodata">no data</g)?.length).toBe(10)
     expect(html).not.toContain("<svg")
   })
 
   it("with data, every section has an SVG chart and its numbers, database strings escaped", () => {
     const sections = Sections.all(some)
     for (const section of sections) expect(section.svg, section.id).toMatch(/^<svg[\s>]/)
-    expect(sections.map((section) => section.data.rows.length)).toEqual([2, 1, 2, 2, 1, 1, 1])
+    expect(sections.map((section) => section.data.rows.length)).toEqual([2, 1, 2, 2, 1, 1, 1, 2, 1, 1])
+    expect(sections[7]?.data.rows).toEqual([
+      ["Widget & Co", "<i>V</i>", "Aug 2026", 3, 1, "33.3%", 0, 0, "0"],
+      ["Widget & Co", "<i>V</i>", "Sep 2026", 3, 2, "66.7%", 2, 1, "+1"],
+    ])
+    expect(sections[8]?.data.rows).toEqual([
+      ["Sales <CRM>", "Old & Co", "(none)", "Widget & Co", "<i>V</i>", 2],
+    ])
+    expect(sections[9]?.data.rows).toEqual([["Widget & Co", "<i>V</i>", "CRM <b>", 4, 1, 3, 0]])
     expect(sections[5]?.data.rows).toEqual([
       ["Widget & Co", "<i>V</i>", "CRM <b>", 3, 1, "#7: +2 −1, no run: +1 −0"],
     ])
@@ -113,6 +177,30 @@ describe("Sections", () => {
     expect(html).not.toContain("Widget & Co")
     expect(html).not.toContain("<i>V</i>")
     expect(html).toContain("(none)")
+    expect(html).not.toContain("Sales <CRM>")
+    expect(html).not.toContain("Old & Co")
+  })
+
+  it("labels the install base's points with their share, the replacements and the champion parts with their counts", () => {
+    const trend = Charts.render(
+      IntelligenceCharts.installBase(some.intelligence.months, some.intelligence.trends),
+    )
+    expect(trend).toMatch(/>33\.3%<\/text>/)
+    expect(trend).toMatch(/>66\.7%<\/text>/)
+    expect(trend).toContain("Aug 2026")
+    const replaced = Charts.render(IntelligenceCharts.displacements(some.intelligence.displacements))
+    expect(replaced).toContain("Old &amp; Co → Widget &amp; Co")
+    expect(replaced).toMatch(/>2<\/text>/)
+    const champions = Charts.render(IntelligenceCharts.champions(some.intelligence.champions))
+    expect(champions).toMatch(/>3<\/text>/)
+    expect(champions).toMatch(/>1<\/text>/)
+    // A month whose observations did not show the product is a gap, not a zero.
+    const gap = IntelligenceCharts.installBase(
+      ["2026-07-01", ...some.intelligence.months],
+      some.intelligence.trends,
+    )
+    const [line] = gap.option.series as ReadonlyArray<{ readonly data: ReadonlyArray<number | null> }>
+    expect(line?.data).toEqual([null, 33.3, 66.7])
   })
 
   it("says 1 row and the only run, not 1 rows and the latest 1 runs", () => {

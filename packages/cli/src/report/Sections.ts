@@ -5,6 +5,7 @@
 import type * as ChangeData from "./ChangeData.ts"
 import * as Charts from "./Charts.ts"
 import type * as Data from "./Data.ts"
+import * as IntelligenceSections from "./IntelligenceSections.ts"
 import { missing } from "./Labels.ts"
 import type { Section } from "./Page.ts"
 
@@ -151,4 +152,5 @@ export const all = (data: Data.ReportData): ReadonlyArray<Section> => [
   runs(data.runs),
   technologyChanges(data.changes),
   jobChanges(data.changes.jobs),
+  ...IntelligenceSections.all(data.intelligence),
 ]

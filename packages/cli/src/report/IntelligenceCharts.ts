@@ -1,0 +1,117 @@
+/**
+ * The charts of the install base, displacement and champion sections (IntelligenceData.ts), drawn
+ * like the others (Charts.ts): every bar and point carries its number.
+ */
+import type { Chart } from "./Charts.ts"
+import { shorten, textStyle, width } from "./Charts.ts"
+import type * as IntelligenceData from "./IntelligenceData.ts"
+import { missing } from "./Labels.ts"
+
+const named = (value: string | null): string => value ?? missing
+const productLabel = (product: string | null, vendor: string | null): string =>
+  vendor === null ? named(product) : `${named(product)} (${vendor})`
+const percentOf = (share: number): number => Number((share * 100).toFixed(1))
+
+/** The month as "Aug 2026" (the data's months are UTC calendar months). */
+export const monthLabel = (month: string): string =>
+  new Date(`${month}T00:00:00Z`).toLocaleString("en-US", { month: "short", year: "numeric", timeZone: "UTC" })
+
+/** Per top product, its share of the companies observed each month (a line each, values shown). */
+export const installBase = (
+  months: ReadonlyArray<string>,
+  trends: ReadonlyArray<IntelligenceData.ProductTrend>,
+): Chart => ({
+  width,
+  height: 420,
+  option: {
+    textStyle,
+    legend: { top: 0, itemGap: 18, type: "scroll" },
+    grid: { left: 10, right: 40, top: 50, bottom: 30, containLabel: true },
+    xAxis: { type: "category", data: months.map(monthLabel), boundaryGap: true },
+    yAxis: {
+      type: "value",
+      max: 100,
+      name: "share of companies observed",
+      axisLabel: { formatter: "{value}%" },
+    },
+    series: trends.map((trend) => ({
+      type: "line",
+      name: shorten(productLabel(trend.product, trend.vendor), 32),
+      symbolSize: 8,
+      label: { show: true, position: "top", fontSize: 10, formatter: "{c}%" },
+      // A month whose observations did not show the product is a gap, not a zero.
+      data: months.map((month) => {
+        const point = trend.points.find((candidate) => candidate.month === month)
+        return point === undefined ? null : percentOf(point.share)
+      }),
+    })),
+  },
+})
+
+/** Each replacement, "dropped → adopted", and the companies that made it. */
+export const displacements = (rows: ReadonlyArray<IntelligenceData.Displacement>): Chart => ({
+  width,
+  height: 60 + 28 * rows.length,
+  option: {
+    textStyle,
+    grid: { left: 10, right: 60, top: 10, bottom: 30, containLabel: true },
+    xAxis: { type: "value", name: "companies", nameLocation: "middle", nameGap: 24, minInterval: 1 },
+    yAxis: {
+      type: "category",
+      inverse: true,
+      data: rows.map(
+        (row) => `${shorten(named(row.droppedProduct), 30)} → ${shorten(named(row.adoptedProduct), 30)}`,
+      ),
+    },
+    series: [
+      {
+        type: "bar",
+        barMaxWidth: 20,
+        label: { show: true, position: "right" },
+        data: rows.map((row) => row.companies),
+      },
+    ],
+  },
+})
+
+/** Per product at the companies contacts left: where they went, stacked, each part numbered. */
+export const champions = (rows: ReadonlyArray<IntelligenceData.ChampionProduct>): Chart => {
+  const part = (name: string, pick: (row: IntelligenceData.ChampionProduct) => number) => ({
+    type: "bar" as const,
+    name,
+    stack: "contacts",
+    barMaxWidth: 20,
+    // A zero part draws nothing; its label would sit on the next part's.
+    label: {
+      show: true,
+      formatter: (value: { value: unknown }) => (Number(value.value) === 0 ? "" : String(value.value)),
+    },
+    data: rows.map(pick),
+  })
+  return {
+    width,
+    height: 90 + 28 * rows.length,
+    option: {
+      textStyle,
+      legend: { top: 0, itemGap: 18 },
+      grid: { left: 10, right: 30, top: 40, bottom: 30, containLabel: true },
+      xAxis: {
+        type: "value",
+        name: "contacts who left",
+        nameLocation: "middle",
+        nameGap: 24,
+        minInterval: 1,
+      },
+      yAxis: {
+        type: "category",
+        inverse: true,
+        data: rows.map((row) => shorten(productLabel(row.product, row.vendor))),
+      },
+      series: [
+        part("joined a company using it", (row) => row.joinedUsing),
+        part("joined one not using it", (row) => row.joinedNotUsing),
+        part("joined one never observed", (row) => row.joinedUnobserved),
+      ],
+    },
+  }
+}

@@ -1,0 +1,197 @@
+/**
+ * The numbers of the report's "install base and displacement" and "champion moves" sections,
+ * from the views over the observations (packages/postgres, Intelligence.ts): the install base of
+ * the most used products per month, who replaced what, and the products at the companies that
+ * contacts left. A schema no loader with the observation tables synced (schema version 6) has
+ * nothing to show, not an error.
+ */
+import { Database, Observations, Sql } from "@salesintel/postgres"
+import * as Effect from "effect/Effect"
+
+export interface TrendPoint {
+  /** The calendar month (UTC) as YYYY-MM-DD, its first day. */
+  readonly month: string
+  readonly companiesObserved: number
+  readonly companiesUsing: number
+  readonly share: number
+  readonly adoptions: number
+  readonly drops: number
+}
+
+export interface ProductTrend {
+  readonly product: string | null
+  readonly vendor: string | null
+  readonly category: string | null
+  /** Companies whose latest observation shows it in use. */
+  readonly inUse: number
+  /** Per month observed, oldest first (a month whose observations did not show it: absent). */
+  readonly points: ReadonlyArray<TrendPoint>
+}
+
+export interface Displacement {
+  readonly category: string | null
+  readonly subcategory: string | null
+  readonly droppedProduct: string | null
+  readonly droppedVendor: string | null
+  readonly adoptedProduct: string | null
+  readonly adoptedVendor: string | null
+  /** Companies that made this replacement. */
+  readonly companies: number
+}
+
+export interface ChampionProduct {
+  readonly product: string | null
+  readonly vendor: string | null
+  readonly category: string | null
+  /** Contacts who left a company using it. */
+  readonly contacts: number
+  /** Of those, who joined a company that uses it, one that does not, one never observed. */
+  readonly joinedUsing: number
+  readonly joinedNotUsing: number
+  readonly joinedUnobserved: number
+}
+
+export interface IntelligenceReport {
+  /** Every month with observations, oldest first. */
+  readonly months: ReadonlyArray<string>
+  readonly trends: ReadonlyArray<ProductTrend>
+  readonly displacements: ReadonlyArray<Displacement>
+  readonly champions: ReadonlyArray<ChampionProduct>
+}
+
+export const empty: IntelligenceReport = { months: [], trends: [], displacements: [], champions: [] }
+
+const text = (value: unknown): string | null => (value === null || value === undefined ? null : String(value))
+
+const view = (schema: string, name: string) => Sql.qualified(schema, name)
+
+/** The `limit` products most in use now, with their install base per month. */
+export const trends = (schema: string, limit: number) =>
+  Effect.flatMap(Database.Database, (db) =>
+    db.query(
+      `WITH top AS (
+         SELECT product, vendor, min(category) AS category, count(*) FILTER (WHERE in_use)::int AS in_use
+         FROM ${view(schema, "technology_install_base")} GROUP BY product, vendor
+         ORDER BY in_use DESC, product NULLS LAST, vendor NULLS LAST LIMIT $1
+       )
+       SELECT top.product, top.vendor, top.category, top.in_use,
+         coalesce(json_agg(json_build_array(t.month::text, t.companies_observed, t.companies_using, t.share,
+           t.adoptions, t.drops) ORDER BY t.month) FILTER (WHERE t.month IS NOT NULL), '[]') AS points
+       FROM top LEFT JOIN ${view(schema, "technology_install_base_trend")} t
+         ON t.product = top.product AND t.vendor IS NOT DISTINCT FROM top.vendor
+       GROUP BY top.product, top.vendor, top.category, top.in_use
+       ORDER BY top.in_use DESC, top.product NULLS LAST, top.vendor NULLS LAST`,
+      [limit],
+    ),
+  ).pipe(
+    Effect.map((rows) =>
+      rows.map(
+        (row): ProductTrend => ({
+          product: text(row.product),
+          vendor: text(row.vendor),
+          category: text(row.category),
+          inUse: Number(row.in_use),
+          points: (row.points as ReadonlyArray<ReadonlyArray<unknown>>).map(
+            ([month, observed, using, share, adoptions, drops]) => ({
+              month: String(month),
+              companiesObserved: Number(observed ?? 0),
+              companiesUsing: Number(using),
+              share: Number(share ?? 0),
+              adoptions: Number(adoptions),
+              drops: Number(drops),
+            }),
+          ),
+        }),
+      ),
+    ),
+  )
+
+const months = (schema: string) =>
+  Effect.flatMap(Database.Database, (db) =>
+    db.query(
+      `SELECT DISTINCT date_trunc('month', observed_at AT TIME ZONE 'UTC')::date::text AS month
+       FROM ${view(schema, Observations.companyObservationsTable.name)} ORDER BY 1`,
+    ),
+  ).pipe(Effect.map((rows) => rows.map((row) => String(row.month))))
+
+/** Each replacement (dropped product, adopted product) and the companies that made it, the most first. */
+export const displacements = (schema: string, limit: number) =>
+  Effect.flatMap(Database.Database, (db) =>
+    db.query(
+      `SELECT category, subcategory, dropped_product, dropped_vendor, adopted_product, adopted_vendor,
+         count(DISTINCT company_id)::int AS companies
+       FROM ${view(schema, "technology_displacements")}
+       GROUP BY category, subcategory, dropped_product, dropped_vendor, adopted_product, adopted_vendor
+       ORDER BY companies DESC, dropped_product, dropped_vendor, adopted_product, adopted_vendor LIMIT $1`,
+      [limit],
+    ),
+  ).pipe(
+    Effect.map((rows) =>
+      rows.map(
+        (row): Displacement => ({
+          category: text(row.category),
+          subcategory: text(row.subcategory),
+          droppedProduct: text(row.dropped_product),
+          droppedVendor: text(row.dropped_vendor),
+          adoptedProduct: text(row.adopted_product),
+          adoptedVendor: text(row.adopted_vendor),
+          companies: Number(row.companies),
+        }),
+      ),
+    ),
+  )
+
+/** Per product at the companies contacts left: how many left, and where they went, the most first. */
+export const champions = (schema: string, limit: number) =>
+  Effect.flatMap(Database.Database, (db) =>
+    db.query(
+      `SELECT product, vendor, min(category) AS category, count(DISTINCT match_id)::int AS contacts,
+         count(DISTINCT match_id) FILTER (WHERE joined_company_uses)::int AS joined_using,
+         count(DISTINCT match_id) FILTER (WHERE NOT joined_company_uses)::int AS joined_not_using,
+         count(DISTINCT match_id) FILTER (WHERE joined_company_uses IS NULL)::int AS joined_unobserved
+       FROM ${view(schema, "champion_moves")}
+       GROUP BY product, vendor ORDER BY contacts DESC, product NULLS LAST, vendor NULLS LAST LIMIT $1`,
+      [limit],
+    ),
+  ).pipe(
+    Effect.map((rows) =>
+      rows.map(
+        (row): ChampionProduct => ({
+          product: text(row.product),
+          vendor: text(row.vendor),
+          category: text(row.category),
+          contacts: Number(row.contacts),
+          joinedUsing: Number(row.joined_using),
+          joinedNotUsing: Number(row.joined_not_using),
+          joinedUnobserved: Number(row.joined_unobserved),
+        }),
+      ),
+    ),
+  )
+
+/** The observation tables exist (a loader of schema version 6 or later has run on the schema). */
+const hasObservations = (schema: string) =>
+  Effect.flatMap(Database.Database, (db) =>
+    db.query(
+      "SELECT count(*)::int AS n FROM information_schema.tables WHERE table_schema = $1 AND table_name = ANY($2::text[])",
+      [schema, Observations.tables.map((table) => table.name)],
+    ),
+  ).pipe(Effect.map(([row]) => Number(row?.n ?? 0) === Observations.tables.length))
+
+export interface Limits {
+  /** Products whose install base is charted (the most in use). */
+  readonly trendProducts: number
+  /** Replacements and champion products listed (the most frequent). */
+  readonly rows: number
+}
+
+export const read = (schema: string, limits: Limits) =>
+  Effect.gen(function* () {
+    if (!(yield* hasObservations(schema))) return empty
+    return {
+      months: yield* months(schema),
+      trends: yield* trends(schema, limits.trendProducts),
+      displacements: yield* displacements(schema, limits.rows),
+      champions: yield* champions(schema, limits.rows),
+    } satisfies IntelligenceReport
+  })
