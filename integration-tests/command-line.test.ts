@@ -36,13 +36,18 @@ interface Ended {
 const run = (
   bin: Bin,
   args: ReadonlyArray<string>,
-  options: { cwd?: string; input?: string; onStderr?: (stderr: string) => void } = {},
+  options: {
+    cwd?: string
+    input?: string
+    onStderr?: (stderr: string) => void
+    env?: Readonly<Record<string, string>>
+  } = {},
 ) =>
   new Promise<Ended>((resolve, reject) => {
     const child = spawn(process.execPath, [bins[bin], ...args], {
       cwd: options.cwd ?? root,
       stdio: ["pipe", "pipe", "pipe"],
-      env: { ...process.env, DATABASE_URL: "" },
+      env: { ...process.env, DATABASE_URL: "", SALESINTEL_API_KEY: "", ...options.env },
     })
     let stdout = ""
     let stderr = ""
@@ -467,6 +472,46 @@ describe("on a database synced from the sandbox", () => {
         await run("salesintel", ["plan", "--wait", "--quick", "--config", "config.json", ...target], { cwd }),
       ]
       for (const ended of others) expect([ended.code, ended.stderr]).toEqual([0, expect.any(String)])
+    },
+  )
+
+  it(
+    "plan and sync take the key from SALESINTEL_API_KEY or api_key_file, and never print it",
+    slow,
+    async () => {
+      const { api_key: _, ...keyless } = JSON.parse(readFileSync(join(cwd, "config.json"), "utf8")) as Record<
+        string,
+        unknown
+      >
+      writeFileSync(join(cwd, "keyless.json"), JSON.stringify(keyless))
+      mkdirSync(join(cwd, "secrets"), { recursive: true })
+      writeFileSync(join(cwd, "secrets", "key"), "sandbox-full\n")
+      writeFileSync(join(cwd, "keyfile.json"), JSON.stringify({ ...keyless, api_key_file: "secrets/key" }))
+      const plan = (config: string, env: Readonly<Record<string, string>> = {}) =>
+        run("salesintel", ["plan", "--quick", "--config", config, ...target], { cwd, env })
+      const [none, fromEnv, fromFile] = [
+        await plan("keyless.json"),
+        await plan("keyless.json", { SALESINTEL_API_KEY: "sandbox-full" }),
+        await plan("keyfile.json", { SALESINTEL_API_KEY: "sandbox-none" }),
+      ]
+      expect(none.code).toBe(1)
+      expect(none.stderr).toContain(
+        "api_key: is missing: give api_key or api_key_file in the config, or set SALESINTEL_API_KEY",
+      )
+      for (const ended of [fromEnv, fromFile]) {
+        expect([ended.code, ended.stdout]).toEqual([0, expect.stringMatching(/^plan \(quick\)/)])
+        expect(ended.stdout + ended.stderr).not.toContain("sandbox-full")
+      }
+      // The file's key won over the variable's (which the sandbox would refuse), and the run said so.
+      expect(fromFile.stderr).toContain(
+        "the config's api_key_file is used; SALESINTEL_API_KEY is set too, and ignored",
+      )
+      const synced = await run("salesintel", ["sync", "--config", "keyless.json", ...target], {
+        cwd,
+        env: { SALESINTEL_API_KEY: "sandbox-full" },
+      })
+      expect([synced.code, synced.stdout]).toEqual([0, expect.stringContaining("sync succeeded")])
+      expect(synced.stdout + synced.stderr).not.toContain("sandbox-full")
     },
   )
 
