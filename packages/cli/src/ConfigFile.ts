@@ -80,28 +80,30 @@ export const withApiKey = (
   })
 
 /**
- * The config decoded as the source will decode it, its problems said at once; a missing key
- * says every way to give one.
+ * A config with no key, refused with every problem the source finds in it, the key's saying every
+ * way to give one. Any other config is checked where it always was (after the options), as is.
  */
 const checked = (config: unknown): Either.Either<unknown, string> =>
-  Either.match(Config.decode(config), {
-    onRight: () => Either.right(config),
-    onLeft: (error) =>
-      Either.left(
-        new Config.ConfigError(
-          error.problems.map((problem) =>
-            problem.path === "api_key" && problem.message === "is missing"
-              ? {
-                  ...problem,
-                  message: `is missing: give api_key or api_key_file in the config, or set ${apiKeyVariable}`,
-                }
-              : problem,
+  isRecord(config) && config.api_key !== undefined
+    ? Either.right(config)
+    : Either.match(Config.decode(config), {
+        onRight: () => Either.right(config),
+        onLeft: (error) =>
+          Either.left(
+            new Config.ConfigError(
+              error.problems.map((problem) =>
+                problem.path === "api_key" && problem.message === "is missing"
+                  ? {
+                      ...problem,
+                      message: `is missing: give api_key or api_key_file in the config, or set ${apiKeyVariable}`,
+                    }
+                  : problem,
+              ),
+            ).message,
           ),
-        ).message,
-      ),
-  })
+      })
 
-/** The config file at `path`, its key resolved and the whole checked; errors in the user's words. */
+/** The config file at `path`, its key resolved (or its absence said); errors in the user's words. */
 export const read = (
   path: string,
   env: Readonly<Record<string, string | undefined>>,
