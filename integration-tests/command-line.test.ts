@@ -153,21 +153,38 @@ describe("usage errors of source-salesintel leave its stdout (the protocol's) em
 })
 
 describe("a bad value names its option, and what was expected", () => {
-  it("--format, --limit, --max-width, and SQL with no statement in it", slow, async () => {
-    const cases: ReadonlyArray<readonly [ReadonlyArray<string>, RegExp]> = [
-      [["sql", "--format", "xml", "select 1"], /--format 'xml': expected table, csv or json/],
-      [["status", "--limit", "x"], /--limit 'x': expected how many runs, a whole number from 1/],
-      [["status", "--limit", "0"], /--limit '0': expected/],
-      [["sql", "--max-width", "x", "select 1"], /--max-width 'x': expected a width/],
-      [["sql", ""], /SQL: expected one or more statements, got none/],
-      [["sql", " ; ;"], /SQL: expected one or more statements, got none/],
-    ]
-    const ended = await Promise.all(cases.map(([args]) => run("salesintel", args)))
-    cases.forEach(([, says], index) => {
-      const one = ended[index]
-      if (one !== undefined) expectUsageError(one, "salesintel", says)
-    })
-  })
+  it(
+    "--format, --limit, --max-width, SQL with no statement in it, an option left without its value",
+    slow,
+    async () => {
+      const cases: ReadonlyArray<readonly [ReadonlyArray<string>, RegExp]> = [
+        [["sql", "--format", "xml", "select 1"], /--format 'xml': expected table, csv or json/],
+        [["status", "--limit", "x"], /--limit 'x': expected how many runs, a whole number from 1/],
+        [["status", "--limit", "0"], /--limit '0': expected/],
+        [["sql", "--max-width", "x", "select 1"], /--max-width 'x': expected a width/],
+        [["sql", ""], /SQL: expected one or more statements, got none/],
+        [["sql", " ; ;"], /SQL: expected one or more statements, got none/],
+        [
+          ["sync", "--config", "c.json", "--full-refresh"],
+          /sync: --full-refresh needs a value \(LIST\), got none/,
+        ],
+        [
+          ["sync", "--config", "c.json", "--full-refresh", "--wait"],
+          /--full-refresh needs a value \(LIST\), got the option --wait/,
+        ],
+        [["plan", "--full-refresh", "--quick", "--config", "c.json"], /--full-refresh needs a value/],
+        [
+          ["sql", "--pglite-dir", "--format", "csv", "select 1"],
+          /--pglite-dir needs a value \(DIR\), got the option --format/,
+        ],
+      ]
+      const ended = await Promise.all(cases.map(([args]) => run("salesintel", args)))
+      cases.forEach(([, says], index) => {
+        const one = ended[index]
+        if (one !== undefined) expectUsageError(one, "salesintel", says)
+      })
+    },
+  )
 })
 
 describe("a config that does not hold is refused in the user's words, naming the field", () => {
@@ -514,6 +531,30 @@ describe("on a database synced from the sandbox", () => {
       expect(synced.stdout + synced.stderr).not.toContain("sandbox-full")
     },
   )
+
+  it("sync and plan say which database they use when none was named", slow, async () => {
+    const elsewhere = mkdtempSync(join(tmpdir(), "salesintel-cli-unnamed-"))
+    writeFileSync(join(elsewhere, "config.json"), readFileSync(join(cwd, "config.json")))
+    const planned = await run("salesintel", ["plan", "--quick", "--config", "config.json"], {
+      cwd: elsewhere,
+    })
+    expect(planned.code).toBe(0)
+    expect(planned.stderr).toContain(
+      "no --database-url: reading the saved state of the embedded PGlite database at ./.salesintel/pglite",
+    )
+    const synced = await run("salesintel", ["sync", "--config", "config.json", "--streams", "companies"], {
+      cwd: elsewhere,
+    })
+    expect(synced.code).toBe(0)
+    expect(synced.stderr).toContain(
+      "no --database-url: writing to the embedded PGlite database at ./.salesintel/pglite",
+    )
+    expect(existsSync(join(elsewhere, ".salesintel", "pglite", "PG_VERSION"))).toBe(true)
+    // Named, it goes without saying.
+    const named = await run("salesintel", ["plan", "--quick", "--config", "config.json", ...target], { cwd })
+    expect(named.stderr).not.toContain("no --database-url")
+    rmSync(elsewhere, { recursive: true, force: true })
+  })
 
   it("salesintel-pg state prints what the syncs saved", slow, async () => {
     const state = await run("salesintel-pg", ["state", ...target], { cwd })

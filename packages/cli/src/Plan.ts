@@ -18,6 +18,7 @@ import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Option from "effect/Option"
 import * as ConfigFile from "./ConfigFile.ts"
+import * as TargetNote from "./TargetNote.ts"
 
 export class PlanError extends Data.TaggedError("PlanError")<{ readonly description: string }> {
   override get message(): string {
@@ -280,6 +281,11 @@ export const command = CommandLine.command(
   ({ config, databaseUrl, schema, pgliteDir, wait, json, quick, fullRefresh }) =>
     Effect.gen(function* () {
       const parsed = yield* readConfig(config)
+      const unnamed = TargetNote.unnamed(
+        { databaseUrl, pgliteDir, env: process.env },
+        "reading the saved state of",
+      )
+      if (unnamed !== undefined) yield* CommandLine.logLine("INFO", unnamed, unnamed)
       const state = yield* savedState({ databaseUrl, pgliteDir, schema, env: process.env, wait })
       const plan = yield* makePlan({
         config: parsed,

@@ -23,6 +23,7 @@ import * as Query from "./Query.ts"
 import * as Report from "./Report.ts"
 import * as Statements from "./Statements.ts"
 import * as Sync from "./Sync.ts"
+import * as TargetNote from "./TargetNote.ts"
 
 const { databaseUrl, pgliteDir, schema } = Target.options
 const targetFlags = { databaseUrl, pgliteDir, schema }
@@ -110,6 +111,8 @@ const sync = CommandLine.command(
         }
         // Before the database is opened: an invalid config must not create one.
         yield* Sync.check(options)
+        const unnamed = TargetNote.unnamed({ databaseUrl, pgliteDir, env: process.env }, "writing to")
+        if (unnamed !== undefined) yield* CommandLine.logLine("INFO", unnamed, unnamed)
         const outcome = yield* Sync.sync(options).pipe(
           // A --wait for PGlite's directory lock ends on a signal too.
           Effect.provide(
