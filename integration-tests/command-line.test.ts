@@ -633,4 +633,79 @@ describe.each(await backends())("salesintel sql on $name", (backend) => {
       await db.close()
     }
   })
+
+  it("prints every value as Postgres's own text, whatever the process's time zone", slow, async () => {
+    const db = await open(backend, "cli sql text")
+    await db.run(
+      Effect.flatMap(Database.Database, (database) => database.exec(`CREATE SCHEMA "${db.schema}"`)),
+    )
+    const target = db.url === undefined ? ["--pglite-dir", db.pgliteDir ?? ""] : ["--database-url", db.url]
+    await db.suspend()
+    try {
+      // Berlin is an hour ahead of UTC in November: a date read as a JavaScript Date was shown a day early.
+      const sql = (...args: ReadonlyArray<string>) =>
+        run("salesintel", ["sql", ...target, "--schema", db.schema, ...args], {
+          env: { TZ: "Europe/Berlin" },
+        })
+      const values =
+        "select date '2026-11-26' as d, timestamp '2026-11-26 10:00' as ts, timestamptz '2026-11-26 10:00+00' as tz, interval '1 day 2 hours' as i, array['a', 'b c']::text[] as arr, true as b, 1.50::numeric as n, 2 as k, 9007199254740993::int8 as big, '{\"x\": [1]}'::jsonb as j"
+      const table = await sql(values)
+      const csv = await sql("--format", "csv", values)
+      const json = await sql("--format", "json", values)
+      // timestamptz is shown in the server's TimeZone setting, as psql shows it.
+      const serverText = await sql(
+        "--format",
+        "csv",
+        "select (timestamptz '2026-11-26 10:00+00')::text as tz",
+      )
+      const tz = serverText.stdout.split("\r\n")[1] ?? ""
+      expect(tz).toMatch(/^2026-11-26 \d\d:00:00[+-]\d\d(:\d\d)?$/)
+      expect(table.code).toBe(0)
+      const [header, , row] = table.stdout.split("\n")
+      expect(header?.split("|").map((cell) => cell.trim())).toEqual([
+        "d",
+        "ts",
+        "tz",
+        "i",
+        "arr",
+        "b",
+        "n",
+        "k",
+        "big",
+        "j",
+      ])
+      expect(row?.split("|").map((cell) => cell.trim())).toEqual([
+        "2026-11-26",
+        "2026-11-26 10:00:00",
+        tz,
+        "1 day 02:00:00",
+        '{a,"b c"}',
+        "t",
+        "1.50",
+        "2",
+        "9007199254740993",
+        '{"x": [1]}',
+      ])
+      expect(csv.stdout.split("\r\n")[1]).toBe(
+        `2026-11-26,2026-11-26 10:00:00,${tz},1 day 02:00:00,"{a,""b c""}",t,1.50,2,9007199254740993,"{""x"": [1]}"`,
+      )
+      expect(JSON.parse(json.stdout)).toEqual([
+        {
+          d: "2026-11-26",
+          ts: "2026-11-26 10:00:00",
+          tz,
+          i: "1 day 02:00:00",
+          arr: '{a,"b c"}',
+          b: true,
+          n: "1.50",
+          k: 2,
+          big: "9007199254740993",
+          j: { x: [1] },
+        },
+      ])
+    } finally {
+      await db.resume()
+      await db.close()
+    }
+  })
 })
