@@ -709,3 +709,40 @@ describe.each(await backends())("salesintel sql on $name", (backend) => {
     }
   })
 })
+
+describe.each(await backends())("salesintel sync with a key the provider refuses, on $name", (backend) => {
+  it("checks the key with a free request before it opens the target: nothing is created", slow, async () => {
+    const sandbox = await startSandbox({ seed: 3, contacts: 200, companies: 20 })
+    const db = await open(backend, "cli refused key")
+    const cwd = mkdtempSync(join(tmpdir(), "salesintel-cli-refused-"))
+    try {
+      writeFileSync(
+        join(cwd, "config.json"),
+        JSON.stringify({
+          api_key: "not-a-sandbox-key",
+          base_url: sandbox.url,
+          credit_budget: 100,
+          contacts: { searches: [{ name: "vps", filters: { job_levels: ["vp"] } }] },
+        }),
+      )
+      const target = db.url === undefined ? ["--pglite-dir", db.pgliteDir ?? ""] : ["--database-url", db.url]
+      const ended = await run(
+        "salesintel",
+        ["sync", "--config", "config.json", ...target, "--schema", db.schema],
+        {
+          cwd,
+        },
+      )
+      expect(ended.code).toBe(1)
+      expect(ended.stderr).toMatch(/^salesintel: people\.preview \(GET \S+, HTTP 401\) rejected the API key/m)
+      expect(ended.stderr).toContain("nothing was created or bought")
+      expect(ended.stderr + ended.stdout).not.toContain("not-a-sandbox-key")
+      if (db.pgliteDir !== undefined) expect(readdirSync(db.pgliteDir)).toEqual([])
+      else expect(await db.query("SELECT 1 FROM pg_namespace WHERE nspname = $1", [db.schema])).toEqual([])
+    } finally {
+      await db.close()
+      await sandbox.close()
+      rmSync(cwd, { recursive: true, force: true })
+    }
+  })
+})

@@ -109,8 +109,10 @@ const sync = CommandLine.command(
           lock,
           reconnect: target.reconnect,
         }
-        // Before the database is opened: an invalid config must not create one.
+        // Before the database is opened: an invalid config, or a key the provider refuses, must
+        // not create one.
         yield* Sync.check(options)
+        yield* Sync.checkProvider(options.config)
         const unnamed = TargetNote.unnamed({ databaseUrl, pgliteDir, env: process.env }, "writing to")
         if (unnamed !== undefined) yield* CommandLine.logLine("INFO", unnamed, unnamed)
         const outcome = yield* Sync.sync(options).pipe(
