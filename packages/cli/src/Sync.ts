@@ -457,6 +457,17 @@ const loadRead = (
     }
   })
 
+/**
+ * Why a stream's records were left unbought, as its summary line says it: the signal that
+ * stopped the run, the run's failure, or (only for a run that ended on its own) the budget.
+ */
+const leftOver = (outcome: SyncOutcome, left: number): string => {
+  const records = left.toLocaleString("en-US")
+  if (outcome.signal !== undefined) return `stopped by ${outcome.signal}: ${records} left to buy`
+  if (outcome.status !== "succeeded") return `${records} left to buy: the run ${outcome.status}`
+  return `${records} left for lack of budget`
+}
+
 /** What a finished sync says on stdout. */
 export const describe = (outcome: SyncOutcome, target: string): string => {
   const lines = [
@@ -466,7 +477,7 @@ export const describe = (outcome: SyncOutcome, target: string): string => {
       : []),
     ...outcome.streams.map(
       (s) =>
-        `  ${s.stream.padEnd(20)} ${String(s.records).padStart(8)} records ${String(s.credits).padStart(8)} credits${s.recordsLeft > 0 ? `  (${s.recordsLeft} left for lack of budget)` : ""}`,
+        `  ${s.stream.padEnd(20)} ${String(s.records).padStart(8)} records ${String(s.credits).padStart(8)} credits${s.recordsLeft > 0 ? `  (${leftOver(outcome, s.recordsLeft)})` : ""}`,
     ),
     `  credits spent: ${outcome.creditsSpent} of ${outcome.creditBudget}; ${outcome.checkpoints} checkpoints committed`,
     ...(outcome.creditsUncertain > 0
