@@ -249,7 +249,7 @@ const layerFor = (target: string, pgliteDir: string): Layer.Layer<Db.Database, u
 const noDatabase: Db.DatabaseService = {
   kind: "pg",
   query: () => Effect.succeed([]),
-  queryResult: () => Effect.succeed({ columns: [], rows: [] }),
+  queryResult: () => Effect.succeed({ columns: [], types: [], rows: [] }),
   exec: () => Effect.void,
   copyIn: () => Effect.void,
 }

@@ -36,13 +36,18 @@ interface Ended {
 const run = (
   bin: Bin,
   args: ReadonlyArray<string>,
-  options: { cwd?: string; input?: string; onStderr?: (stderr: string) => void } = {},
+  options: {
+    cwd?: string
+    input?: string
+    onStderr?: (stderr: string) => void
+    env?: Readonly<Record<string, string>>
+  } = {},
 ) =>
   new Promise<Ended>((resolve, reject) => {
     const child = spawn(process.execPath, [bins[bin], ...args], {
       cwd: options.cwd ?? root,
       stdio: ["pipe", "pipe", "pipe"],
-      env: { ...process.env, DATABASE_URL: "" },
+      env: { ...process.env, DATABASE_URL: "", SALESINTEL_API_KEY: "", ...options.env },
     })
     let stdout = ""
     let stderr = ""
@@ -148,21 +153,38 @@ describe("usage errors of source-salesintel leave its stdout (the protocol's) em
 })
 
 describe("a bad value names its option, and what was expected", () => {
-  it("--format, --limit, --max-width, and SQL with no statement in it", slow, async () => {
-    const cases: ReadonlyArray<readonly [ReadonlyArray<string>, RegExp]> = [
-      [["sql", "--format", "xml", "select 1"], /--format 'xml': expected table, csv or json/],
-      [["status", "--limit", "x"], /--limit 'x': expected how many runs, a whole number from 1/],
-      [["status", "--limit", "0"], /--limit '0': expected/],
-      [["sql", "--max-width", "x", "select 1"], /--max-width 'x': expected a width/],
-      [["sql", ""], /SQL: expected one or more statements, got none/],
-      [["sql", " ; ;"], /SQL: expected one or more statements, got none/],
-    ]
-    const ended = await Promise.all(cases.map(([args]) => run("salesintel", args)))
-    cases.forEach(([, says], index) => {
-      const one = ended[index]
-      if (one !== undefined) expectUsageError(one, "salesintel", says)
-    })
-  })
+  it(
+    "--format, --limit, --max-width, SQL with no statement in it, an option left without its value",
+    slow,
+    async () => {
+      const cases: ReadonlyArray<readonly [ReadonlyArray<string>, RegExp]> = [
+        [["sql", "--format", "xml", "select 1"], /--format 'xml': expected table, csv or json/],
+        [["status", "--limit", "x"], /--limit 'x': expected how many runs, a whole number from 1/],
+        [["status", "--limit", "0"], /--limit '0': expected/],
+        [["sql", "--max-width", "x", "select 1"], /--max-width 'x': expected a width/],
+        [["sql", ""], /SQL: expected one or more statements, got none/],
+        [["sql", " ; ;"], /SQL: expected one or more statements, got none/],
+        [
+          ["sync", "--config", "c.json", "--full-refresh"],
+          /sync: --full-refresh needs a value \(LIST\), got none/,
+        ],
+        [
+          ["sync", "--config", "c.json", "--full-refresh", "--wait"],
+          /--full-refresh needs a value \(LIST\), got the option --wait/,
+        ],
+        [["plan", "--full-refresh", "--quick", "--config", "c.json"], /--full-refresh needs a value/],
+        [
+          ["sql", "--pglite-dir", "--format", "csv", "select 1"],
+          /--pglite-dir needs a value \(DIR\), got the option --format/,
+        ],
+      ]
+      const ended = await Promise.all(cases.map(([args]) => run("salesintel", args)))
+      cases.forEach(([, says], index) => {
+        const one = ended[index]
+        if (one !== undefined) expectUsageError(one, "salesintel", says)
+      })
+    },
+  )
 })
 
 describe("a config that does not hold is refused in the user's words, naming the field", () => {
@@ -470,6 +492,70 @@ describe("on a database synced from the sandbox", () => {
     },
   )
 
+  it(
+    "plan and sync take the key from SALESINTEL_API_KEY or api_key_file, and never print it",
+    slow,
+    async () => {
+      const { api_key: _, ...keyless } = JSON.parse(readFileSync(join(cwd, "config.json"), "utf8")) as Record<
+        string,
+        unknown
+      >
+      writeFileSync(join(cwd, "keyless.json"), JSON.stringify(keyless))
+      mkdirSync(join(cwd, "secrets"), { recursive: true })
+      writeFileSync(join(cwd, "secrets", "key"), "sandbox-full\n")
+      writeFileSync(join(cwd, "keyfile.json"), JSON.stringify({ ...keyless, api_key_file: "secrets/key" }))
+      const plan = (config: string, env: Readonly<Record<string, string>> = {}) =>
+        run("salesintel", ["plan", "--quick", "--config", config, ...target], { cwd, env })
+      const [none, fromEnv, fromFile] = [
+        await plan("keyless.json"),
+        await plan("keyless.json", { SALESINTEL_API_KEY: "sandbox-full" }),
+        await plan("keyfile.json", { SALESINTEL_API_KEY: "sandbox-none" }),
+      ]
+      expect(none.code).toBe(1)
+      expect(none.stderr).toContain(
+        "api_key: is missing: give api_key or api_key_file in the config, or set SALESINTEL_API_KEY",
+      )
+      for (const ended of [fromEnv, fromFile]) {
+        expect([ended.code, ended.stdout]).toEqual([0, expect.stringMatching(/^plan \(quick\)/)])
+        expect(ended.stdout + ended.stderr).not.toContain("sandbox-full")
+      }
+      // The file's key won over the variable's (which the sandbox would refuse), and the run said so.
+      expect(fromFile.stderr).toContain(
+        "the config's api_key_file is used; SALESINTEL_API_KEY is set too, and ignored",
+      )
+      const synced = await run("salesintel", ["sync", "--config", "keyless.json", ...target], {
+        cwd,
+        env: { SALESINTEL_API_KEY: "sandbox-full" },
+      })
+      expect([synced.code, synced.stdout]).toEqual([0, expect.stringContaining("sync succeeded")])
+      expect(synced.stdout + synced.stderr).not.toContain("sandbox-full")
+    },
+  )
+
+  it("sync and plan say which database they use when none was named", slow, async () => {
+    const elsewhere = mkdtempSync(join(tmpdir(), "salesintel-cli-unnamed-"))
+    writeFileSync(join(elsewhere, "config.json"), readFileSync(join(cwd, "config.json")))
+    const planned = await run("salesintel", ["plan", "--quick", "--config", "config.json"], {
+      cwd: elsewhere,
+    })
+    expect(planned.code).toBe(0)
+    expect(planned.stderr).toContain(
+      "no --database-url: reading the saved state of the embedded PGlite database at ./.salesintel/pglite",
+    )
+    const synced = await run("salesintel", ["sync", "--config", "config.json", "--streams", "companies"], {
+      cwd: elsewhere,
+    })
+    expect(synced.code).toBe(0)
+    expect(synced.stderr).toContain(
+      "no --database-url: writing to the embedded PGlite database at ./.salesintel/pglite",
+    )
+    expect(existsSync(join(elsewhere, ".salesintel", "pglite", "PG_VERSION"))).toBe(true)
+    // Named, it goes without saying.
+    const named = await run("salesintel", ["plan", "--quick", "--config", "config.json", ...target], { cwd })
+    expect(named.stderr).not.toContain("no --database-url")
+    rmSync(elsewhere, { recursive: true, force: true })
+  })
+
   it("salesintel-pg state prints what the syncs saved", slow, async () => {
     const state = await run("salesintel-pg", ["state", ...target], { cwd })
     expect(state.code).toBe(0)
@@ -545,6 +631,118 @@ describe.each(await backends())("salesintel sql on $name", (backend) => {
     } finally {
       await db.resume()
       await db.close()
+    }
+  })
+
+  it("prints every value as Postgres's own text, whatever the process's time zone", slow, async () => {
+    const db = await open(backend, "cli sql text")
+    await db.run(
+      Effect.flatMap(Database.Database, (database) => database.exec(`CREATE SCHEMA "${db.schema}"`)),
+    )
+    const target = db.url === undefined ? ["--pglite-dir", db.pgliteDir ?? ""] : ["--database-url", db.url]
+    await db.suspend()
+    try {
+      // Berlin is an hour ahead of UTC in November: a date read as a JavaScript Date was shown a day early.
+      const sql = (...args: ReadonlyArray<string>) =>
+        run("salesintel", ["sql", ...target, "--schema", db.schema, ...args], {
+          env: { TZ: "Europe/Berlin" },
+        })
+      const values =
+        "select date '2026-11-26' as d, timestamp '2026-11-26 10:00' as ts, timestamptz '2026-11-26 10:00+00' as tz, interval '1 day 2 hours' as i, array['a', 'b c']::text[] as arr, true as b, 1.50::numeric as n, 2 as k, 9007199254740993::int8 as big, '{\"x\": [1]}'::jsonb as j"
+      const table = await sql(values)
+      const csv = await sql("--format", "csv", values)
+      const json = await sql("--format", "json", values)
+      // timestamptz is shown in the server's TimeZone setting, as psql shows it.
+      const serverText = await sql(
+        "--format",
+        "csv",
+        "select (timestamptz '2026-11-26 10:00+00')::text as tz",
+      )
+      const tz = serverText.stdout.split("\r\n")[1] ?? ""
+      expect(tz).toMatch(/^2026-11-26 \d\d:00:00[+-]\d\d(:\d\d)?$/)
+      expect(table.code).toBe(0)
+      const [header, , row] = table.stdout.split("\n")
+      expect(header?.split("|").map((cell) => cell.trim())).toEqual([
+        "d",
+        "ts",
+        "tz",
+        "i",
+        "arr",
+        "b",
+        "n",
+        "k",
+        "big",
+        "j",
+      ])
+      expect(row?.split("|").map((cell) => cell.trim())).toEqual([
+        "2026-11-26",
+        "2026-11-26 10:00:00",
+        tz,
+        "1 day 02:00:00",
+        '{a,"b c"}',
+        "t",
+        "1.50",
+        "2",
+        "9007199254740993",
+        '{"x": [1]}',
+      ])
+      expect(csv.stdout.split("\r\n")[1]).toBe(
+        `2026-11-26,2026-11-26 10:00:00,${tz},1 day 02:00:00,"{a,""b c""}",t,1.50,2,9007199254740993,"{""x"": [1]}"`,
+      )
+      expect(JSON.parse(json.stdout)).toEqual([
+        {
+          d: "2026-11-26",
+          ts: "2026-11-26 10:00:00",
+          tz,
+          i: "1 day 02:00:00",
+          arr: '{a,"b c"}',
+          b: true,
+          n: "1.50",
+          k: 2,
+          big: "9007199254740993",
+          j: { x: [1] },
+        },
+      ])
+    } finally {
+      await db.resume()
+      await db.close()
+    }
+  })
+})
+
+describe.each(await backends())("salesintel sync with a key the provider refuses, on $name", (backend) => {
+  it("checks the key with a free request before it opens the target: nothing is created", slow, async () => {
+    const sandbox = await startSandbox({ seed: 3, contacts: 200, companies: 20 })
+    const db = await open(backend, "cli refused key")
+    const cwd = mkdtempSync(join(tmpdir(), "salesintel-cli-refused-"))
+    try {
+      writeFileSync(
+        join(cwd, "config.json"),
+        JSON.stringify({
+          api_key: "not-a-sandbox-key",
+          base_url: sandbox.url,
+          credit_budget: 100,
+          contacts: { searches: [{ name: "vps", filters: { job_levels: ["vp"] } }] },
+        }),
+      )
+      const target = db.url === undefined ? ["--pglite-dir", db.pgliteDir ?? ""] : ["--database-url", db.url]
+      const ended = await run(
+        "salesintel",
+        ["sync", "--config", "config.json", ...target, "--schema", db.schema],
+        {
+          cwd,
+        },
+      )
+      expect(ended.code).toBe(1)
+      expect(ended.stderr).toMatch(/^salesintel: people\.preview \(GET \S+, HTTP 401\) rejected the API key/m)
+      expect(ended.stderr).toContain("nothing was created or bought")
+      expect(ended.stderr + ended.stdout).not.toContain("not-a-sandbox-key")
+      if (db.pgliteDir !== undefined) expect(readdirSync(db.pgliteDir)).toEqual([])
+      else expect(await db.query("SELECT 1 FROM pg_namespace WHERE nspname = $1", [db.schema])).toEqual([])
+    } finally {
+      await db.close()
+      await sandbox.close()
+      rmSync(cwd, { recursive: true, force: true })
     }
   })
 })

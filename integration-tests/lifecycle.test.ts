@@ -148,6 +148,11 @@ describe.each(await backends())("salesintel sync's lifecycle on $name", (backend
       expect(ended.signal).toBeNull()
       expect(ended.code).toBe(code)
       expect(ended.stdout).toContain(`sync interrupted by ${signal}`)
+      // What was left unbought is the signal's doing, not the budget's (100,000 credits, barely touched).
+      expect(ended.stdout).toMatch(
+        new RegExp(`\\n  contacts .*\\(stopped by ${signal}: [\\d,]+ left to buy\\)\\n`),
+      )
+      expect(ended.stdout).not.toContain("lack of budget")
       const [row] = await database.query(
         `SELECT status, finished_at IS NOT NULL AS finished, streams::text AS streams FROM ${table("_sync_runs")}`,
       )

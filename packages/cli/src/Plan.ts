@@ -9,7 +9,7 @@ import { existsSync } from "node:fs"
 import { join } from "node:path"
 import { Options } from "@effect/cli"
 import { type StreamState, Streams } from "@salesintel/airbyte"
-import { CommandLine, JsonFile } from "@salesintel/command-line"
+import { CommandLine } from "@salesintel/command-line"
 import { type ApiError, Client } from "@salesintel/core"
 import { type Database, Ledger, type RunLock, State, Target } from "@salesintel/postgres"
 import { Config, Plan } from "@salesintel/source"
@@ -17,6 +17,8 @@ import * as Data from "effect/Data"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Option from "effect/Option"
+import * as ConfigFile from "./ConfigFile.ts"
+import * as TargetNote from "./TargetNote.ts"
 
 export class PlanError extends Data.TaggedError("PlanError")<{ readonly description: string }> {
   override get message(): string {
@@ -222,7 +224,7 @@ export const toJson = (plan: Plan.Plan): string =>
   })
 
 const readConfig = (path: string) =>
-  Effect.mapError(JsonFile.read(path, "config"), (description) => new PlanError({ description }))
+  Effect.mapError(ConfigFile.load(path, process.env), (description) => new PlanError({ description }))
 
 // The target's options, with what they mean for a plan (which only reads the saved state).
 const targetFlags = {
@@ -256,7 +258,7 @@ export const command = CommandLine.command(
   {
     config: CommandLine.flag(Options.file("config"), {
       name: "--config FILE",
-      text: "the source's JSON config, the same file `salesintel sync --config` takes",
+      text: "the source's JSON config, the same file `salesintel sync --config` takes (the key: api_key, api_key_file or $SALESINTEL_API_KEY)",
     }),
     ...targetFlags,
     wait: Target.waitOption,
@@ -279,6 +281,11 @@ export const command = CommandLine.command(
   ({ config, databaseUrl, schema, pgliteDir, wait, json, quick, fullRefresh }) =>
     Effect.gen(function* () {
       const parsed = yield* readConfig(config)
+      const unnamed = TargetNote.unnamed(
+        { databaseUrl, pgliteDir, env: process.env },
+        "reading the saved state of",
+      )
+      if (unnamed !== undefined) yield* CommandLine.logLine("INFO", unnamed, unnamed)
       const state = yield* savedState({ databaseUrl, pgliteDir, schema, env: process.env, wait })
       const plan = yield* makePlan({
         config: parsed,

@@ -9,6 +9,7 @@ import * as Effect from "effect/Effect"
 import * as Csv from "./Csv.ts"
 import * as Statements from "./Statements.ts"
 import * as Table from "./Table.ts"
+import * as TextValues from "./TextValues.ts"
 
 /** The schema, or its run table, is not in the database: no sync has written there. */
 export class NothingSynced extends Data.TaggedError("NothingSynced")<{ readonly description: string }> {
@@ -39,14 +40,22 @@ const requireSchema = (schema: string) =>
         }),
   )
 
+/** A result (every value Postgres's text) as the format shows it; see TextValues. */
 const render = (result: Database.Result, options: SqlOptions): string => {
   switch (options.format ?? "table") {
     case "csv":
       return Csv.format(result.columns, result.rows)
-    case "json":
-      return `${JSON.stringify(Table.objects(result.columns, result.rows), Table.jsonSafe)}\n`
+    case "json": {
+      const values = result.rows.map((row) =>
+        row.map((text, index) => TextValues.jsonValue(text, result.types[index])),
+      )
+      return `${JSON.stringify(Table.objects(result.columns, values))}\n`
+    }
     case "table":
-      return Table.format(result.columns, result.rows, { maxWidth: options.maxWidth })
+      return Table.format(result.columns, result.rows, {
+        maxWidth: options.maxWidth,
+        numeric: result.columns.map((_, index) => TextValues.isNumber(result.types[index])),
+      })
   }
 }
 

@@ -7,7 +7,7 @@
  * it stops reading, keeps what committed and ends `interrupted`.
  */
 import { Catalog, type Message, Streams } from "@salesintel/airbyte"
-import { CreditBudget } from "@salesintel/core"
+import { Client, CreditBudget } from "@salesintel/core"
 import {
   Database,
   type Ddl,
@@ -20,7 +20,7 @@ import {
   State,
   type StopSignal,
 } from "@salesintel/postgres"
-import { BoughtLedger, Commands, type Config, Read } from "@salesintel/source"
+import { BoughtLedger, Check, Commands, Config, Read } from "@salesintel/source"
 import * as Data from "effect/Data"
 import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
@@ -127,6 +127,25 @@ export const check = (options: SyncOptions): Effect.Effect<Catalog.ConfiguredCat
     const checked = Commands.prepareRead({ config: options.config, catalog, state: [] })
     if (Either.isLeft(checked)) return yield* new SyncConfigError({ description: checked.left })
     return catalog
+  })
+
+/**
+ * The key and the provider, with one free request (Check.keyAccepted), before the target is opened
+ * or created: a rejected key (or a provider out of reach) leaves no schema, no tables and no run.
+ */
+export const checkProvider = (configJson: unknown): Effect.Effect<void, SyncConfigError> =>
+  Either.match(Config.decode(configJson), {
+    onLeft: (error) => Effect.fail(new SyncConfigError({ description: error.message })),
+    onRight: (config) =>
+      Check.keyAccepted(config).pipe(
+        Effect.provide(Client.layerFetch(Config.connectionOf(config))),
+        Effect.mapError(
+          (error) =>
+            new SyncConfigError({
+              description: `${Read.scrubber(config)(error.message)}; nothing was created or bought`,
+            }),
+        ),
+      ),
   })
 
 export const sync = (
@@ -438,6 +457,17 @@ const loadRead = (
     }
   })
 
+/**
+ * Why a stream's records were left unbought, as its summary line says it: the signal that
+ * stopped the run, the run's failure, or (only for a run that ended on its own) the budget.
+ */
+const leftOver = (outcome: SyncOutcome, left: number): string => {
+  const records = left.toLocaleString("en-US")
+  if (outcome.signal !== undefined) return `stopped by ${outcome.signal}: ${records} left to buy`
+  if (outcome.status !== "succeeded") return `${records} left to buy: the run ${outcome.status}`
+  return `${records} left for lack of budget`
+}
+
 /** What a finished sync says on stdout. */
 export const describe = (outcome: SyncOutcome, target: string): string => {
   const lines = [
@@ -447,7 +477,7 @@ export const describe = (outcome: SyncOutcome, target: string): string => {
       : []),
     ...outcome.streams.map(
       (s) =>
-        `  ${s.stream.padEnd(20)} ${String(s.records).padStart(8)} records ${String(s.credits).padStart(8)} credits${s.recordsLeft > 0 ? `  (${s.recordsLeft} left for lack of budget)` : ""}`,
+        `  ${s.stream.padEnd(20)} ${String(s.records).padStart(8)} records ${String(s.credits).padStart(8)} credits${s.recordsLeft > 0 ? `  (${leftOver(outcome, s.recordsLeft)})` : ""}`,
     ),
     `  credits spent: ${outcome.creditsSpent} of ${outcome.creditBudget}; ${outcome.checkpoints} checkpoints committed`,
     ...(outcome.creditsUncertain > 0

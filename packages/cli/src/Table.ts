@@ -33,7 +33,11 @@ const isNumeric = (value: unknown) =>
 export const format = (
   columns: ReadonlyArray<string>,
   rows: ReadonlyArray<ReadonlyArray<unknown>>,
-  options: { readonly maxWidth?: number | undefined } = {},
+  options: {
+    readonly maxWidth?: number | undefined
+    /** Which columns are numbers (right-aligned); default: those whose every value looks like one. */
+    readonly numeric?: ReadonlyArray<boolean> | undefined
+  } = {},
 ): string => {
   const count = `(${rows.length} ${rows.length === 1 ? "row" : "rows"})`
   if (columns.length === 0) return `${count}\n`
@@ -41,9 +45,11 @@ export const format = (
   const widths = columns.map((column, index) =>
     Math.max(column.length, ...texts.map((line) => line[index]?.length ?? 0)),
   )
-  const numeric = columns.map(
-    (_, index) => rows.length > 0 && rows.every((row) => row[index] === null || isNumeric(row[index])),
-  )
+  const numeric =
+    options.numeric ??
+    columns.map(
+      (_, index) => rows.length > 0 && rows.every((row) => row[index] === null || isNumeric(row[index])),
+    )
   const pad = (text: string, index: number) =>
     numeric[index] ? text.padStart(widths[index] ?? 0) : text.padEnd(widths[index] ?? 0)
   const lines = [

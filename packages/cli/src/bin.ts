@@ -11,17 +11,19 @@ import { Args, HelpDoc, Options } from "@effect/cli"
 // Not the package index: it loads the HTTP server and, with it, ~20 MB of API docs pages.
 import * as NodeContext from "@effect/platform-node/NodeContext"
 import { Streams } from "@salesintel/airbyte"
-import { CommandLine, JsonFile } from "@salesintel/command-line"
+import { CommandLine } from "@salesintel/command-line"
 import { RunLifecycle, StopSignal, Target } from "@salesintel/postgres"
 import * as Console from "effect/Console"
 import * as Effect from "effect/Effect"
 import * as FiberRef from "effect/FiberRef"
 import * as Option from "effect/Option"
+import * as ConfigFile from "./ConfigFile.ts"
 import * as Plan from "./Plan.ts"
 import * as Query from "./Query.ts"
 import * as Report from "./Report.ts"
 import * as Statements from "./Statements.ts"
 import * as Sync from "./Sync.ts"
+import * as TargetNote from "./TargetNote.ts"
 
 const { databaseUrl, pgliteDir, schema } = Target.options
 const targetFlags = { databaseUrl, pgliteDir, schema }
@@ -36,7 +38,10 @@ const reportFailure = <A, E extends { readonly message: string }, R>(effect: Eff
   )
 
 const readConfig = (path: string) =>
-  Effect.mapError(JsonFile.read(path, "config"), (description) => new Sync.SyncConfigError({ description }))
+  Effect.mapError(
+    ConfigFile.load(path, process.env),
+    (description) => new Sync.SyncConfigError({ description }),
+  )
 
 /** A comma-separated list, repeatable: `--x a,b --x c`. */
 const list = (texts: ReadonlyArray<string>) =>
@@ -66,7 +71,7 @@ const sync = CommandLine.command(
   {
     config: CommandLine.flag(Options.file("config"), {
       name: "--config FILE",
-      text: "the source's JSON config: api_key, credit_budget and what to read (see packages/source/README.md)",
+      text: "the source's JSON config: api_key (or api_key_file, a file holding the key; else $SALESINTEL_API_KEY), credit_budget and what to read (see packages/source/README.md)",
     }),
     ...targetFlags,
     streams: CommandLine.flag(Options.text("streams").pipe(Options.repeated), {
@@ -104,8 +109,12 @@ const sync = CommandLine.command(
           lock,
           reconnect: target.reconnect,
         }
-        // Before the database is opened: an invalid config must not create one.
+        // Before the database is opened: an invalid config, or a key the provider refuses, must
+        // not create one.
         yield* Sync.check(options)
+        yield* Sync.checkProvider(options.config)
+        const unnamed = TargetNote.unnamed({ databaseUrl, pgliteDir, env: process.env }, "writing to")
+        if (unnamed !== undefined) yield* CommandLine.logLine("INFO", unnamed, unnamed)
         const outcome = yield* Sync.sync(options).pipe(
           // A --wait for PGlite's directory lock ends on a signal too.
           Effect.provide(

@@ -50,6 +50,48 @@ describe("CommandLine.request", () => {
   })
 })
 
+describe("CommandLine.withValues", () => {
+  const flags = [
+    { name: "--config FILE", text: "" },
+    { name: "--full-refresh LIST", text: "" },
+    { name: "--max-width N", text: "" },
+    { name: "--wait", text: "" },
+  ]
+  const check = (args: ReadonlyArray<string>) => CommandLine.withValues(args, flags)
+
+  it("refuses an option that takes a value when none follows, or another option does", () => {
+    expect(check(["--config", "c.json", "--full-refresh"])).toBe(
+      "--full-refresh needs a value (LIST), got none",
+    )
+    expect(check(["--full-refresh", "--wait", "--config", "c.json"])).toBe(
+      "--full-refresh needs a value (LIST), got the option --wait (write --full-refresh=VALUE for a value that starts with -)",
+    )
+    expect(check(["--config", "-h"])).toBe(
+      "--config needs a value (FILE), got the option -h (write --config=VALUE for a value that starts with -)",
+    )
+    expect(check(["--config", "--"])).toBe("--config needs a value (FILE), got none")
+  })
+
+  it("passes values, positional words and what follows -- as they are; --option=value as two words", () => {
+    expect(check(["--config", "c.json", "--wait", "select 1", "--max-width", "-1"])).toEqual([
+      "--config",
+      "c.json",
+      "--wait",
+      "select 1",
+      "--max-width",
+      "-1",
+    ])
+    expect(check(["--full-refresh=contacts", "--config=--odd.json", "--wait=x"])).toEqual([
+      "--full-refresh",
+      "contacts",
+      "--config",
+      "--odd.json",
+      "--wait=x",
+    ])
+    expect(check(["--", "--full-refresh"])).toEqual(["--", "--full-refresh"])
+  })
+})
+
 describe("CommandLine help", () => {
   const limit = CommandLine.flag(Options.integer("limit").pipe(Options.withDefault(10)), {
     name: "--limit N",

@@ -128,3 +128,52 @@ export const request = (args: ReadonlyArray<string>, commands: ReadonlyArray<str
   const ordered = at <= 0 ? rest : [name, ...rest.slice(0, at), ...rest.slice(at + 1)]
   return { _tag: "Run", args: [...ordered, ...tail], logLevel, logFormat }
 }
+
+/** The option a flag's help name declares and its value's placeholder: `--limit N`, or `--wait` (none). */
+const declared = (doc: FlagDoc): readonly [string, string | undefined] | undefined => {
+  const match = /^(--[A-Za-z][\w-]*)(?: ([A-Z][A-Z_]*))?$/.exec(doc.name)
+  return match?.[1] === undefined ? undefined : [match[1], match[2]]
+}
+
+/** A word that reads as an option (`--wait`, `-h`), not as a value (`-1`, `-- a comment`). */
+const looksLikeOption = (word: string) => /^--?[A-Za-z]/.test(word)
+
+/**
+ * A command's words (after its name) with every option that takes a value given one: an option
+ * at the end, or followed by another option, is a usage error naming it, where @effect/cli would
+ * ignore a repeated option left without a value and take the next option as another's value
+ * (`--full-refresh --wait` read `--wait` as a stream). `--option=value` becomes two words, as
+ * @effect/cli reads repeated options only so. What follows `--` is left alone.
+ */
+export const withValues = (
+  args: ReadonlyArray<string>,
+  flags: ReadonlyArray<FlagDoc>,
+): ReadonlyArray<string> | string => {
+  const placeholders = new Map<string, string>()
+  for (const doc of flags) {
+    const [name, value] = declared(doc) ?? []
+    if (name !== undefined && value !== undefined) placeholders.set(name, value)
+  }
+  const words: Array<string> = []
+  for (let index = 0; index < args.length; index++) {
+    const word = args[index] ?? ""
+    if (word === "--") return [...words, ...args.slice(index)]
+    const [option, inline] = word.startsWith("--") ? splitInline(word) : [word, undefined]
+    const placeholder = placeholders.get(option)
+    if (placeholder === undefined) {
+      words.push(word)
+      continue
+    }
+    if (inline !== undefined) {
+      words.push(option, inline)
+      continue
+    }
+    const value = args[index + 1]
+    if (value === undefined || value === "--") return `${option} needs a value (${placeholder}), got none`
+    if (looksLikeOption(value))
+      return `${option} needs a value (${placeholder}), got the option ${splitInline(value)[0]} (write ${option}=VALUE for a value that starts with -)`
+    words.push(option, value)
+    index++
+  }
+  return words
+}

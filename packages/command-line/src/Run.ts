@@ -9,7 +9,7 @@ import * as Logger from "effect/Logger"
 import type { Documented, Program } from "./Command.ts"
 import { commandHelp, programHelp, styleFor } from "./Help.ts"
 import { currentLogFormat, logger } from "./Logging.ts"
-import { type Request, request } from "./Request.ts"
+import { type Request, request, withValues } from "./Request.ts"
 
 /** A span's words, without its styling (colour, bold). */
 const spanText = (span: Span.Span): string => {
@@ -71,9 +71,13 @@ const runCommand = <const Commands extends ReadonlyArray<Documented<unknown, unk
 ): Effect.Effect<void, ErrorOf<Commands[number]>, NeedsOf<Commands[number]> | CliApp.CliApp.Environment> => {
   const [first, ...more] = program.commands.map((c) => c.command)
   if (first === undefined) return usageError(program.name, undefined, "no commands")
+  const [name = "", ...words] = asked.args
+  const flags = program.commands.find((c) => c.doc.name === name)?.flags ?? []
+  const checked = withValues(words, flags)
+  if (typeof checked === "string") return usageError(program.name, name, checked)
   const root = Command.make(program.name).pipe(Command.withSubcommands([first, ...more]))
   const cli = Command.run(root, { name: program.name, version: program.version })
-  const parsed = cli([argv[0] ?? "node", argv[1] ?? program.name, ...asked.args]) as Effect.Effect<
+  const parsed = cli([argv[0] ?? "node", argv[1] ?? program.name, name, ...checked]) as Effect.Effect<
     void,
     ErrorOf<Commands[number]> | ValidationError.ValidationError,
     NeedsOf<Commands[number]> | CliApp.CliApp.Environment

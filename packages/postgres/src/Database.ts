@@ -26,11 +26,15 @@ export type Row = Readonly<Record<string, unknown>>
 
 /**
  * A result as psql shows it: every column in order, even those that share a name (`count(*),
- * count(distinct x)` are two `count` columns), and each row as the array of its values.
+ * count(distinct x)` are two `count` columns), each row as the array of its values, each value
+ * Postgres's own text (or null), as the server wrote it: never a JavaScript Date (which shows a
+ * date in the process's time zone) or a value parsed into another shape.
  */
 export interface Result {
   readonly columns: ReadonlyArray<string>
-  readonly rows: ReadonlyArray<ReadonlyArray<unknown>>
+  /** Each column's type, as its OID (pg_type.oid): 16 boolean, 23 integer, 1082 date... */
+  readonly types: ReadonlyArray<number>
+  readonly rows: ReadonlyArray<ReadonlyArray<string | null>>
 }
 
 export interface DatabaseService {
@@ -41,7 +45,7 @@ export interface DatabaseService {
     sql: string,
     params?: ReadonlyArray<unknown>,
   ) => Effect.Effect<ReadonlyArray<Row>, DatabaseError>
-  /** One statement, no parameters, its whole result: what `salesintel sql` shows. */
+  /** One statement, no parameters, its whole result as text: what `salesintel sql` shows. */
   readonly queryResult: (sql: string) => Effect.Effect<Result, DatabaseError>
   /** Several statements, no parameters (DDL). */
   readonly exec: (sql: string) => Effect.Effect<void, DatabaseError>

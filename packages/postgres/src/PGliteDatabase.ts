@@ -177,7 +177,7 @@ const make = (client: Client): DatabaseService => ({
   queryResult: (sql) =>
     Effect.tryPromise({
       try: async (): Promise<Result> =>
-        (await client.ask({ op: "result", sql })).result ?? { columns: [], rows: [] },
+        (await client.ask({ op: "result", sql })).result ?? { columns: [], types: [], rows: [] },
       catch: (cause) => new DatabaseError({ operation: sql.slice(0, 80), cause }),
     }),
   exec: (sql) =>

@@ -24,7 +24,7 @@ export type Request =
       readonly sql: string
       readonly params: ReadonlyArray<unknown>
     }
-  /** A query's whole result: its columns, and its rows as arrays (rowMode "array"). */
+  /** A query's whole result: its columns, and its rows as arrays of text (rowMode "array"). */
   | { readonly id: number; readonly op: "result"; readonly sql: string }
   | { readonly id: number; readonly op: "exec"; readonly sql: string }
   /** `data` is the COPY text as UTF-8, its buffer transferred (not copied) to the worker. */
@@ -43,10 +43,11 @@ export type Reply =
       readonly id: number
       readonly ok: true
       readonly rows: ReadonlyArray<Readonly<Record<string, unknown>>>
-      /** For a "result": the columns, in order, and the rows as arrays. */
+      /** For a "result": the columns, in order, their type OIDs, and the rows as arrays of text. */
       readonly result?: {
         readonly columns: ReadonlyArray<string>
-        readonly rows: ReadonlyArray<ReadonlyArray<unknown>>
+        readonly types: ReadonlyArray<number>
+        readonly rows: ReadonlyArray<ReadonlyArray<string | null>>
       }
     }
   | { readonly id: number; readonly ok: false; readonly error: WireError }

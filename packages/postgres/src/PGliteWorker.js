@@ -97,9 +97,15 @@ const run = async (request) => {
     case "query":
       return { id: request.id, ok: true, rows: (await db.query(request.sql, [...request.params])).rows }
     case "result": {
-      const result = await db.query(request.sql, [], { rowMode: "array" })
+      // Every value as Postgres's text: PGlite's parsers would make a date a Date (shown in the
+      // process's time zone), an interval or an array something else than psql shows.
+      /** @type {Record<string, (text: string) => string>} */
+      const asText = Object.fromEntries(Object.keys(db.parsers).map((type) => [type, (text) => text]))
+      const result = await db.query(request.sql, [], { rowMode: "array", parsers: asText })
       const columns = result.fields.map((field) => field.name)
-      return { id: request.id, ok: true, rows: [], result: { columns, rows: result.rows } }
+      const types = result.fields.map((field) => field.dataTypeID)
+      const rows = /** @type {Array<Array<string | null>>} */ (result.rows)
+      return { id: request.id, ok: true, rows: [], result: { columns, types, rows } }
     }
     case "exec":
       await db.exec(request.sql)

@@ -75,6 +75,11 @@ const call = <A>(
     catch: (cause) => new DatabaseError({ operation, cause }),
   })
 
+/** Every value as the server's text: pg's own parsers would make a date a Date in the process's time zone. */
+const asText: pg.CustomTypesConfig = {
+  getTypeParser: () => (value: string) => value,
+}
+
 const make = (client: pg.Client): DatabaseService => ({
   kind: "pg",
   query: (sql, params = []) =>
@@ -85,8 +90,13 @@ const make = (client: pg.Client): DatabaseService => ({
     ),
   queryResult: (sql) =>
     call(client, sql.slice(0, 80), async (): Promise<Result> => {
-      const result = await client.query<Array<unknown>>({ text: sql, rowMode: "array" })
-      return { columns: (result.fields ?? []).map((field) => field.name), rows: result.rows ?? [] }
+      const result = await client.query<Array<string | null>>({ text: sql, rowMode: "array", types: asText })
+      const fields = result.fields ?? []
+      return {
+        columns: fields.map((field) => field.name),
+        types: fields.map((field) => field.dataTypeID),
+        rows: result.rows ?? [],
+      }
     }),
   exec: (sql) =>
     call(client, sql.slice(0, 80), async () => {

@@ -123,3 +123,18 @@ export const check = (
       )
     return Message.connectionStatus(true, `key accepted; confirmed: ${confirmed.join(", ")}`)
   })
+
+/**
+ * The key and the provider, checked with the first of `check`'s probes (a free request): what
+ * `salesintel sync` asks before it opens or creates its target, so a rejected key or a provider
+ * out of reach leaves nothing behind. A 403 passes: the run names a missing permission where it
+ * is needed, as it always has.
+ */
+export const keyAccepted = (
+  config: SourceConfig,
+): Effect.Effect<void, ApiError.ApiError, Client.SalesIntelClient> =>
+  Effect.gen(function* () {
+    const [first] = probesFor(config, yield* Client.SalesIntelClient)
+    if (first === undefined) return
+    yield* Effect.catchTag(first.request, "Forbidden", () => Effect.void)
+  })

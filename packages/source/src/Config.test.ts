@@ -108,6 +108,45 @@ describe("Config.decode", () => {
     expect(problemsOf({ ...issueConfig, credit_budjet: 10 }).map((p) => p.path)).toEqual(["credit_budjet"])
   })
 
+  it("suggests the nearest field for a misspelt one, at every level", () => {
+    const problems = problemsOf({
+      ...issueConfig,
+      credit_budjet: 10,
+      retry: { max_attempt: 2 },
+      contacts: { refresh_after_day: 3, searches: [{ name: "a", filters: { job_level: ["vp"] } }] },
+      companies: { Domains: ["example.com"] },
+    })
+    expect(problems.map((p) => [p.path, p.message])).toEqual([
+      ["credit_budjet", 'is not a field here; did you mean "credit_budget"?'],
+      ["retry.max_attempt", 'is not a field here; did you mean "max_attempts"?'],
+      ["contacts.refresh_after_day", 'is not a field here; did you mean "refresh_after_days"?'],
+      ["contacts.searches[0].filters.job_level", 'is not a field here; did you mean "job_levels"?'],
+      ["companies.Domains", 'is not a field here; did you mean "domains"?'],
+    ])
+    // Nothing near: the fields it could be, as before.
+    const [far] = problemsOf({ ...issueConfig, taxonomy: { something_else: true } })
+    expect(far?.message).toBe('is unexpected, expected: "products" | "vendors" | "full_crawl"')
+  })
+
+  it("takes refresh_after_days 0 (bought again on every run), and says plainly what it takes", () => {
+    for (const stream of ["contacts", "companies"] as const) {
+      const config = { ...issueConfig, [stream]: { ...issueConfig[stream], refresh_after_days: 0 } }
+      expect(Either.getOrThrow(Config.decode(config))[stream]?.refresh_after_days).toBe(0)
+      for (const wrong of [-1, 1.5, "30"]) {
+        const problems = problemsOf({
+          ...issueConfig,
+          [stream]: { ...issueConfig[stream], refresh_after_days: wrong },
+        })
+        expect(problems).toEqual([
+          {
+            path: `${stream}.refresh_after_days`,
+            message: `Expected a whole number of days, 0 or more (0: bought again on every run), such as 30, actual ${JSON.stringify(wrong)}`,
+          },
+        ])
+      }
+    }
+  })
+
   it("refuses duplicate search names", () => {
     const search = { name: "same", filters: {} }
     const problems = problemsOf({ ...issueConfig, contacts: { searches: [search, search] } })

@@ -8,6 +8,7 @@ import { AdaptiveConcurrency, Connection, Filters, ParseIssue } from "@salesinte
 import * as Either from "effect/Either"
 import * as ParseResult from "effect/ParseResult"
 import * as Schema from "effect/Schema"
+import * as ConfigTypos from "./ConfigTypos.ts"
 
 /** One message for a number field, whatever is wrong with the value (a string, a fraction, -1). */
 const wholeNumber = (what: string) => ({
@@ -38,8 +39,10 @@ const SearchName = Schema.String.pipe(
   }),
 )
 
-const RefreshAfterDays = PositiveInt.annotations({
-  description: "Re-buy a record once it is older than this many days; left out, a record is bought once.",
+const RefreshAfterDays = NonNegativeInt.annotations({
+  description:
+    "Re-buy a record once it is this many days old or older (0: on every run); left out, a record is bought once.",
+  ...wholeNumber("a whole number of days, 0 or more (0: bought again on every run), such as 30"),
 })
 
 /** The streams whose config section takes `exclude_fields`. */
@@ -201,9 +204,14 @@ const redactValue = (path: string, message: string, input: unknown): string => {
 export const decode = (input: unknown): Either.Either<SourceConfig, ConfigError> =>
   Schema.decodeUnknownEither(SourceConfig, { errors: "all", onExcessProperty: "error" })(input).pipe(
     Either.mapLeft((error) => {
+      const near = new Map(
+        ConfigTypos.suggestions(error.issue).map(({ path, field }) => [ParseIssue.formatPath(path), field]),
+      )
       const issues = ParseResult.ArrayFormatter.formatErrorSync(error).map((issue) => {
         const path = ParseIssue.formatPath(issue.path)
-        return { path, message: redactValue(path, issue.message, input) }
+        const field = issue._tag === "Unexpected" ? near.get(path) : undefined
+        const message = field === undefined ? issue.message : `is not a field here; did you mean "${field}"?`
+        return { path, message: redactValue(path, message, input) }
       })
       // An optional field is a union with undefined: its "Expected undefined" adds nothing when
       // the field's real problem is reported too. Repeated messages are folded into one.

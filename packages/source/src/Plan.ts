@@ -274,6 +274,7 @@ const contactsPlan = (options: PlanOptions, tallies: Tallies, states: StreamStat
     const state = yield* decodeState("contacts", ContactsState, states.get("contacts"))
     // A set in a ledger was refused by the dry read already (the caller puts it in the state).
     const saved = state.known === Streams.inLedger ? undefined : state.known
+    yield* BoughtSet.checkDays(saved, "contacts", "known", epochDay(options.now))
     const known = BoughtSet.fromJson(saved, epochDay(options.now), settings.refresh_after_days)
     return {
       inState: known.size,

@@ -146,7 +146,7 @@ const excludeFields = (stream: string, example: string): FieldText => ({
 
 const refreshAfterDays = (what: string): FieldText => ({
   title: "Refresh after (days)",
-  description: `Re-buy a ${what} once it is older than this many days; left out, a ${what} is bought once.`,
+  description: `Re-buy a ${what} once it is this many days old or older (0: on every run, once a run); left out, a ${what} is bought once.`,
 })
 
 const filterTexts = (prefix: string, names: ReadonlyArray<string>) =>

@@ -3,6 +3,7 @@
  * bin wraps it). `Commands.read` is what `salesintel sync` runs in-process.
  */
 
+export * as Check from "./Check.ts"
 export * as Commands from "./Commands.ts"
 export * as Config from "./Config.ts"
 export * as Definitions from "./Definitions.ts"

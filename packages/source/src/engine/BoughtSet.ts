@@ -20,7 +20,7 @@ import * as Stream from "effect/Stream"
 import * as Checkpoints from "../components/Checkpoints.ts"
 import { StateError } from "../StateError.ts"
 import { BoughtLedger, type Entry, type Ledger, type LedgerError } from "./BoughtLedger.ts"
-import { DatedSet, type DatedSetJson, type DatedSetOutput } from "./DatedSet.ts"
+import { DatedSet, type DatedSetJson, type DatedSetOutput, futureDay } from "./DatedSet.ts"
 
 /** Entries a state held, moved into the ledger this many at a time. */
 const adoptSlice = 20_000
@@ -211,9 +211,9 @@ export class BoughtSet {
     return this.dayOf(key) !== undefined
   }
 
-  /** Not bought yet, or bought long enough ago to be due again. */
+  /** Not bought yet, or bought long enough ago to be due again; never what this run bought. */
   due(key: string): boolean {
-    return this.needsBuying(this.dayOf(key))
+    return !this.set.marked(key) && this.needsBuying(this.dayOf(key))
   }
 
   /** Records `keys` as bought today. */
@@ -286,6 +286,29 @@ export class BoughtSet {
           }),
         )
       },
+    )
+  }
+
+  /**
+   * A saved set (the state's `field` of `stream`) with no day after today: what a set dated in
+   * the future holds would never be due again (a state edited by hand, or written by a clock far
+   * ahead), so it is refused with its path rather than adopted.
+   */
+  static checkDays(
+    json: DatedSetJson | typeof Streams.inLedger | undefined,
+    stream: string,
+    field: string,
+    today: number,
+  ): Effect.Effect<void, StateError> {
+    const day = json === Streams.inLedger ? undefined : futureDay(json, today)
+    if (day === undefined) return Effect.void
+    const date = (days: number) => new Date(days * 86_400_000).toISOString().slice(0, 10)
+    return Effect.fail(
+      new StateError({
+        stream,
+        path: `${field}.${day}`,
+        description: `day ${day} (${date(Number(day))}) is after today (day ${today}, ${date(today)}): what was bought on it would never be due again`,
+      }),
     )
   }
 

@@ -24,6 +24,13 @@ const DayKey = Schema.String.pipe(Schema.pattern(/^(0|[1-9]\d{0,5})$/)).annotati
   description: 'a day number as the key (days since 1970-01-01, such as "20413")',
 })
 
+/**
+ * The first day key of `json` after `today`, or undefined. The day after today passes: a machine
+ * whose clock is ahead may have written it just past midnight UTC.
+ */
+export const futureDay = (json: DatedSetJson | undefined, today: number): string | undefined =>
+  Object.keys(json ?? {}).find((day) => Number(day) > today + 1)
+
 /** A day's ids packed into one string (engine/PackedIds.ts), read back as the list it holds. */
 const PackedIds = Schema.transformOrFail(
   Schema.String.pipe(Schema.startsWith(packedPrefix)).annotations({
@@ -120,31 +127,38 @@ export class DatedSet {
       yield [this.keys.keyAt(index), (this.values[index] ?? 0) >>> 1]
   }
 
-  /** Every key's day. */
-  private *days(): IterableIterator<number> {
-    for (let index = 0; index < this.keys.size; index++) yield (this.values[index] ?? 0) >>> 1
+  /**
+   * Whether each key is fresh on `today`: bought less than `refreshAfterDays` before it, or marked
+   * (bought by this run: with refresh_after_days 0 everything bought before is due, never what the
+   * run itself just bought).
+   */
+  private *freshness(today: number, refreshAfterDays: number): IterableIterator<boolean> {
+    for (let index = 0; index < this.keys.size; index++) {
+      const value = this.values[index] ?? 0
+      yield value % 2 === 1 || today - (value >>> 1) < refreshAfterDays
+    }
   }
 
-  /** Not bought yet, or bought `refreshAfterDays` or more days before `today`. */
+  /** Not bought yet, or bought `refreshAfterDays` or more days before `today` (and not marked). */
   needsBuying(key: string, today: number, refreshAfterDays: number | undefined): boolean {
     const day = this.dayOf(key)
     if (day === undefined) return true
-    return refreshAfterDays !== undefined && today - day >= refreshAfterDays
+    return refreshAfterDays !== undefined && !this.marked(key) && today - day >= refreshAfterDays
   }
 
-  /** Some key was bought less than `refreshAfterDays` before `today` (every key, when it is unset). */
+  /** Some key is fresh (see `freshness`; every key, when `refreshAfterDays` is unset). */
   hasFresh(today: number, refreshAfterDays: number | undefined): boolean {
     if (refreshAfterDays === undefined) return this.size > 0
-    for (const day of this.days()) if (today - day < refreshAfterDays) return true
+    for (const fresh of this.freshness(today, refreshAfterDays)) if (fresh) return true
     return false
   }
 
   /** Keys bought and not yet due again (needsBuying false) on `today`. */
   countFresh(today: number, refreshAfterDays: number | undefined): number {
     if (refreshAfterDays === undefined) return this.size
-    let fresh = 0
-    for (const day of this.days()) if (today - day < refreshAfterDays) fresh++
-    return fresh
+    let count = 0
+    for (const fresh of this.freshness(today, refreshAfterDays)) if (fresh) count++
+    return count
   }
 
   toJson(): DatedSetOutput {

@@ -60,3 +60,30 @@ describe("companies", () => {
     }),
   )
 })
+
+describe("companies with refresh_after_days 0", () => {
+  it.effect("buys every key again on the next run, the same day, each once a run", () =>
+    Effect.gen(function* () {
+      const provider = fakeProvider({ contacts: 0 })
+      const everyRun = Either.getOrThrow(
+        Config.decode({
+          api_key: "test-key",
+          credit_budget: 1_000,
+          page_size: 10,
+          companies: { domains: [...domains, ...domains.slice(0, 5)], refresh_after_days: 0 },
+        }),
+      )
+      const read = (state: unknown) =>
+        companies.read({ config: everyRun, syncMode: "incremental", state, startedAt: 0 }).pipe(
+          Stream.runCollect,
+          Effect.map((outputs) => Chunk.toReadonlyArray(outputs)),
+          Effect.provide(Layer.merge(provider.layer, CreditBudget.layer(1_000))),
+        )
+      const first = yield* read(undefined)
+      expect(provider.charged()).toBe(25)
+      const state = first.flatMap((output) => (output._tag === "Checkpoint" ? [output.state] : [])).at(-1)
+      yield* read(state)
+      expect(provider.charged()).toBe(50)
+    }),
+  )
+})

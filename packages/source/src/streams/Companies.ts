@@ -86,6 +86,8 @@ const read = (input: ReadInput) =>
       const client = yield* Client.SalesIntelClient
       const state = yield* decodeState("companies", CompaniesState, input.state)
       const today = epochDay(input.startedAt)
+      yield* BoughtSet.checkDays(state.domains, "companies", "domains", today)
+      yield* BoughtSet.checkDays(state.names, "companies", "names", today)
       // A full refresh asks for every key again (bought 0 days ago is due).
       const refresh = input.syncMode === "incremental" ? settings.refresh_after_days : 0
       const done: Record<KeyKind, BoughtSet> = {

@@ -471,3 +471,68 @@ describe("contacts with the bought set in a ledger (salesintel sync)", () => {
     }),
   )
 })
+
+describe("refresh_after_days 0: bought again on every run, once a run", () => {
+  const searches = ["a", "b"].map((name) => ({ name, filters: { job_levels: ["mgr"] } }))
+  const emailsOf = (provider: ReturnType<typeof fakeProvider>) => [provider.contact(3)?.email]
+
+  it.effect(
+    "from a state: two searches and an email finding the same contacts buy each once, and again the next run",
+    () =>
+      Effect.gen(function* () {
+        const provider = fakeProvider({ contacts: 25 })
+        const config = configOf({ searches, emails: emailsOf(provider), refresh_after_days: 0 })
+        const first = yield* planThenRead(provider, config, undefined)
+        expect([first.credits, first.plan.credits, records(first.ran)]).toEqual([25, 25, 25])
+        // The same day: what the first run bought was bought at an earlier time, so it is due.
+        const again = yield* planThenRead(provider, config, first.ran.state)
+        expect([again.credits, again.plan.credits, records(again.ran)]).toEqual([25, 25, 25])
+        expect(again.plan.requests.total).toBe(again.requests)
+      }),
+  )
+
+  it.effect("in a ledger: the same, each contact once a run", () =>
+    Effect.gen(function* () {
+      const provider = fakeProvider({ contacts: 25 })
+      const config = configOf({ searches, emails: emailsOf(provider), refresh_after_days: 0 })
+      const { ledger, commit } = ledgerOfRun()
+      const first = yield* readWith(provider, config, undefined, "incremental", false, ledger)
+      commit(first)
+      expect([provider.charged(), records(first)]).toEqual([25, 25])
+      const again = yield* readWith(provider, config, first.state, "incremental", false, ledger)
+      expect([provider.charged(), records(again)]).toEqual([50, 25])
+    }),
+  )
+})
+
+describe("a saved state whose day is in the future", () => {
+  it.effect("is refused with its path, and nothing is bought", () =>
+    Effect.gen(function* () {
+      const provider = fakeProvider({ contacts: 25 })
+      const today = Math.floor(now / 86_400_000)
+      const tomorrow = { known: { [String(today + 1)]: ["m-1"] } }
+      // A day ahead passes (another machine's clock may be ahead past midnight UTC).
+      const ahead = yield* readWith(provider, configOf({ refresh_after_days: 1 }), tomorrow)
+      expect(ahead.failure).toBeUndefined()
+      const charged = provider.charged()
+      for (const state of [{ known: { "99999": ["m-1"] } }, { emails: { "99999": ["a@example.com"] } }]) {
+        const ran = yield* readWith(provider, configOf({ refresh_after_days: 1 }), state)
+        expect(ran.failure).toBe("StateError")
+      }
+      expect(provider.charged()).toBe(charged)
+      const error = yield* Effect.flip(
+        contacts
+          .read({
+            config: configOf({}),
+            syncMode: "incremental",
+            state: { known: { "99999": ["m-1"] } },
+            startedAt: now,
+          })
+          .pipe(Stream.runDrain, Effect.provide(Layer.merge(provider.layer, CreditBudget.layer(10)))),
+      )
+      expect(error.message).toBe(
+        `the saved state of stream contacts is not readable at known.99999: day 99999 (2243-10-16) is after today (day ${today}, 2026-11-24): what was bought on it would never be due again. Remove that stream's state to start it afresh.`,
+      )
+    }),
+  )
+})

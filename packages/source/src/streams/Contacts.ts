@@ -57,6 +57,8 @@ const startFrom = (input: ReadInput, state: typeof ContactsState.Type) =>
   Effect.gen(function* () {
     const today = epochDay(input.startedAt)
     const refresh = input.config.contacts?.refresh_after_days
+    yield* BoughtSet.checkDays(state.known, "contacts", "known", today)
+    yield* BoughtSet.checkDays(state.emails, "contacts", "emails", today)
     const known = yield* BoughtSet.saved(state.known, "contacts", today, refresh)
     // A full refresh looks every configured email up again (free), and ends holding those alone:
     // an email no longer configured is not left "done" while the overwrite deletes its contacts.

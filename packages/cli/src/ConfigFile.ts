@@ -1,0 +1,128 @@
+/**
+ * The config file `sync` and `plan` read: the source's JSON config, checked, with two more ways
+ * to give the API key that only the CLI offers (the Airbyte spec is unchanged): `api_key_file`,
+ * the path of a file holding the key (relative to the config file's directory; trimmed), and the
+ * SALESINTEL_API_KEY environment variable, used when the config names no key. A key the config
+ * names (api_key or api_key_file) wins over the variable, as a file written for one run is more
+ * particular than the environment it runs in; the command says so when both are there. The key
+ * itself is never printed.
+ */
+import { readFile } from "node:fs/promises"
+import { dirname, resolve } from "node:path"
+import { CommandLine, JsonFile } from "@salesintel/command-line"
+import { Config } from "@salesintel/source"
+import * as Effect from "effect/Effect"
+import * as Either from "effect/Either"
+
+export const apiKeyVariable = "SALESINTEL_API_KEY"
+
+export interface ConfigFile {
+  /** The config as the source decodes it: `api_key` filled in, `api_key_file` gone. */
+  readonly config: unknown
+  /** Lines for stderr: where the key came from when that may surprise (never the key). */
+  readonly notes: ReadonlyArray<string>
+}
+
+const isRecord = (value: unknown): value is Readonly<Record<string, unknown>> =>
+  typeof value === "object" && value !== null && !Array.isArray(value)
+
+/** The key in the file at `path`, trimmed, or what is wrong with it in the field's name. */
+const keyFromFile = (path: string): Effect.Effect<string, string> =>
+  Effect.flatMap(
+    Effect.tryPromise({
+      try: () => readFile(path, "utf8"),
+      catch: (error) =>
+        `api_key_file: cannot read the key file ${path}: ${error instanceof Error ? error.message : String(error)}`,
+    }),
+    (text) => {
+      const key = text.trim()
+      return key.length === 0
+        ? Effect.fail(`api_key_file: the key file ${path} is empty; expected the API key in it`)
+        : Effect.succeed(key)
+    },
+  )
+
+/** `${NAME}` written as the key: JSON expands nothing, and the provider would be sent those characters. */
+const unexpanded = /^\$\{[A-Za-z_][A-Za-z0-9_]*\}$/
+
+/** The config with its key resolved from api_key, api_key_file or the environment. */
+export const withApiKey = (
+  config: unknown,
+  directory: string,
+  env: Readonly<Record<string, string | undefined>>,
+): Effect.Effect<ConfigFile, string> =>
+  Effect.gen(function* () {
+    if (!isRecord(config)) return { config, notes: [] }
+    const { api_key: key, api_key_file: keyFile, ...rest } = config
+    const fromEnv = env[apiKeyVariable]
+    const envIgnored = (field: string) =>
+      fromEnv !== undefined && fromEnv.length > 0
+        ? [`the config's ${field} is used; ${apiKeyVariable} is set too, and ignored`]
+        : []
+    if (key !== undefined && keyFile !== undefined)
+      return yield* Effect.fail("api_key and api_key_file: expected one of them, got both")
+    if (keyFile !== undefined) {
+      if (typeof keyFile !== "string" || keyFile.trim().length === 0)
+        return yield* Effect.fail(
+          `api_key_file: expected the path of a file holding the API key, got ${JSON.stringify(keyFile)}`,
+        )
+      const fileKey = yield* keyFromFile(resolve(directory, keyFile))
+      return { config: { ...rest, api_key: fileKey }, notes: envIgnored("api_key_file") }
+    }
+    if (typeof key === "string" && unexpanded.test(key))
+      return yield* Effect.fail(
+        `api_key: ${key} is not expanded (the config is plain JSON): leave api_key out and set ${apiKeyVariable}, or name a file holding the key in api_key_file`,
+      )
+    if (key !== undefined) return { config, notes: envIgnored("api_key") }
+    if (fromEnv !== undefined && fromEnv.length > 0)
+      return { config: { ...rest, api_key: fromEnv }, notes: [] }
+    return { config, notes: [] }
+  })
+
+/**
+ * A config with no key, refused with every problem the source finds in it, the key's saying every
+ * way to give one. Any other config is checked where it always was (after the options), as is.
+ */
+const checked = (config: unknown): Either.Either<unknown, string> =>
+  isRecord(config) && config.api_key !== undefined
+    ? Either.right(config)
+    : Either.match(Config.decode(config), {
+        onRight: () => Either.right(config),
+        onLeft: (error) =>
+          Either.left(
+            new Config.ConfigError(
+              error.problems.map((problem) =>
+                problem.path === "api_key" && problem.message === "is missing"
+                  ? {
+                      ...problem,
+                      message: `is missing: give api_key or api_key_file in the config, or set ${apiKeyVariable}`,
+                    }
+                  : problem,
+              ),
+            ).message,
+          ),
+      })
+
+/** The config file at `path`, its key resolved (or its absence said); errors in the user's words. */
+export const read = (
+  path: string,
+  env: Readonly<Record<string, string | undefined>>,
+): Effect.Effect<ConfigFile, string> =>
+  Effect.gen(function* () {
+    const parsed = yield* JsonFile.read(path, "config")
+    const resolved = yield* withApiKey(parsed, dirname(resolve(path)), env)
+    yield* checked(resolved.config)
+    return resolved
+  })
+
+/** `read`, its notes said on stderr (as --log-format writes log lines): the config alone. */
+export const load = (
+  path: string,
+  env: Readonly<Record<string, string | undefined>>,
+): Effect.Effect<unknown, string> =>
+  Effect.flatMap(read(path, env), ({ config, notes }) =>
+    Effect.as(
+      Effect.forEach(notes, (note) => CommandLine.logLine("INFO", note, note)),
+      config,
+    ),
+  )

@@ -1,0 +1,23 @@
+import { describe, expect, it } from "vitest"
+import * as TextValues from "./TextValues.ts"
+
+describe("TextValues.jsonValue", () => {
+  it("keeps numbers, booleans and json as JSON, and every other value as the server's text", () => {
+    expect(TextValues.jsonValue("2", 23)).toBe(2)
+    expect(TextValues.jsonValue("-1.5", 701)).toBe(-1.5)
+    expect(TextValues.jsonValue("NaN", 701)).toBe("NaN")
+    expect(TextValues.jsonValue("9007199254740993", 20)).toBe("9007199254740993")
+    expect(TextValues.jsonValue("1.50", 1700)).toBe("1.50")
+    expect(TextValues.jsonValue("t", 16)).toBe(true)
+    expect(TextValues.jsonValue("f", 16)).toBe(false)
+    expect(TextValues.jsonValue('{"x": [1]}', 3802)).toEqual({ x: [1] })
+    expect(TextValues.jsonValue("2026-11-26", 1082)).toBe("2026-11-26")
+    expect(TextValues.jsonValue("{a,b}", 1009)).toBe("{a,b}")
+    expect(TextValues.jsonValue(null, 23)).toBeNull()
+  })
+
+  it("right-aligns the number types only", () => {
+    expect([20, 21, 23, 26, 700, 701, 1700].every(TextValues.isNumber)).toBe(true)
+    expect([16, 25, 1082, 1186].some(TextValues.isNumber)).toBe(false)
+  })
+})
