@@ -4,7 +4,8 @@
  * sandbox provider, syncs spec/examples/demo.json into a fresh embedded PGlite database under
  * ./.salesintel/demo as of 31 days ago, lets the provider's data move on one generation, syncs
  * again today (what is older than refresh_after_days is bought again, and what changed is kept),
- * and prints the rows per table, the credits spent, the top technologies and the recent adoptions.
+ * and prints the rows per table, the credits spent, the top technologies, the recent adoptions,
+ * the displacements and the champion moves.
  */
 import { readFile, rm } from "node:fs/promises"
 import { fileURLToPath } from "node:url"
@@ -60,9 +61,17 @@ const main = async () => {
         schema,
         "SELECT product, category, count(*) AS adoptions, string_agg(company_name, ', ' ORDER BY company_name) AS companies FROM recent_technology_adoptions GROUP BY product, category ORDER BY adoptions DESC, product LIMIT 5",
       )
-      return { first, outcome, counts, top, adoptions }
+      const displacements = yield* Query.sql(
+        schema,
+        "SELECT company_name, subcategory, dropped_product AS dropped, adopted_product AS adopted, to_char(adopted_at, 'YYYY-MM-DD') AS seen_on FROM technology_displacements ORDER BY company_name, dropped LIMIT 5",
+      )
+      const champions = yield* Query.sql(
+        schema,
+        "SELECT display_name, left_company_name AS left_company, joined_company_name AS joined_company, count(*) AS products_there, CASE WHEN bool_and(joined_company_uses IS NULL) THEN 'not observed' ELSE (count(*) FILTER (WHERE joined_company_uses))::text END AS also_at_new_company FROM champion_moves GROUP BY match_id, display_name, left_company_name, joined_company_name ORDER BY products_there DESC, display_name LIMIT 5",
+      )
+      return { first, outcome, counts, top, adoptions, displacements, champions }
     })
-    const { first, outcome, counts, top, adoptions } = await Effect.runPromise(
+    const { first, outcome, counts, top, adoptions, displacements, champions } = await Effect.runPromise(
       program.pipe(Effect.provide(PGliteDatabase.layer(directory))),
     )
     console.log(Sync.describe(first, `embedded PGlite in ${directory} (as of 31 days ago)`))
@@ -73,6 +82,10 @@ const main = async () => {
     console.log(top)
     console.log("Technologies adopted in the last 30 days (recent_technology_adoptions)")
     console.log(adoptions)
+    console.log("Products replaced by a rival of their subcategory (technology_displacements)")
+    console.log(displacements)
+    console.log("Contacts who left a company and the products in use there (champion_moves)")
+    console.log(champions)
     console.log(
       `credits spent: ${first.creditsSpent} + ${outcome.creditsSpent}, each run's budget ${outcome.creditBudget} (sandbox count: ${sandbox.accounts()["sandbox-full"]?.credits_charged ?? "?"})`,
     )

@@ -25,15 +25,14 @@ export const installBase = (
   height: 420,
   option: {
     textStyle,
-    legend: { top: 0, itemGap: 18, type: "scroll" },
-    grid: { left: 10, right: 40, top: 50, bottom: 30, containLabel: true },
+    // Every product in the legend (wrapped, never scrolled away), above the plot.
+    legend: { top: 0, left: "center", itemGap: 18, width: "90%" },
+    grid: { left: 10, right: 40, top: 70, bottom: 30, containLabel: true },
     xAxis: { type: "category", data: months.map(monthLabel), boundaryGap: true },
-    yAxis: {
-      type: "value",
-      max: 100,
-      name: "share of companies observed",
-      axisLabel: { formatter: "{value}%" },
-    },
+    // Scaled to the data: the shares of popular products sit close together, and a change of a
+    // few points is what the chart is for (the labels and the table carry the values).
+    yAxis: { type: "value", scale: true, axisLabel: { formatter: "{value}%" } },
+    labelLayout: { hideOverlap: true },
     series: trends.map((trend) => ({
       type: "line",
       name: shorten(productLabel(trend.product, trend.vendor), 32),
