@@ -102,10 +102,14 @@ describe.each(all.map((backend): [string, Backend] => [backend.name, backend]))(
         { product: "Marketo Engage", companies: 1, share: 0.5 },
         { product: "Salesforce", companies: 1, share: 0.5 },
       ])
+      // With the labels contacts_labeled carries (job level, seniority, department).
       const users = await env.query(
-        `SELECT match_id FROM ${table("contacts_at_companies_using_product")} WHERE product = 'Salesforce'`,
+        `SELECT match_id, job_level_label, job_level_seniority::int AS seniority, job_department_label
+         FROM ${table("contacts_at_companies_using_product")} WHERE product = 'Salesforce'`,
       )
-      expect(users).toEqual([{ match_id: "m-2" }])
+      expect(users).toEqual([
+        { match_id: "m-2", job_level_label: "Manager", seniority: 5, job_department_label: "IT" },
+      ])
       const levels = await env.query(
         `SELECT job_level, contacts::int AS contacts FROM ${table("contacts_by_department_level")} ORDER BY job_level`,
       )

@@ -125,11 +125,14 @@ export const views: ReadonlyArray<View> = [
   ),
   {
     name: "contacts_at_companies_using_product",
-    doc: "one row per contact and product their company uses: filter on product (and vendor)",
+    doc: "one row per contact and product their company uses, with the job level and department labels contacts_labeled carries: filter on product (and vendor)",
     sql: (schema) => `SELECT DISTINCT t.product, t.vendor, t.category, t.subcategory,
-  c.match_id, c.display_name, c.job_title, c.job_level, c.job_department, c.email, c.company_id, c.company_name
+  c.match_id, c.display_name, c.job_title, c.job_level, c.job_department, c.email, c.company_id, c.company_name,
+  l.label AS job_level_label, l.seniority AS job_level_seniority, d.label AS job_department_label
 FROM ${qualified(schema, technologies)} t
 JOIN ${qualified(schema, contacts)} c ON c.company_id = t.company_id
+LEFT JOIN ${qualified(schema, levels)} l ON l.code = c.job_level
+LEFT JOIN ${qualified(schema, departments)} d ON d.code = c.job_department
 WHERE t.in_use IS NOT FALSE`,
   },
   {
