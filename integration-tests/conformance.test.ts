@@ -11,7 +11,7 @@
  * AirbyteStateMessage objects, each dumped with `model_dump_json()`).
  */
 import { execFile } from "node:child_process"
-import { mkdtempSync, writeFileSync } from "node:fs"
+import { mkdtempSync, readFileSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { fileURLToPath } from "node:url"
@@ -152,6 +152,54 @@ const logs = (messages: ReadonlyArray<Message.Message>) =>
   messages.flatMap((m) => (m.type === "LOG" ? [m.log] : []))
 const traceError = (messages: ReadonlyArray<Message.Message>) =>
   messages.find((m): m is Message.TraceErrorMessage => m.type === "TRACE" && m.trace.type === "ERROR")
+
+/**
+ * The README's PyAirbyte example as written: its `config={...}` (a Python literal, read as JSON
+ * once True, False and None are spelled as JSON does) and its `select_streams([...])`.
+ */
+const readmeExample = () => {
+  const readme = readFileSync(fileURLToPath(new URL("../README.md", import.meta.url)), "utf8")
+  const block = /```python\n([\s\S]*?)```/.exec(readme.slice(readme.indexOf("**PyAirbyte**")))?.[1]
+  if (block === undefined) throw new Error("README.md has no PyAirbyte example")
+  const config = /config=(\{[\s\S]*\}),\n\s*\)/.exec(block)?.[1]
+  const selected = /select_streams\((\[[^\]]*\])\)/.exec(block)?.[1]
+  if (config === undefined || selected === undefined)
+    throw new Error("the example has no config or selection")
+  const json = config
+    .replace(/\bTrue\b/g, "true")
+    .replace(/\bFalse\b/g, "false")
+    .replace(/\bNone\b/g, "null")
+  return {
+    config: JSON.parse(json) as Record<string, unknown>,
+    streams: JSON.parse(selected) as ReadonlyArray<string>,
+  }
+}
+
+describe("the README's PyAirbyte example", () => {
+  it("runs as written: its config and selection read records of every stream it selects", async () => {
+    const example = readmeExample()
+    expect(example.streams.length).toBeGreaterThan(0)
+    // The key is the example's placeholder: the sandbox's, and the sandbox's address.
+    expect(example.config.api_key).toBe("...")
+    const config = withUrl({ ...example.config, api_key: "sandbox-full" })
+    const streams = (await discovered(config)).filter((stream) => example.streams.includes(stream.name))
+    expect(streams.map((stream) => stream.name).sort()).toEqual([...example.streams].sort())
+    const ran = await run([
+      "read",
+      "--config",
+      fileOf(config),
+      "--catalog",
+      fileOf(pyAirbyteCatalog(streams)),
+      "--state",
+      fileOf("[]"),
+    ])
+    expect(traceError(ran.messages)).toBeUndefined()
+    expect(ran.code).toBe(0)
+    for (const stream of example.streams)
+      expect(records(ran.messages, stream).length, stream).toBeGreaterThan(0)
+    expect(charged()).toBe(records(ran.messages, "contacts").length)
+  }, 120_000)
+})
 
 describe("PyAirbyte's read, then its next read with the state it saved", () => {
   it("reads every stream (taxonomy in full, with a WARN), and the next read buys nothing", async () => {
