@@ -247,6 +247,18 @@ describe.each(await backends())("technographics intelligence on $name", (backend
     expect(sorted(actual)).toEqual(sorted(expected))
   })
 
+  it("each run's row is dated as of its read, and keeps its own duration", async () => {
+    const runs = await database.query(
+      `SELECT started_at, extract(epoch FROM finished_at - started_at)::float8 AS seconds
+       FROM ${table("_sync_runs")} ORDER BY id`,
+    )
+    expect(runs.map((run) => (run.started_at as Date).toISOString())).toEqual(times)
+    for (const run of runs) {
+      expect(Number(run.seconds)).toBeGreaterThanOrEqual(0)
+      expect(Number(run.seconds)).toBeLessThan(120)
+    }
+  })
+
   it("loading the same records again changes none of them", async () => {
     const views = [
       "technology_install_base",

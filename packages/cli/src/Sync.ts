@@ -161,9 +161,12 @@ export const sync = (
       const catalog = yield* check(options)
 
       const stop = options.stop ?? (yield* Deferred.make<StopSignal.Signal>())
+      // A run read as of another time (startedAt) is recorded so: its row says when its data is from.
+      const datedBackMs = options.startedAt === undefined ? 0 : Date.now() - options.startedAt
       const { runId, abandoned, reconciled } = yield* RunLifecycle.begin(
         options.schema,
         RunLifecycle.stoppable(options.lock ?? { owner: "salesintel sync" }, stop),
+        options.startedAt === undefined ? undefined : new Date(options.startedAt),
       )
       // The ledger was mended from the tables before anything is read: the user hears so.
       for (const changed of reconciled) {
@@ -177,7 +180,7 @@ export const sync = (
           RunLifecycle.end(
             options.schema,
             runId,
-            { status: "failed", streams: {}, error: error.message },
+            { status: "failed", streams: {}, error: error.message, datedBackMs },
             true,
           ),
           Effect.fail(error),
@@ -205,7 +208,7 @@ export const sync = (
       if (options.fullRefresh?.includes("contacts") === true)
         yield* Effect.catchAll(warnDeleted(options, config), failRun)
       const loadedRead = yield* loadRead(options, runId, catalog, config, read.items)
-      return yield* endRun(options, { runId, abandoned, config, stop }, loadedRead)
+      return yield* endRun(options, { runId, abandoned, config, stop, datedBackMs }, loadedRead)
     }),
   )
 
@@ -238,6 +241,8 @@ const endRun = (
     readonly abandoned: ReadonlyArray<Runs.RunId>
     readonly config: Config.SourceConfig
     readonly stop: Deferred.Deferred<StopSignal.Signal>
+    /** How far back the run's start is dated (Runs.Finish). */
+    readonly datedBackMs: number
   },
   {
     loaded,
@@ -280,7 +285,13 @@ const endRun = (
     yield* RunLifecycle.end(
       options.schema,
       runId,
-      { status, streams: figures, creditsUncertain, ...(error === undefined ? {} : { error }) },
+      {
+        status,
+        streams: figures,
+        creditsUncertain,
+        datedBackMs: run.datedBackMs,
+        ...(error === undefined ? {} : { error }),
+      },
       // A read that failed on its own (its ledger's connection lost, say) failed the run too: a
       // bookkeeping write that fails after it is tried on a new connection, never the news.
       Either.isLeft(loaded) || status === "failed",

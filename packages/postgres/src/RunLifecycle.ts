@@ -34,6 +34,7 @@ export const stoppable = <A>(
 export const begin = (
   schema: string,
   lock: { readonly owner: string; readonly wait?: RunLock.Wait },
+  startedAt?: Date,
 ): Effect.Effect<Begun, DatabaseError | Ddl.SchemaTooNew | RunLock.RunLocked, Database | Scope.Scope> =>
   Effect.gen(function* () {
     yield* RunLock.schema(schema, lock)
@@ -42,7 +43,7 @@ export const begin = (
     const reconciled = (yield* Ledger.reconcileAll(schema)).filter(
       (changed) => changed.added > 0 || changed.removed > 0,
     )
-    const runId = yield* Runs.start(schema)
+    const runId = yield* Runs.start(schema, startedAt)
     return { runId, abandoned, reconciled }
   })
 

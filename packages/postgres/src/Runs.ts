@@ -28,13 +28,24 @@ export interface Finish {
   readonly error?: string
   /** Credits possibly charged without delivery (the source's count; the loader alone has none). */
   readonly creditsUncertain?: number
+  /**
+   * How far before the clock the run's start was dated (`start`'s `startedAt`), in milliseconds:
+   * its end is dated as far back, so the row keeps the run's own duration.
+   */
+  readonly datedBackMs?: number
 }
 
-export const start = (schema: string): Effect.Effect<RunId, DatabaseError, Database> =>
+/**
+ * Records a new run, started now, or at `startedAt` for a run that reads as of another time (the
+ * demo's first sync, dated a month back): its row then says when its data is from.
+ */
+export const start = (schema: string, startedAt?: Date): Effect.Effect<RunId, DatabaseError, Database> =>
   Effect.gen(function* () {
     const db = yield* Database
     const [row] = yield* db.query(
-      `INSERT INTO ${qualified(schema, runsTable.name)} (status) VALUES ('running') RETURNING id::text AS id`,
+      `INSERT INTO ${qualified(schema, runsTable.name)} (status, started_at)
+       VALUES ('running', coalesce($1::timestamptz, now())) RETURNING id::text AS id`,
+      [startedAt?.toISOString() ?? null],
     )
     return Number(row?.id)
   })
@@ -47,7 +58,8 @@ export const finish = (
   Effect.flatMap(Database, (db) =>
     db.query(
       `UPDATE ${qualified(schema, runsTable.name)}
-       SET finished_at = now(), status = $2, streams = $3::text::jsonb, error = $4, credits_uncertain = $5
+       SET finished_at = greatest(started_at, now() - $6::bigint * interval '1 millisecond'), status = $2,
+         streams = $3::text::jsonb, error = $4, credits_uncertain = $5
        WHERE id = $1`,
       [
         id,
@@ -55,6 +67,7 @@ export const finish = (
         jsonText(outcome.streams),
         outcome.error ?? null,
         outcome.creditsUncertain ?? null,
+        Math.max(0, Math.round(outcome.datedBackMs ?? 0)),
       ],
     ),
   )
