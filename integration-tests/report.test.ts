@@ -5,7 +5,7 @@
  * wrote; and the file drawn by headless Chromium without an error.
  */
 import { execFile } from "node:child_process"
-import { existsSync, mkdtempSync, readFileSync } from "node:fs"
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { fileURLToPath, pathToFileURL } from "node:url"
@@ -45,6 +45,14 @@ const hostile = {
   product: '<img src="x" onerror="alert(1)">',
   department: '"><svg onload="alert(2)">',
 }
+
+/** A program's exit code and output (the lint and git checks of a report written into the checkout). */
+const run = (file: string, args: ReadonlyArray<string>, cwd: string) =>
+  new Promise<{ code: number; stdout: string; stderr: string }>((resolve) => {
+    execFile(file, [...args], { cwd, timeout: 60_000 }, (error, stdout, stderr) => {
+      resolve({ code: error === null ? 0 : Number(error.code ?? 1), stdout, stderr })
+    })
+  })
 
 const runCli = (args: ReadonlyArray<string>) =>
   new Promise<{ code: number; stdout: string; stderr: string }>((resolve) => {
@@ -378,8 +386,12 @@ describe.each(await backends())("salesintel report on $name", (backend) => {
     expect(html).not.toMatch(/<[a-z][^>]*\son[a-z]+\s*=/i)
     expect(html).toContain("&lt;script&gt;alert(&#39;category&#39;)&lt;/script&gt;")
     expect(html).toContain("&quot;&gt;&lt;svg onload=&quot;alert(2)&quot;&gt;")
-    // The numbers behind each chart are in a table under it.
-    expect(html.match(/<table>/g)?.length).toBe(10)
+    // The numbers behind each chart are in a table under it (folded), and again for print.
+    expect(html.match(/<details><summary>[^<]*<\/summary><table>/g)?.length).toBe(10)
+    expect(html.match(/<div class="print-numbers"><table>/g)?.length).toBe(10)
+    // Every chart titled (its accessible name); no CDATA a plain HTML parser stumbles on.
+    expect(html.match(/<svg\b[^>]*role="img"[^>]*><title>[^<]+<\/title>/g)?.length).toBe(10)
+    expect(html).not.toContain("CDATA")
   })
 
   it("a schema with the tables but no data: every section says no data", async () => {
@@ -439,6 +451,27 @@ describe.each(await backends())("salesintel report on $name", (backend) => {
       }
       const html = readFileSync(out, "utf8")
       expect(html.match(/<svg[\s>]/g)?.length).toBe(10)
+      // Written into a checkout as the README shows (report.html): git ignores it, and lint passes
+      // over it (it is plain HTML with titled charts, were it checked).
+      const root = fileURLToPath(new URL("..", import.meta.url))
+      const inCheckout = join(root, "report.html")
+      writeFileSync(inCheckout, html)
+      try {
+        const ignored = await run("git", ["check-ignore", "-q", "report.html"], root)
+        expect(ignored.code).toBe(0)
+        // `npm run lint` with the report in the checkout.
+        const lint = await run(join(root, "node_modules/.bin/biome"), ["check", "."], root)
+        expect(lint.code, lint.stdout + lint.stderr).toBe(0)
+        const checked = await run(
+          join(root, "node_modules/.bin/biome"),
+          ["check", "--vcs-use-ignore-file=false", "report.html"],
+          root,
+        )
+        expect(checked.stdout + checked.stderr).toContain("Checked 1 file")
+        expect(checked.code, checked.stdout + checked.stderr).toBe(0)
+      } finally {
+        rmSync(inCheckout, { force: true })
+      }
 
       // Chromium comes from the system (Debian's package, which .ci/run installs): CI must have it.
       if (!existsSync(chromium)) {
@@ -487,6 +520,12 @@ describe.each(await backends())("salesintel report on $name", (backend) => {
           expect(chart.height).toBeGreaterThan(100)
           expect(chart.shapes).toBeGreaterThan(5)
         }
+        // Printed, every table is open: on screen they are folded.
+        const shownTables = () =>
+          page.$$eval("table", (tables) => tables.filter((table) => table.checkVisibility()).length)
+        expect(await shownTables()).toBe(0)
+        await page.emulateMediaType("print")
+        expect(await shownTables()).toBe(10)
       } finally {
         await browser.close()
       }

@@ -26,7 +26,9 @@ export const render = (chart: Chart): string => {
   })
   try {
     instance.setOption({ animation: false, ...chart.option })
-    return instance.renderToSVGString()
+    // ECharts writes hover styles in a CDATA section; the page has no script and the hover only
+    // recolours a bar, so they go: the file is then plain HTML that every parser reads.
+    return instance.renderToSVGString().replace(/<style[^>]*>\s*<!\[CDATA\[[\s\S]*?\]\]>\s*<\/style>/g, "")
   } finally {
     instance.dispose()
   }
@@ -153,11 +155,16 @@ export const departmentLevels = (rows: ReadonlyArray<Data.DepartmentLevel>): Cha
         {
           type: "heatmap",
           label: { show: true },
-          data: rows.map((row) => [
-            levels.indexOf(named(row.levelLabel)),
-            departments.indexOf(named(row.departmentLabel)),
-            row.contacts,
-          ]),
+          // Every cell, a department and level without contacts as 0: a blank cell reads as missing data.
+          data: departments.flatMap((department, y) =>
+            levels.map((level, x) => [
+              x,
+              y,
+              rows
+                .filter((row) => named(row.departmentLabel) === department && named(row.levelLabel) === level)
+                .reduce((sum, row) => sum + row.contacts, 0),
+            ]),
+          ),
         },
       ],
     },
@@ -194,32 +201,76 @@ export const runs = (rows: ReadonlyArray<Data.RunCredits>): Chart => {
 
 const changeRunLabel = (runId: number | null): string => (runId === null ? "no run" : `#${runId}`)
 
-/** Per run that found changes: adoptions and drops (stacked, drops below zero) and job changes. */
-export const changes = (rows: ReadonlyArray<ChangeData.RunChanges>): Chart => ({
-  width,
-  height: 380,
-  option: {
-    textStyle,
-    legend: { top: 0, itemGap: 18 },
-    grid: { left: 10, right: 20, top: 40, bottom: 10, containLabel: true },
-    xAxis: { type: "category", data: rows.map((row) => changeRunLabel(row.runId)) },
-    yAxis: { type: "value", minInterval: 1 },
-    series: [
-      {
-        type: "bar",
-        name: "technologies adopted",
-        stack: "technologies",
-        barMaxWidth: 60,
-        data: rows.map((row) => row.adopted),
-      },
-      {
-        type: "bar",
-        name: "technologies dropped",
-        stack: "technologies",
-        barMaxWidth: 60,
-        data: rows.map((row) => -row.dropped),
-      },
-      { type: "bar", name: "job changes", barMaxWidth: 60, data: rows.map((row) => row.jobChanges) },
-    ],
-  },
-})
+/** A bar's value on it, none for a zero (an empty bar would carry a stray "0"). */
+export const valueLabel = {
+  show: true,
+  formatter: (value: { readonly value: unknown }) => (Number(value.value) === 0 ? "" : String(value.value)),
+}
+
+/**
+ * Per run that found changes: adoptions and drops (stacked, drops below zero) on the left axis,
+ * job changes on their own axis at the right (tens of job changes would flatten a few adoptions);
+ * every bar labelled with its number.
+ */
+export const changes = (rows: ReadonlyArray<ChangeData.RunChanges>): Chart => {
+  // Both axes symmetric about zero, so their zeros meet: drops go down, the rest up.
+  const technologies = Math.max(1, ...rows.flatMap((row) => [row.adopted, row.dropped]))
+  const jobs = Math.max(1, ...rows.map((row) => row.jobChanges))
+  const upward = (value: number) => (value < 0 ? "" : String(value))
+  return {
+    width,
+    height: 380,
+    option: {
+      textStyle,
+      legend: { top: 0, itemGap: 18 },
+      grid: { left: 20, right: 20, top: 50, bottom: 10, containLabel: true },
+      xAxis: { type: "category", data: rows.map((row) => changeRunLabel(row.runId)) },
+      yAxis: [
+        {
+          type: "value",
+          minInterval: 1,
+          min: -technologies,
+          max: technologies,
+          name: "technologies",
+          nameTextStyle: { align: "left" },
+        },
+        {
+          type: "value",
+          minInterval: 1,
+          min: -jobs,
+          max: jobs,
+          name: "job changes",
+          nameTextStyle: { align: "right" },
+          axisLabel: { formatter: upward },
+          splitLine: { show: false },
+        },
+      ],
+      series: [
+        {
+          type: "bar",
+          name: "technologies adopted",
+          stack: "technologies",
+          barMaxWidth: 60,
+          label: valueLabel,
+          data: rows.map((row) => row.adopted),
+        },
+        {
+          type: "bar",
+          name: "technologies dropped",
+          stack: "technologies",
+          barMaxWidth: 60,
+          label: valueLabel,
+          data: rows.map((row) => -row.dropped),
+        },
+        {
+          type: "bar",
+          name: "job changes",
+          yAxisIndex: 1,
+          barMaxWidth: 60,
+          label: valueLabel,
+          data: rows.map((row) => row.jobChanges),
+        },
+      ],
+    },
+  }
+}

@@ -3,7 +3,7 @@
  * like the others (Charts.ts): every bar and point carries its number.
  */
 import type { Chart } from "./Charts.ts"
-import { shorten, textStyle, width } from "./Charts.ts"
+import { shorten, textStyle, valueLabel, width } from "./Charts.ts"
 import type * as IntelligenceData from "./IntelligenceData.ts"
 import { missing } from "./Labels.ts"
 
@@ -81,10 +81,7 @@ export const champions = (rows: ReadonlyArray<IntelligenceData.ChampionProduct>)
     stack: "contacts",
     barMaxWidth: 20,
     // A zero part draws nothing; its label would sit on the next part's.
-    label: {
-      show: true,
-      formatter: (value: { value: unknown }) => (Number(value.value) === 0 ? "" : String(value.value)),
-    },
+    label: valueLabel,
     data: rows.map(pick),
   })
   return {

@@ -44,17 +44,34 @@ table { border-collapse: collapse; margin-top: 8px; font-size: 13px; }
 th, td { border-bottom: 1px solid #e5e7eb; padding: 4px 10px; text-align: left; }
 th { background: #f3f4f6; }
 .num { text-align: right; font-variant-numeric: tabular-nums; }
+.print-numbers { display: none; }
+@media print {
+  body { background: #fff; }
+  details { display: none; }
+  .print-numbers { display: block; }
+}
 `
+
+/**
+ * The chart named for what it shows, to screen readers and HTML checkers alike: a `<title>` first
+ * in the SVG (its accessible name), and `role="img"`.
+ */
+export const titled = (svg: string, title: string): string =>
+  svg.replace(
+    /^<svg\b([^>]*)>/,
+    (_, attributes: string) => `<svg${attributes} role="img"><title>${escapeText(title)}</title>`,
+  )
 
 const section = (content: Section): string => {
   const chart =
     content.svg === undefined
       ? `<div class="nodata">no data</div>`
-      : `<div class="chart">${content.svg}</div>`
+      : `<div class="chart">${titled(content.svg, content.title)}</div>`
   const numbers =
     content.data.rows.length === 0
       ? ""
-      : `<details><summary>The numbers (${content.data.rows.length} ${content.data.rows.length === 1 ? "row" : "rows"})</summary>${table(content.data)}</details>`
+      : // Folded on screen; a closed <details> prints nothing, so a print gets the table open.
+        `<details><summary>The numbers (${content.data.rows.length} ${content.data.rows.length === 1 ? "row" : "rows"})</summary>${table(content.data)}</details><div class="print-numbers">${table(content.data)}</div>`
   return `<section id="${escapeText(content.id)}"><h2>${escapeText(content.title)}</h2><p>${escapeText(content.description)}</p>${chart}${numbers}</section>`
 }
 

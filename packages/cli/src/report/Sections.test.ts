@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest"
 import * as Charts from "./Charts.ts"
 import type { ReportData } from "./Data.ts"
+import { escapeText } from "./Html.ts"
 import * as IntelligenceCharts from "./IntelligenceCharts.ts"
 import * as Page from "./Page.ts"
 import * as Sections from "./Sections.ts"
@@ -201,6 +202,65 @@ describe("Sections", () => {
     )
     const [line] = gap.option.series as ReadonlyArray<{ readonly data: ReadonlyArray<number | null> }>
     expect(line?.data).toEqual([null, 33.3, 66.7])
+  })
+
+  it("titles every chart for screen readers and HTML checkers, and leaves out ECharts' CDATA hover styles", () => {
+    const html = page(some)
+    const svgs = html.match(/<svg\b[^>]*>[\s\S]*?<\/svg>/g) ?? []
+    expect(svgs).toHaveLength(10)
+    for (const [index, svg] of svgs.entries()) {
+      const title = /^<svg\b[^>]*\brole="img"[^>]*><title>([^<]+)<\/title>/.exec(svg)?.[1]
+      expect(title, `chart ${index}`).toBe(escapeText(Sections.all(some)[index]!.title))
+    }
+    expect(html).not.toContain("CDATA")
+  })
+
+  it("prints every table open: a closed <details> prints nothing", () => {
+    const html = page(some)
+    expect(html.match(/<details>/g)).toHaveLength(10)
+    expect(html.match(/<div class="print-numbers"><table>/g)).toHaveLength(10)
+    const print = html.slice(html.indexOf("@media print {"))
+    expect(print.indexOf("details { display: none; }")).toBeGreaterThan(0)
+    expect(print.indexOf(".print-numbers { display: block; }")).toBeGreaterThan(0)
+  })
+
+  it("puts job changes on their own axis, every bar with its number", () => {
+    const chart = Charts.changes([
+      { runId: 1, adopted: 5, dropped: 4, jobChanges: 37 },
+      { runId: 2, adopted: 0, dropped: 1, jobChanges: 2 },
+    ])
+    const series = chart.option.series as ReadonlyArray<{
+      readonly name: string
+      readonly yAxisIndex?: number
+    }>
+    expect(series.map((serie) => [serie.name, serie.yAxisIndex ?? 0])).toEqual([
+      ["technologies adopted", 0],
+      ["technologies dropped", 0],
+      ["job changes", 1],
+    ])
+    const svg = Charts.render(chart)
+    for (const value of ["5", "-4", "37", "-1", "2"])
+      expect(svg, value).toMatch(new RegExp(`>${value}</text>`))
+    // A zero bar carries no stray label.
+    expect(svg).not.toMatch(/>0<\/text>[\s\S]*>0<\/text>[\s\S]*>0<\/text>/)
+  })
+
+  it("shows a department and level without contacts as 0 in the heat map, not as a blank", () => {
+    const chart = Charts.departmentLevels([
+      { department: "it_is", level: "vp", departmentLabel: "IT", levelLabel: "VP", contacts: 3 },
+      { department: "sale", level: "dir", departmentLabel: "Sales", levelLabel: "Director", contacts: 2 },
+    ])
+    const [heat] = chart.option.series as ReadonlyArray<{
+      readonly data: ReadonlyArray<ReadonlyArray<number>>
+    }>
+    // Levels across (Director, VP), departments down (IT, Sales): four cells, two of them 0.
+    expect(heat?.data).toEqual([
+      [0, 0, 0],
+      [1, 0, 3],
+      [0, 1, 2],
+      [1, 1, 0],
+    ])
+    expect(Charts.render(chart).match(/>0<\/text>/g)?.length).toBeGreaterThanOrEqual(2)
   })
 
   it("says 1 row and the only run, not 1 rows and the latest 1 runs", () => {
