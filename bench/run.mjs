@@ -11,6 +11,7 @@ const order = [
   "read-throughput",
   "first-incremental",
   "load-throughput",
+  "observation-cost",
   "sync-throughput",
   "sync-memory",
   "scale",

@@ -122,7 +122,7 @@ INSERT INTO ${qualified(schema, technologyObservationsTable.name)} (${list(techn
 SELECT DISTINCT o.company_id, o.observed_at, t.category, t.subcategory, t.product, t.vendor
 FROM observed o JOIN ${technologies} t ON t.company_id = o.company_id
 WHERE ${inUse}
-ORDER BY o.company_id, t.product, t.vendor`
+`
 }
 
 /** The statement that records a staged batch's observations; none for streams other than companies. */
