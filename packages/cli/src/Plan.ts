@@ -130,6 +130,26 @@ const table = (
   return cells.map(line)
 }
 
+/**
+ * The companies' line, and what it cannot know: a key that matches no company costs nothing, so
+ * the credits of keys not known to match one (never looked up, or matching none when last looked
+ * up) are an upper bound; the keys the state knows matched a company count one credit each.
+ */
+const companiesLines = (companies: Plan.CompaniesPlan): ReadonlyArray<string> => {
+  const keys = (kind: string, k: Plan.KeysPlan) =>
+    `${count(k.configured)} ${kind} (${count(k.new)} new, ${count(k.stale)} due again)`
+  const bound = companies.unconfirmed > 0 && companies.credits > 0
+  const known = companies.due - companies.unconfirmed
+  return [
+    `companies: ${keys("domains", companies.domains)}, ${keys("names", companies.names)}: ${bound ? "at most " : ""}${count(companies.credits)} credits at one per key, ${count(companies.requests.credited)} requests`,
+    ...(bound
+      ? [
+          `  ${count(companies.unconfirmed)} keys not looked up yet, or that matched no company when last looked up: each costs one credit if it matches a company and nothing if it matches none, so their ${count(Math.min(companies.unconfirmed, companies.credits))} credits are an upper bound${known > 0 ? `; the other ${count(known)} matched a company when last looked up (one credit each)` : ""}`,
+        ]
+      : []),
+  ]
+}
+
 /** The plan as a person reads it: a table of the contact work, then companies, then the totals. */
 export const render = (plan: Plan.Plan, target: string): string => {
   const lines = [
@@ -181,15 +201,7 @@ export const render = (plan: Plan.Plan, target: string): string => {
       )
     lines.push("")
   }
-  const companies = plan.companies
-  if (companies !== undefined) {
-    const keys = (kind: string, k: Plan.KeysPlan) =>
-      `${count(k.configured)} ${kind} (${count(k.new)} new, ${count(k.stale)} due again)`
-    lines.push(
-      `companies: ${keys("domains", companies.domains)}, ${keys("names", companies.names)}: ${count(companies.credits)} credits at one per key, ${count(companies.requests.credited)} requests`,
-      "",
-    )
-  }
+  if (plan.companies !== undefined) lines.push(...companiesLines(plan.companies), "")
   if (plan.taxonomy !== undefined)
     lines.push(
       `taxonomy: free, ${count(plan.taxonomy.requests.free)} requests (${plan.taxonomy.productQueries} product queries)`,
@@ -201,8 +213,10 @@ export const render = (plan: Plan.Plan, target: string): string => {
       "",
     )
   const short = plan.creditsNeeded - plan.credits
+  // Quick mode says its own bound at the top; an unconfirmed company key is said here.
+  const bound = plan.mode === "exact" && !plan.creditsExact
   lines.push(
-    `credits: ${count(plan.credits)} of the ${count(plan.creditBudget)} credit budget${short > 0 ? `; ${count(plan.creditsNeeded)} needed for everything due, ${count(short)} more than the budget (the rest waits for the next run)` : ""}`,
+    `credits: ${bound ? "at most " : ""}${count(plan.credits)} of the ${count(plan.creditBudget)} credit budget${bound ? " (an upper bound: see companies)" : ""}${short > 0 ? `; ${count(plan.creditsNeeded)} needed for everything due, ${count(short)} more than the budget (the rest waits for the next run)` : ""}`,
     `requests: ${count(plan.requests.free)} free + ${count(plan.requests.credited)} credited = ${count(plan.requests.total)}, at least ${duration(plan.seconds)} at ${count(plan.requestsPerMinute)} requests/min`,
   )
   return `${lines.join("\n")}\n`

@@ -11,6 +11,7 @@ const counts = (records: number, elapsedMillis: number, estimates?: Record<strin
   pages: 31,
   checkpoints: 3,
   creditsSpent: records,
+  creditsCommitted: records,
   creditBudget: 5_000,
   elapsedMillis,
 })
@@ -51,7 +52,7 @@ const screen = (written: ReadonlyArray<string>, columns: number): Array<string> 
 describe("Progress", () => {
   it("renders records per stream, pages, checkpoints, credits of the budget, rate and time", () => {
     expect(render(counts(1_505, 2_000))).toBe(
-      "1,505 records (contacts 1,500, companies 5) · 31 pages · 3 checkpoints · 1,505 of 5,000 credits · 753 records/s · 0:02",
+      "1,505 records (contacts 1,500, companies 5) · 31 pages · 3 checkpoints · 1,505 credits committed (budget 5,000) · 753 records/s · 0:02",
     )
   })
 
@@ -59,7 +60,7 @@ describe("Progress", () => {
     // 1,500 of 6,000 contacts in 2 s: 4,500 more at 750 records/s is 6 s.
     const line = render(counts(1_505, 2_000, { contacts: 6_000 }))
     expect(line).toBe(
-      "1,505 of ~6,005 records (contacts 1,500/6,000, companies 5) · 31 pages · 3 checkpoints · 1,505 of 5,000 credits · 753 records/s · 0:02 · ~0:05 left",
+      "1,505 of ~6,005 records (contacts 1,500/6,000, companies 5) · 31 pages · 3 checkpoints · 1,505 credits committed (budget 5,000) · 753 records/s · 0:02 · ~0:05 left",
     )
     expect(millisLeft(counts(1_505, 2_000, { contacts: 6_000 }))).toBeCloseTo((4_500 * 2_000) / 1_505)
     // An estimate that fell short counts what was read instead; no estimate, no time left.
@@ -75,7 +76,7 @@ describe("Progress", () => {
       expect(line.length).toBeLessThanOrEqual(width)
     }
     // The rate and the per-stream, page and checkpoint counts go first; then the elapsed time.
-    expect(render(full, 70)).toBe("1,505 of ~6,005 records · 1,505 of 5,000 credits · 0:02 · ~0:05 left")
+    expect(render(full, 70)).toBe("1,505 of ~6,005 records · 1,505 credits committed · 0:02 · ~0:05 left")
     expect(render(full, 60)).toBe("1,505 of ~6,005 records · ~0:05 left")
     expect(render(full, 30)).toBe("1,505 of ~6,005 records")
     expect(render(full, 12)).toBe("1,505 of ~6…")
@@ -115,5 +116,55 @@ describe("Progress", () => {
     expect(written.some((line) => line.includes("\r"))).toBe(false)
     expect(written.every((line) => line.endsWith("\n"))).toBe(true)
     expect(written[1]).toContain("left")
+  })
+
+  it("prints its first line only once there is something to say: no line of zeros when piped", () => {
+    // The read's first items (an estimate, the free counts) come before any page or credit.
+    const nothing: Counts = {
+      records: 0,
+      recordsByStream: new Map(),
+      estimatedByStream: new Map([["contacts", 6_000]]),
+      pages: 0,
+      checkpoints: 0,
+      creditsSpent: 0,
+      creditsCommitted: 0,
+      creditBudget: 5_000,
+      elapsedMillis: 0,
+    }
+    for (const isTTY of [false, true]) {
+      const written: Array<string> = []
+      const reporter = new Reporter({ isTTY, columns: 200, write: (text) => written.push(text) }, 5_000)
+      reporter.update(nothing, 0)
+      reporter.update({ ...nothing, elapsedMillis: 6_000 }, 6_000)
+      expect(written).toEqual([])
+      // The first page bought: said at once, not 5 s after the silent updates.
+      reporter.update({ ...nothing, pages: 1, creditsSpent: 50, elapsedMillis: 6_500 }, 6_500)
+      expect(written).toHaveLength(1)
+      expect(written[0]).toContain("0 of ~6,000 records")
+      expect(written[0]).toContain("0 credits committed, 50 in flight (budget 5,000)")
+    }
+    // The final line is always printed, even of a run that did nothing.
+    const finished: Array<string> = []
+    new Reporter({ isTTY: false, write: (text) => finished.push(text) }).finish(nothing)
+    expect(finished).toEqual([
+      "0 records · 0 pages · 0 checkpoints · 0 credits committed (budget 5,000) · 0 records/s · 0:00\n",
+    ])
+  })
+
+  it("shows the credits bought and not yet committed as in flight, so records and credits agree at commit", () => {
+    // 4,982 credits spent, 2,231 records committed with their state: 2,751 on pages still being read.
+    const reading: Counts = { ...counts(2_231, 2_000), creditsSpent: 4_982, creditsCommitted: 2_231 }
+    expect(render(reading)).toContain("2,231 records")
+    expect(render(reading)).toContain(" · 2,231 credits committed, 2,751 in flight (budget 5,000) · ")
+    // On a terminal of 80 columns, the in-flight figure stays with the committed one.
+    expect(render(reading, 79)).toBe("2,231 records · 2,231 credits committed, 2,751 in flight · 0:02")
+    // A request that timed out may have been charged: never records, so never in flight either.
+    expect(render({ ...reading, creditsUncertain: 50 })).toContain(
+      " · 2,231 credits committed, 2,701 in flight, 50 possibly charged without delivery (budget 5,000) · ",
+    )
+    // Once they commit, the two agree and nothing is in flight.
+    const committed: Counts = { ...counts(4_982, 4_000), creditsSpent: 4_982, creditsCommitted: 4_982 }
+    expect(render(committed)).toContain(" · 4,982 credits committed (budget 5,000) · ")
+    expect(render(committed)).not.toContain("in flight")
   })
 })

@@ -6,9 +6,20 @@
  *
  * Where the source estimated a stream's records (ESTIMATE traces), the line shows done of
  * estimated and the time left at the rate so far.
+ *
+ * Records are counted when they commit, and so are the credits shown as committed: those of the
+ * records committed (one credit a record bought; the taxonomy is free). The budget counts a credit
+ * when the page is bought, before its records are read, loaded and committed (pages read ahead,
+ * batches in flight, a group of checkpoints waiting for the loader), so what is spent and not yet
+ * committed is shown apart, as in flight, and the credits possibly charged without delivery (a
+ * request that timed out) apart again: the committed figure and the records agree at each commit.
+ *
+ * Nothing is printed while there is nothing to say (no page read, no credit spent, nothing
+ * committed): the read's free first steps would otherwise print a line of zeros.
  */
 
 export interface Counts {
+  /** Records committed with their state, in all and per stream. */
   readonly records: number
   readonly recordsByStream: ReadonlyMap<string, number>
   /** Each stream's latest row estimate (ESTIMATE traces), for the streams that sent one. */
@@ -17,7 +28,12 @@ export interface Counts {
   readonly pages: number
   /** STATE messages committed with their data. */
   readonly checkpoints: number
+  /** Credits the budget counted as spent (when a page or batch is bought). */
   readonly creditsSpent: number
+  /** Of those, the credits of the records committed (one a record bought). */
+  readonly creditsCommitted: number
+  /** Of those spent, the credits possibly charged without delivery (never records). */
+  readonly creditsUncertain?: number | undefined
   readonly creditBudget: number
   readonly elapsedMillis: number
 }
@@ -55,8 +71,22 @@ interface Part {
   readonly text: string
   /** Lower is kept longer when the line must be shortened. */
   readonly priority: number
-  /** Follows the part before it with a space (not a separator). */
-  readonly attached?: boolean
+  /** What comes between it and the part before it: ` · ` unless said. */
+  readonly separator?: string
+}
+
+/** Credits committed, those bought and not yet committed (in flight), those possibly charged without delivery, and the budget. */
+const creditParts = (counts: Counts): ReadonlyArray<Part> => {
+  const uncertain = counts.creditsUncertain ?? 0
+  const inFlight = Math.max(0, counts.creditsSpent - counts.creditsCommitted - uncertain)
+  return [
+    { text: `${number(counts.creditsCommitted)} credits committed`, priority: 2 },
+    ...(inFlight > 0 ? [{ text: `${number(inFlight)} in flight`, priority: 2.5, separator: ", " }] : []),
+    ...(uncertain > 0
+      ? [{ text: `${number(uncertain)} possibly charged without delivery`, priority: 2.6, separator: ", " }]
+      : []),
+    { text: `(budget ${number(counts.creditBudget)})`, priority: 4.5, separator: " " },
+  ]
 }
 
 const parts = (counts: Counts): ReadonlyArray<Part> => {
@@ -75,10 +105,10 @@ const parts = (counts: Counts): ReadonlyArray<Part> => {
       text: `${number(counts.records)}${expected === undefined ? "" : ` of ~${number(expected)}`} records`,
       priority: 0,
     },
-    ...(perStream.length > 0 ? [{ text: `(${perStream})`, priority: 5, attached: true }] : []),
+    ...(perStream.length > 0 ? [{ text: `(${perStream})`, priority: 5, separator: " " }] : []),
     { text: `${number(counts.pages)} pages`, priority: 6 },
     { text: `${number(counts.checkpoints)} checkpoints`, priority: 7 },
-    { text: `${number(counts.creditsSpent)} of ${number(counts.creditBudget)} credits`, priority: 2 },
+    ...creditParts(counts),
     { text: `${number(rate)} records/s`, priority: 4 },
     { text: duration(counts.elapsedMillis), priority: 3 },
     ...(left === undefined ? [] : [{ text: `~${duration(left)} left`, priority: 1 }]),
@@ -87,14 +117,17 @@ const parts = (counts: Counts): ReadonlyArray<Part> => {
 
 const join = (kept: ReadonlyArray<Part>) =>
   kept.reduce(
-    (line, part, index) =>
-      index === 0 ? part.text : part.attached === true ? `${line} ${part.text}` : `${line} · ${part.text}`,
+    (line, part, index) => (index === 0 ? part.text : `${line}${part.separator ?? " · "}${part.text}`),
     "",
   )
 
+/** Whether there is anything to say yet: a page read, a credit spent or anything committed. */
+export const hasNews = (counts: Counts): boolean =>
+  counts.records > 0 || counts.pages > 0 || counts.checkpoints > 0 || counts.creditsSpent > 0
+
 /**
- * One line: records (of the estimate, per stream), pages, checkpoints, credits of the budget,
- * rate, elapsed time and time left. Given `width`, the least useful parts are left out until the
+ * One line: records (of the estimate, per stream), pages, checkpoints, credits committed and in
+ * flight (of the budget), rate, elapsed time and time left. Given `width`, the least useful parts are left out until the
  * line fits, and a line that still does not is cut.
  */
 export const render = (counts: Counts, width?: number): string => {
@@ -137,6 +170,7 @@ export class Reporter {
 
   update(counts: Counts, now: number): void {
     const live = this.output.isTTY === true
+    if (!hasNews(counts)) return
     if (now - this.lastPrinted < (live ? this.liveEveryMillis : this.plainEveryMillis)) return
     this.lastPrinted = now
     if (live) {

@@ -20,7 +20,7 @@ import {
   State,
   type StopSignal,
 } from "@salesintel/postgres"
-import { BoughtLedger, Check, Commands, Config, Read } from "@salesintel/source"
+import { BoughtLedger, Check, Commands, Config, Definitions, Read } from "@salesintel/source"
 import * as Data from "effect/Data"
 import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
@@ -354,38 +354,42 @@ const logLine =
     })
 
 /**
- * The read's items as they pass on their way to the loader: the progress line's counts (records,
- * estimates, pages), and the credits each stream had spent at each STATE (the read says so just
- * before the STATE), which that STATE's commit records in the run row. The read's summary is its
- * last item.
+ * The read's items as they pass on their way to the loader, and the loader's commits: the progress
+ * line's counts (records and credits committed, credits spent, estimates, pages), and the credits
+ * each stream had spent at each STATE (the read says so just before the STATE), which that STATE's
+ * commit records in the run row. The read's summary is its last item.
  */
 const follower = (options: SyncOptions, config: Config.SourceConfig) => {
   const reporter = new Reporter(options.progress)
   const started = Date.now()
-  const recordsByStream = new Map<string, number>()
+  // Records the read emitted, per stream: the streams that read (the run's figures if no summary).
+  const readByStream = new Map<string, number>()
   const estimatedByStream = new Map<string, number>()
   const creditsByStream = new Map<string, number>()
   const creditsAtState = new WeakMap<Message.StateMessage, ReadonlyMap<string, number>>()
-  const live = { records: 0, pages: 0, checkpoints: 0, creditsSpent: 0 }
+  const recordsAtState = new WeakMap<Message.StateMessage, Readonly<Record<string, number>>>()
+  const live = { pages: 0, checkpoints: 0, creditsSpent: 0, creditsUncertain: 0 }
+  // What the last commit covered: its records per stream, and the credits its STATE accounts for.
+  let committed = { recordsByStream: new Map<string, number>(), credits: 0 }
   let summary: Read.ReadSummary | undefined
   const counts = (): Counts => ({
     ...live,
-    recordsByStream,
+    records: [...committed.recordsByStream.values()].reduce((sum, n) => sum + n, 0),
+    recordsByStream: committed.recordsByStream,
+    creditsCommitted: committed.credits,
     estimatedByStream,
     creditBudget: config.credit_budget,
     elapsedMillis: Date.now() - started,
   })
-  const see = (item: Read.Item, spent: number) => {
-    live.creditsSpent = spent
+  const see = (item: Read.Item, spent: { readonly spent: number; readonly uncertain: number }) => {
+    live.creditsSpent = spent.spent
+    live.creditsUncertain = spent.uncertain
     if (item._tag === "Summary") summary = item.summary
     else if (item._tag === "PageRead") live.pages++
     else if (item._tag === "Spent") creditsByStream.set(item.stream, item.credits)
     else if (item.message.type === "RECORD") {
-      live.records++
-      recordsByStream.set(
-        item.message.record.stream,
-        (recordsByStream.get(item.message.record.stream) ?? 0) + 1,
-      )
+      const stream = item.message.record.stream
+      readByStream.set(stream, (readByStream.get(stream) ?? 0) + 1)
     } else if (item.message.type === "STATE") creditsAtState.set(item.message, new Map(creditsByStream))
     else if (item.message.type === "TRACE" && item.message.trace.type === "ESTIMATE") {
       const { name, row_estimate } = item.message.trace.estimate
@@ -393,16 +397,34 @@ const follower = (options: SyncOptions, config: Config.SourceConfig) => {
     }
     reporter.update(counts(), Date.now())
   }
+  /** A STATE committed: the last of a group carries the records up to it (`committing`). */
+  const stateCommitted = (state: Message.StateMessage) => {
+    live.checkpoints++
+    const records = recordsAtState.get(state)
+    if (records !== undefined) {
+      // One credit a record of a credited stream (the taxonomy is free): what was spent on pages
+      // not committed yet (read ahead, waiting for the loader) is in flight.
+      const credits = Object.entries(records).reduce(
+        (sum, [stream, n]) => sum + (Definitions.definitionOf(stream)?.credited === true ? n : 0),
+        0,
+      )
+      committed = { recordsByStream: new Map(Object.entries(records)), credits }
+    }
+    reporter.update(counts(), Date.now())
+  }
   return {
     see,
     creditsAt: (state: Message.StateMessage) => creditsAtState.get(state),
-    committed: () => live.checkpoints++,
+    committing: (state: Message.StateMessage, records: Readonly<Record<string, number>>) => {
+      recordsAtState.set(state, records)
+    },
+    committed: stateCommitted,
     finish: () => reporter.finish(counts()),
     summary: () => summary,
     checkpoints: () => live.checkpoints,
     /** The streams that read records or spent credits, with the credits at their last checkpoint. */
     seen: (): ReadonlyArray<{ readonly stream: string; readonly credits: number }> =>
-      [...new Set([...recordsByStream.keys(), ...creditsByStream.keys()])].map((stream) => ({
+      [...new Set([...readByStream.keys(), ...creditsByStream.keys()])].map((stream) => ({
         stream,
         credits: creditsByStream.get(stream) ?? 0,
       })),
@@ -428,7 +450,7 @@ const loadRead = (
       // The budget is read for the progress line only; the run's figures come from the read's items.
       const seen = items.pipe(
         Stream.provideService(BoughtLedger.BoughtLedger, ledger),
-        Stream.tap((item) => Effect.map(budget.snapshot, ({ spent }) => follow.see(item, spent))),
+        Stream.tap((item) => Effect.map(budget.snapshot, (snapshot) => follow.see(item, snapshot))),
       )
       const result = yield* Effect.either(
         Loader.load(Read.messagesOf(seen), {
@@ -440,6 +462,7 @@ const loadRead = (
             stop === undefined ? Effect.succeed(true) : Effect.map(Deferred.isDone(stop), (done) => !done),
           onMessage: logLine(options),
           beforeCommit: ({ state, records }) => {
+            follow.committing(state, records)
             const credits = follow.creditsAt(state)
             const figures = Object.fromEntries(
               Object.entries(records).map(([stream, count]) => [
@@ -449,7 +472,7 @@ const loadRead = (
             )
             return Effect.zipRight(Runs.progress(options.schema, runId, figures), Ref.set(committed, figures))
           },
-          onStateCommitted: () => Effect.sync(follow.committed),
+          onStateCommitted: (state) => Effect.sync(() => follow.committed(state)),
         }),
       )
       // What the provider was charged, however the load ended: the budget counts every credited

@@ -74,6 +74,11 @@ export type Count =
   | "new"
   /** Keys to buy that were bought before and are due again. */
   | "stale"
+  /**
+   * Company keys to buy not known to match a company: never looked up, or matched none when last
+   * looked up. One that matches none costs nothing, so their credits are an upper bound.
+   */
+  | "unconfirmed"
   /** Keys listed that are bought and not due. */
   | "held"
   /** Keys listed that an earlier piece of this read bought or queued. */

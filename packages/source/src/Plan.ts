@@ -14,7 +14,10 @@
  *   id new, so a search's credits are its reachable matches, an upper bound.
  *
  * Companies are charged per company returned, which no free request tells: the stand-in returns
- * one company per key (a key may match no company, or several).
+ * one company per key (a key may match no company, or several). A key the state knows matched a
+ * company when last looked up counts one credit; one never looked up, or that matched none then,
+ * counts one at most (a key that matches no company costs nothing): with such keys the plan's
+ * credits are an upper bound, and `creditsExact` says so.
  */
 import { StreamState, Streams } from "@salesintel/airbyte"
 import { type ApiError, Client, CreditBudget } from "@salesintel/core"
@@ -85,6 +88,11 @@ export interface KeysPlan {
   readonly new: number
   /** Appended before and due again (refresh_after_days). */
   readonly stale: number
+  /**
+   * Of the new and stale, those not known to match a company: never looked up, or that matched none
+   * when last looked up. Each costs a credit if it matches a company and nothing if it matches none.
+   */
+  readonly unconfirmed: number
 }
 
 export interface CompaniesPlan {
@@ -92,7 +100,12 @@ export interface CompaniesPlan {
   readonly names: KeysPlan
   /** Keys the read asks for: new + stale of both. */
   readonly due: number
-  /** At one credit per key due, within the budget (a key may match no company, or several). */
+  /** Of those, the keys not known to match a company (their credits are an upper bound). */
+  readonly unconfirmed: number
+  /**
+   * At one credit per key due, within the budget (a key may match no company, or several): at
+   * most this when some are unconfirmed.
+   */
   readonly credits: number
   readonly requests: Requests
 }
@@ -122,8 +135,13 @@ export interface Plan {
   readonly mode: Mode
   /** The streams read in full (a full refresh buys everything again); incremental otherwise. */
   readonly fullRefresh: ReadonlyArray<string>
-  /** What the next read spends: the work due, within the budget. */
+  /** What the next read spends: the work due, within the budget (at most this unless `creditsExact`). */
   readonly credits: number
+  /**
+   * Whether `credits` is exact: not in quick mode, and no company key it counts is unconfirmed
+   * (one that matches no company costs nothing, so their credit is an upper bound).
+   */
+  readonly creditsExact: boolean
   /** What all the work due would cost, budget or not. */
   readonly creditsNeeded: number
   readonly creditBudget: number
@@ -251,6 +269,7 @@ const keysPlan = (counts: Counts | undefined): KeysPlan => ({
   configured: counts?.configured ?? 0,
   new: counts?.new ?? 0,
   stale: counts?.stale ?? 0,
+  unconfirmed: counts?.unconfirmed ?? 0,
 })
 
 const companiesPlan = (tallies: Tallies): CompaniesPlan => {
@@ -261,6 +280,7 @@ const companiesPlan = (tallies: Tallies): CompaniesPlan => {
     domains: keysPlan(domains),
     names: keysPlan(names),
     due: dueIn(domains) + dueIn(names),
+    unconfirmed: (domains?.unconfirmed ?? 0) + (names?.unconfirmed ?? 0),
     credits: bought?.bought ?? 0,
     requests: requestsIn(bought),
   }
@@ -311,6 +331,9 @@ export const plan = (
       mode: options.mode,
       fullRefresh,
       credits: spent,
+      creditsExact:
+        options.mode === "exact" &&
+        (companies === undefined || companies.credits === 0 || companies.unconfirmed === 0),
       creditsNeeded: due.reduce((sum, work) => sum + work.due, 0) + (companies?.due ?? 0),
       creditBudget: config.credit_budget,
       contacts,

@@ -9,6 +9,10 @@
  * retry after an unknown outcome takes a new reservation). A batch whose keys can match more
  * records than keys (a domain can return several companies) reads its further pages through the
  * Pager at the same page size.
+ *
+ * Given `matches`, a batch read to its end also says which of its keys no record returned matched
+ * (an `Unmatched` event, before the batch's records): a domain or name the provider knows no
+ * company by returns nothing, and costs nothing, where a match id always returns its contact.
  */
 import {
   AdaptiveConcurrency,
@@ -40,12 +44,16 @@ export interface Options<K, A, E, R> {
   ) => Effect.Effect<Page.Page<A>, ApiError.ApiError>
   /** Each key matches at most one record (match ids): one page per batch, never more. */
   readonly oneRecordPerKey: boolean
+  /** Whether a record returned matched `key`: given, each batch read to its end says its keys that none matched. */
+  readonly matches?: ((key: K, item: Page.Item<A>) => boolean) | undefined
 }
 
 export type Event<K, A> =
   | { readonly _tag: "Bought"; readonly keys: ReadonlyArray<K>; readonly items: ReadonlyArray<Page.Item<A>> }
   | { readonly _tag: "Unbought"; readonly keys: ReadonlyArray<K> }
   | { readonly _tag: "DepthLimitReached"; readonly keys: ReadonlyArray<K> }
+  /** A batch read to its end (every page): of its `keys`, those no record matched (maybe none). */
+  | { readonly _tag: "Unmatched"; readonly keys: ReadonlyArray<K>; readonly unmatched: ReadonlyArray<K> }
 
 interface Batch<K> {
   readonly keys: ReadonlyArray<K>
@@ -99,15 +107,44 @@ const morePages = <K, A, E, R>(purchase: Purchase<K, A, E, R>, keys: ReadonlyArr
     Stream.provideService(CreditBudget.CreditBudget, purchase.budget),
   )
 
+/**
+ * A batch's events once its first page landed: that page, its further pages (when it has more
+ * records than keys), and, when every page was read and `matches` is given, the keys none matched
+ * (first, so whatever records a batch's keys as done knows their standing by then).
+ */
+const pagesOf = <K, A, E, R>(
+  purchase: Purchase<K, A, E, R>,
+  keys: ReadonlyArray<K>,
+  page: Page.Page<A>,
+): Effect.Effect<ReadonlyArray<Event<K, A>>, ApiError.ApiError> => {
+  const { options } = purchase
+  const pageSize = keys.length
+  const more =
+    options.oneRecordPerKey || page.items.length < pageSize || (page.resultCount ?? 0) <= pageSize
+      ? Effect.succeed(Chunk.empty<Event<K, A>>())
+      : Stream.runCollect(morePages(purchase, keys, pageSize))
+  return Effect.map(more, (further) => {
+    const events: ReadonlyArray<Event<K, A>> = [
+      { _tag: "Bought", keys, items: page.items },
+      ...Chunk.toReadonlyArray(further),
+    ]
+    const matches = options.matches
+    if (matches === undefined || events.some((event) => event._tag !== "Bought")) return events
+    const items = events.flatMap((event) => (event._tag === "Bought" ? event.items : []))
+    const unmatched = keys.filter((key) => !items.some((item) => matches(key, item)))
+    return [{ _tag: "Unmatched", keys, unmatched }, ...events]
+  })
+}
+
 /** The batch's one credited request (then its further pages, if it has more records than keys). */
 const buy = <K, A, E, R>(
   purchase: Purchase<K, A, E, R>,
   batch: Batch<K>,
-): Stream.Stream<Event<K, A>, ApiError.ApiError> => {
+): Effect.Effect<ReadonlyArray<Event<K, A>>, ApiError.ApiError> => {
   const { budget, options, gate } = purchase
   const unbought: ReadonlyArray<Event<K, A>> =
     batch.unbought.length === 0 ? [] : [{ _tag: "Unbought", keys: batch.unbought }]
-  if (Option.isNone(batch.reservation) || batch.keys.length === 0) return Stream.fromIterable(unbought)
+  if (Option.isNone(batch.reservation) || batch.keys.length === 0) return Effect.succeed(unbought)
   const pageSize = batch.keys.length
   const request = CreditedRequest.send({
     budget,
@@ -126,18 +163,13 @@ const buy = <K, A, E, R>(
   })
   // A permit around the one request only (morePages takes its own per page): never nested.
   const first = Option.isSome(gate) ? gate.value.withPermit(request) : request
-  return Stream.unwrap(
-    Effect.map(first, (delivered): Stream.Stream<Event<K, A>, ApiError.ApiError> => {
-      if (Option.isNone(delivered))
-        return Stream.fromIterable([{ _tag: "Unbought", keys: batch.keys }, ...unbought])
-      const page = delivered.value.value
-      const bought = Stream.make<Array<Event<K, A>>>({ _tag: "Bought", keys: batch.keys, items: page.items })
-      const more =
-        options.oneRecordPerKey || page.items.length < pageSize || (page.resultCount ?? 0) <= pageSize
-          ? Stream.empty
-          : morePages(purchase, batch.keys, pageSize)
-      return Stream.concat(Stream.concat(bought, more), Stream.fromIterable(unbought))
-    }),
+  return Effect.flatMap(first, (delivered) =>
+    Option.isNone(delivered)
+      ? Effect.succeed<ReadonlyArray<Event<K, A>>>([{ _tag: "Unbought", keys: batch.keys }, ...unbought])
+      : Effect.map(pagesOf(purchase, batch.keys, delivered.value.value), (events) => [
+          ...events,
+          ...unbought,
+        ]),
   )
 }
 
@@ -157,11 +189,11 @@ export const run = <K, A, E, R>(
       // and are emitted (and accounted as delivered, not as unknown), no new batch is sent, and
       // the failure is raised after them.
       const landed = (batch: Batch<K>) =>
-        Stream.runCollect(buy(purchase, batch)).pipe(
+        buy(purchase, batch).pipe(
           Effect.catchAll((error) =>
             Effect.as(
               Effect.zipRight(Ref.set(purchase.failure, Option.some(error)), Ref.set(purchase.refused, true)),
-              Chunk.empty<Event<K, A>>(),
+              [] as ReadonlyArray<Event<K, A>>,
             ),
           ),
         )

@@ -163,6 +163,7 @@ export const creditedPages = <A, E, R>(
 // Keyed batches
 
 type Bought<Event> = Extract<Event, { readonly _tag: "Bought" }>
+type Unmatched<Event> = Extract<Event, { readonly _tag: "Unmatched" }>
 
 export interface BatchesOptions<A, Event extends KeyedPurchase.Event<unknown, A>, E, R> extends Common<A> {
   readonly events: Stream.Stream<Event, E, R>
@@ -175,6 +176,15 @@ export interface BatchesOptions<A, Event extends KeyedPurchase.Event<unknown, A>
   readonly everyBatch: boolean
   /** The closing shortfall for `keys` left unbought, if one is due. */
   readonly shortfall: (keys: number) => Effect.Effect<Output.Shortfall | undefined>
+  /** A batch read to its end said which of its keys matched nothing: recorded before its records. */
+  readonly recordUnmatched?: ((event: Unmatched<Event>) => Effect.Effect<void>) | undefined
+  /**
+   * What is said, at the end (or before a failure is reported), when keys this read looked up
+   * matched nothing: every batch read to its end, in key order.
+   */
+  readonly unmatchedWarnings?:
+    | ((events: ReadonlyArray<Unmatched<Event>>) => ReadonlyArray<Output.Log>)
+    | undefined
 }
 
 /**
@@ -188,6 +198,12 @@ export const keyedBatches = <A, Event extends KeyedPurchase.Event<unknown, A>, E
     Effect.gen(function* () {
       const cadence = yield* options.bought.cadence()
       const unbought = yield* Ref.make(0)
+      const unmatched = yield* Ref.make<ReadonlyArray<Unmatched<Event>>>([])
+      const warnings = Effect.map(Ref.get(unmatched), (events) =>
+        events.every((event) => event.unmatched.length === 0) || options.unmatchedWarnings === undefined
+          ? []
+          : options.unmatchedWarnings(events),
+      )
       const batches = options.events.pipe(
         Stream.mapEffect((event): Effect.Effect<ReadonlyArray<Output.Output<A>>> => {
           if (event._tag === "Unbought")
@@ -202,21 +218,38 @@ export const keyedBatches = <A, Event extends KeyedPurchase.Event<unknown, A>, E
                 `${options.detail}: a batch of ${event.keys.length} keys matched more records than paging reaches`,
               ),
             ])
-          options.recordBought(event as Bought<Event>)
-          const tally = Output.tally(options.work, { creditedRequests: 1, bought: event.items.length })
-          const outputs = [Output.pageRead, tally, ...event.items.map(options.record)]
+          if (event._tag === "Unmatched") {
+            const looked = event as Unmatched<Event>
+            return Effect.as(
+              Effect.zipRight(
+                options.recordUnmatched?.(looked) ?? Effect.void,
+                Ref.update(unmatched, (events) => [...events, looked]),
+              ),
+              [],
+            )
+          }
+          const bought = event as Bought<Event>
+          options.recordBought(bought)
+          const tally = Output.tally(options.work, { creditedRequests: 1, bought: bought.items.length })
+          const outputs = [Output.pageRead, tally, ...bought.items.map(options.record)]
           return options.everyBatch
             ? Effect.map(options.checkpoint, (state) => [...outputs, state])
-            : withCheckpointWhenDue(options.checkpoint, cadence, event.items.length, outputs)
+            : withCheckpointWhenDue(options.checkpoint, cadence, bought.items.length, outputs)
         }),
         Stream.flattenIterables,
+        Stream.catchAll((error) => Stream.concat(Stream.fromIterableEffect(warnings), Stream.fail(error))),
         savedBeforeFailure(options.checkpoint),
       )
       const closing = Stream.unwrap(
         Effect.gen(function* () {
+          const said = yield* warnings
           const shortfall = yield* options.shortfall(yield* Ref.get(unbought))
           const state = yield* options.checkpoint
-          return Stream.fromIterable<Output.Output<A>>(shortfall === undefined ? [state] : [shortfall, state])
+          return Stream.fromIterable<Output.Output<A>>([
+            ...said,
+            ...(shortfall === undefined ? [] : [shortfall]),
+            state,
+          ])
         }),
       )
       return Stream.concat(batches, closing)

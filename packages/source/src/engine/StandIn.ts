@@ -8,8 +8,8 @@
  * - a page of a credited search (a direct read): the contacts of the same page of the free
  *   preview, so the ids a later search or email meets are the real ones (in `quick` mode, made-up
  *   ids, as many as the search's count leaves on that page);
- * - technologies appended: one company per domain or name (a key may match none, or several: the
- *   plan counts one).
+ * - technologies appended: one company per domain or name, carrying it (a key may match none, or
+ *   several: the plan counts one, an upper bound for the keys not known to match a company).
  * In `quick` mode a search's free listing is answered here too, from its free count (asked once
  * per query): every id is new, so its credits are an upper bound.
  */
@@ -90,8 +90,12 @@ export const standIn = (real: Client.SalesIntelClientService, mode: Mode): Clien
       )
     },
     appendTechnologies: (filters, paging) => {
-      const keys = filters.company_domain ?? filters.company_name ?? []
-      const companies = keys.map((_, i) => ({ company_id: (paging.page - 1) * paging.pageSize + i + 1 }))
+      const domains = filters.company_domain
+      const keys = domains ?? filters.company_name ?? []
+      const companies = keys.map((key, i) => ({
+        company_id: (paging.page - 1) * paging.pageSize + i + 1,
+        ...(domains === undefined ? { company_name: key } : { company_domains: [key] }),
+      }))
       return Effect.succeed(pageOf(paging, companies, keys.length))
     },
   }

@@ -87,3 +87,84 @@ describe("companies with refresh_after_days 0", () => {
     }),
   )
 })
+
+describe("companies with domains that match no company", () => {
+  const unknown = Array.from({ length: 23 }, (_, i) => `nosuch-${i}.example`)
+  // Known and unknown domains interleaved, so most batches hold both.
+  const mixed = domains.flatMap((domain, i) => (i < unknown.length ? [domain, unknown[i] ?? ""] : [domain]))
+  const configOf = (keys: ReadonlyArray<string>, refresh?: number) =>
+    Either.getOrThrow(
+      Config.decode({
+        api_key: "test-key",
+        credit_budget: 1_000,
+        page_size: 10,
+        companies: { domains: keys, ...(refresh === undefined ? {} : { refresh_after_days: refresh }) },
+      }),
+    )
+  const readOf = (
+    provider: ReturnType<typeof fakeProvider>,
+    keys: ReadonlyArray<string>,
+    state: unknown,
+    refresh?: number,
+  ) =>
+    Effect.gen(function* () {
+      const budget = yield* CreditBudget.make(1_000)
+      const outputs = yield* companies
+        .read({ config: configOf(keys, refresh), syncMode: "incremental", state, startedAt: 0 })
+        .pipe(
+          Stream.runCollect,
+          Effect.map((all) => Chunk.toReadonlyArray(all)),
+          Effect.provide(Layer.merge(provider.layer, Layer.succeed(CreditBudget.CreditBudget, budget))),
+        )
+      return { outputs, spent: (yield* budget.snapshot).spent }
+    })
+
+  it.effect(
+    "names them in one WARN (20, then how many more), charges nothing for them, and keeps them in the state",
+    () =>
+      Effect.gen(function* () {
+        const provider = fakeProvider({ contacts: 0, unknownDomains: unknown })
+        const { outputs, spent } = yield* readOf(provider, mixed, undefined)
+        expect(provider.charged()).toBe(25)
+        expect(spent).toBe(25)
+        const warnings = outputs.flatMap((output) =>
+          output._tag === "Log" && output.level === "WARN" ? [output.message] : [],
+        )
+        expect(warnings).toEqual([
+          `23 of the 48 domains in companies.domains looked up matched no company at the provider, so nothing was charged for them: ${unknown.slice(0, 20).join(", ")} and 3 more (a domain is matched exactly: check the spelling, without www. or a path)`,
+        ])
+        const states = outputs.flatMap((output) => (output._tag === "Checkpoint" ? [output.state] : []))
+        expect(states.at(-1)).toMatchObject({ unmatched: { domains: [...unknown].sort() } })
+      }),
+  )
+
+  it.effect(
+    "says nothing when every domain matched, and a later read counts the keys not known to match",
+    () =>
+      Effect.gen(function* () {
+        const provider = fakeProvider({ contacts: 0, unknownDomains: unknown })
+        const first = yield* readOf(provider, domains, undefined)
+        expect(first.outputs.some((output) => output._tag === "Log" && output.level === "WARN")).toBe(false)
+        const known = first.outputs
+          .flatMap((output) => (output._tag === "Checkpoint" ? [output.state] : []))
+          .at(-1)
+        expect(known).not.toHaveProperty("unmatched")
+        // Everything due again, the unknown domains added: 25 matched before, 23 never looked up.
+        const second = yield* readOf(provider, mixed, known, 0)
+        const tally = second.outputs.find(
+          (output): output is Output.Tally => output._tag === "Tally" && output.work === "companies domains",
+        )
+        expect(tally?.counts).toEqual({ configured: 48, new: 23, stale: 25, unconfirmed: 23 })
+        const state = second.outputs
+          .flatMap((output) => (output._tag === "Checkpoint" ? [output.state] : []))
+          .at(-1)
+        // A third read with everything due: the 23 matched nothing when last looked up.
+        const third = yield* readOf(provider, mixed, state, 0)
+        const again = third.outputs.find(
+          (output): output is Output.Tally => output._tag === "Tally" && output.work === "companies domains",
+        )
+        expect(again?.counts).toEqual({ configured: 48, new: 0, stale: 48, unconfirmed: 23 })
+        expect(provider.charged()).toBe(75)
+      }),
+  )
+})

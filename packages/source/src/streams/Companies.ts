@@ -5,7 +5,8 @@
  *
  * incremental is by key: a domain or name already appended is not bought again until it is older
  * than refresh_after_days. Every key of a batch is marked done once the batch is read to the end
- * (keys that matched no company cost nothing and are not asked for again).
+ * (keys that matched no company cost nothing and are not asked for again); those keys are named in
+ * a WARN and kept in the state's `unmatched` (companies/Unmatched.ts).
  */
 import { Streams } from "@salesintel/airbyte"
 import { type ApiError, Client, type CompanyTechnologies, CreditBudget } from "@salesintel/core"
@@ -20,13 +21,16 @@ import * as Purchases from "../engine/Purchases.ts"
 import * as Output from "../Output.ts"
 import type { ReadInput, StreamDefinition } from "../StreamDefinition.ts"
 import { decodeState } from "./common.ts"
+import * as Unmatched from "./companies/Unmatched.ts"
 
 export const CompaniesState = Schema.Struct({
   domains: Schema.optionalWith(DatedSetJson, { default: () => ({}) }),
   names: Schema.optionalWith(DatedSetJson, { default: () => ({}) }),
+  /** Keys that matched no company when last looked up (a state from before it: none known). */
+  unmatched: Schema.optionalWith(Unmatched.UnmatchedState, { default: () => ({ domains: [], names: [] }) }),
 })
 
-type KeyKind = "domains" | "names"
+type KeyKind = Unmatched.KeyKind
 
 const techFilters = (settings: CompaniesConfig) => ({
   ...(settings.tech_category === undefined ? {} : { tech_category: settings.tech_category }),
@@ -76,7 +80,46 @@ const purchase = (
         paging,
       ),
     oneRecordPerKey: false,
+    matches: Unmatched.matches(kind),
   }).pipe(Stream.map((event) => ({ ...event, kind })))
+
+/** How the configured keys of each kind stand (the plan's figures): a tally per kind. */
+const standings = (
+  settings: CompaniesConfig,
+  done: Readonly<Record<KeyKind, BoughtSet>>,
+  due: Readonly<Record<KeyKind, ReadonlyArray<string>>>,
+  unmatched: Unmatched.UnmatchedState,
+) =>
+  (["domains", "names"] as const).map((kind) => {
+    const matchedNone = new Set(unmatched[kind])
+    return Output.tally(`companies ${kind}`, {
+      configured: configuredKeys(settings[kind]),
+      new: due[kind].filter((key) => !done[kind].has(key)).length,
+      stale: due[kind].filter((key) => done[kind].has(key)).length,
+      // Never looked up, or matched no company then: at most one credit each, maybe none.
+      unconfirmed: due[kind].filter((key) => !done[kind].has(key) || matchedNone.has(key)).length,
+    })
+  })
+
+/** The configured spelling of a (lower-cased) key, for the user's eyes. */
+const spellingOf = (settings: CompaniesConfig) => {
+  const spelled = new Map<string, string>()
+  for (const key of [...settings.domains, ...settings.names])
+    if (!spelled.has(key.toLowerCase())) spelled.set(key.toLowerCase(), key)
+  return (key: string) => spelled.get(key) ?? key
+}
+
+/** One WARN per kind whose keys looked up by this read matched no company. */
+const unmatchedWarnings =
+  (settings: CompaniesConfig) =>
+  (events: ReadonlyArray<Extract<KindEvent, { readonly _tag: "Unmatched" }>>): ReadonlyArray<Output.Log> =>
+    (["domains", "names"] as const).flatMap((kind) => {
+      const ofKind = events.filter((event) => event.kind === kind)
+      const unmatched = ofKind.flatMap((event) => event.unmatched)
+      if (unmatched.length === 0) return []
+      const lookedUp = ofKind.reduce((sum, event) => sum + event.keys.length, 0)
+      return [Unmatched.warning(kind, lookedUp, unmatched, spellingOf(settings))]
+    })
 
 const read = (input: ReadInput) =>
   Stream.unwrap(
@@ -98,6 +141,7 @@ const read = (input: ReadInput) =>
         domains: dueKeys(settings.domains, done.domains),
         names: dueKeys(settings.names, done.names),
       }
+      const unmatched = yield* Unmatched.standing(state.unmatched)
       const fetchedAt = new Date(input.startedAt).toISOString()
       const bought = Purchases.keyedBatches<Company, KindEvent, ApiError.ApiError, CreditBudget.CreditBudget>(
         {
@@ -106,9 +150,11 @@ const read = (input: ReadInput) =>
             purchase(client, input, settings, "names", due.names),
           ),
           recordBought: (event) => done[event.kind].record(event.keys),
+          recordUnmatched: (event) => unmatched.record(event.kind, event.keys, event.unmatched),
+          unmatchedWarnings: unmatchedWarnings(settings),
           everyBatch: true,
-          checkpoint: Effect.sync(() =>
-            Output.checkpoint({ domains: done.domains.toJson(), names: done.names.toJson() }),
+          checkpoint: Effect.map(unmatched.toJson, (json) =>
+            Output.checkpoint({ domains: done.domains.toJson(), names: done.names.toJson(), ...json }),
           ),
           bought: done.domains,
           record: (item) =>
@@ -127,14 +173,7 @@ const read = (input: ReadInput) =>
       // One record per key as a rule (a key may match no company, or several): within the budget.
       const { available } = yield* (yield* CreditBudget.CreditBudget).snapshot
       const keys = due.domains.length + due.names.length
-      // How the configured keys stand, by kind: the plan's figures.
-      const standing = (["domains", "names"] as const).map((kind) =>
-        Output.tally(`companies ${kind}`, {
-          configured: configuredKeys(settings[kind]),
-          new: due[kind].filter((key) => !done[kind].has(key)).length,
-          stale: due[kind].filter((key) => done[kind].has(key)).length,
-        }),
-      )
+      const standing = standings(settings, done, due, state.unmatched)
       return Stream.concat(Stream.make(Output.estimate(Math.min(available, keys)), ...standing), bought)
     }),
   )

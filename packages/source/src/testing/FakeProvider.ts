@@ -1,7 +1,8 @@
 /**
  * Test support: the provider in memory, behind the client's own interface, for fast tests of the
  * buying logic (no HTTP, no sandbox). Every contact matches any search filters; `email` finds the
- * contact of that email; `match_ids` buys those contacts. Companies are one per domain. It counts
+ * contact of that email; `match_ids` buys those contacts. Companies are one per domain, but for the
+ * domains `unknownDomains` names, which match none (and so cost nothing). It counts
  * the requests by endpoint and the credits it charged (one per record of a credited answer), and
  * can refuse a credited search page with a 402.
  */
@@ -18,6 +19,8 @@ export interface FakeProviderOptions {
   readonly paymentRequiredOnPage?: number
   /** How long each request takes (on the Clock, so a TestClock test measures the waits). */
   readonly latency?: Duration.DurationInput
+  /** Domains that match no company: append returns nothing for them and charges nothing. */
+  readonly unknownDomains?: ReadonlyArray<string>
 }
 
 const decode = Schema.decodeUnknownSync(Contact.Contact)
@@ -67,7 +70,8 @@ export const fakeProvider = (options: FakeProviderOptions) => {
     appendTechnologies: (filters, paging) =>
       Effect.sync(() => {
         requests.append++
-        const keys = filters.company_domain ?? []
+        const unknown = new Set(options.unknownDomains ?? [])
+        const keys = (filters.company_domain ?? []).filter((domain) => !unknown.has(domain))
         const companies = keys.map((domain, i) => ({
           record: { company_id: i + 1 },
           raw: { company_id: i + 1, domain },
