@@ -336,39 +336,83 @@ describe.each(await backends())("salesintel report on $name", (backend) => {
       for (const point of trend.points)
         expect(point.share).toBeCloseTo(point.companiesUsing / point.companiesObserved, 4)
     }
-    // Replacements: a drop and a rival's adoption at one company, counted from the change rows.
-    const replaced = await database.query(
-      `SELECT d.product AS dropped, a.product AS adopted, count(DISTINCT d.company_id)::int AS companies
-       FROM ${table("technology_changes")} d JOIN ${table("technology_changes")} a
-         ON a.company_id = d.company_id AND a.change = 'adopted' AND a.subcategory = d.subcategory
-         AND a.category IS NOT DISTINCT FROM d.category AND a.product <> d.product
-         AND abs(extract(epoch FROM a.observed_at - d.observed_at)) <= 90 * 86400
-       WHERE d.change = 'dropped' GROUP BY 1, 2 ORDER BY companies DESC, dropped, adopted`,
+    // Replacements, worked out here from the observation rows (not through the views' SQL): each
+    // company's observations in time, what each shows that the one before did not (adopted) and the
+    // reverse (dropped), then every drop and adoption of a rival of its subcategory within 90 days.
+    const observed = await database.query(
+      `SELECT company_id::text AS company, observed_at FROM ${table("company_observations")} ORDER BY company_id, observed_at`,
     )
-    expect(replaced.length).toBeGreaterThan(0)
-    expect(
-      intelligence.displacements.map((row) => [row.droppedProduct, row.adoptedProduct, row.companies]),
-    ).toEqual(
-      replaced
-        .slice(0, ReportData.defaultLimits.intelligenceRows)
-        .map((row) => [row.dropped, row.adopted, row.companies]),
+    const listed = await database.query(
+      `SELECT company_id::text AS company, observed_at, category, subcategory, product, vendor
+       FROM ${table("technology_observations")}`,
+    )
+    type Listed = { category: unknown; subcategory: unknown; product: unknown; vendor: unknown }
+    const at = (company: unknown, time: unknown) => `${String(company)}@${(time as Date).toISOString()}`
+    const productsAt = new Map<string, Map<string, Listed>>()
+    for (const row of listed) {
+      const key = at(row.company, row.observed_at)
+      const products = productsAt.get(key) ?? new Map<string, Listed>()
+      products.set(`${String(row.product)}|${String(row.vendor)}`, row as unknown as Listed)
+      productsAt.set(key, products)
+    }
+    const steps: Array<{ company: string; time: number; adopted: Array<Listed>; dropped: Array<Listed> }> = []
+    for (const [index, row] of observed.entries()) {
+      const before = observed[index - 1]
+      if (before === undefined || before.company !== row.company) continue
+      const now = productsAt.get(at(row.company, row.observed_at)) ?? new Map<string, Listed>()
+      const then = productsAt.get(at(before.company, before.observed_at)) ?? new Map<string, Listed>()
+      steps.push({
+        company: String(row.company),
+        time: (row.observed_at as Date).getTime(),
+        adopted: [...now].filter(([key]) => !then.has(key)).map(([, product]) => product),
+        dropped: [...then].filter(([key]) => !now.has(key)).map(([, product]) => product),
+      })
+    }
+    const pairs = new Map<string, Set<string>>()
+    for (const drop of steps)
+      for (const adoption of steps.filter(
+        (step) => step.company === drop.company && Math.abs(step.time - drop.time) <= 90 * 86_400_000,
+      ))
+        for (const from of drop.dropped)
+          for (const to of adoption.adopted)
+            if (
+              from.subcategory !== null &&
+              from.subcategory === to.subcategory &&
+              from.category === to.category &&
+              `${from.product}|${from.vendor}` !== `${to.product}|${to.vendor}`
+            ) {
+              const key = `${String(from.product)} -> ${String(to.product)}`
+              pairs.set(key, (pairs.get(key) ?? new Set()).add(drop.company))
+            }
+    expect(pairs.size).toBeGreaterThan(0)
+    const shown = intelligence.displacements.map(
+      (row) => [`${row.droppedProduct} -> ${row.adoptedProduct}`, row.companies] as const,
+    )
+    expect(shown).toHaveLength(Math.min(pairs.size, ReportData.defaultLimits.intelligenceRows))
+    for (const [pair, companies] of shown) expect(companies, pair).toBe(pairs.get(pair)?.size)
+    expect(shown.map(([, companies]) => companies)).toEqual(
+      [...pairs.values()]
+        .map((companies) => companies.size)
+        .sort((a, b) => b - a)
+        .slice(0, shown.length),
     )
     // Champion moves: contacts who left a company, by the products there before the move was seen.
     const moved = await database.query(
-      `SELECT t.product, count(DISTINCT j.match_id)::int AS contacts
+      `SELECT t.product, count(DISTINCT j.change_id)::int AS moves
        FROM ${table("job_changes")} j
        JOIN LATERAL (SELECT max(o.observed_at) AS at FROM ${table("company_observations")} o
          WHERE o.company_id = j.from_company_id AND o.observed_at < j.observed_at) s ON true
        JOIN ${table("technology_observations")} t ON t.company_id = j.from_company_id AND t.observed_at = s.at
-       WHERE 'company' = ANY(j.changed) AND j.to_company_id IS DISTINCT FROM j.from_company_id
-       GROUP BY t.product ORDER BY contacts DESC, t.product`,
+       WHERE 'company' = ANY(j.changed) AND j.to_company_id IS NOT NULL AND j.to_company_id <> j.from_company_id
+       GROUP BY t.product ORDER BY moves DESC, t.product`,
     )
     expect(moved.length).toBeGreaterThan(0)
-    expect(intelligence.champions.map((row) => [row.product, row.contacts])).toEqual(
-      moved.slice(0, ReportData.defaultLimits.intelligenceRows).map((row) => [row.product, row.contacts]),
+    expect(intelligence.champions.map((row) => [row.product, row.moves])).toEqual(
+      moved.slice(0, ReportData.defaultLimits.intelligenceRows).map((row) => [row.product, row.moves]),
     )
+    // Each move lands in one of the three: the company joined uses it, does not, was never observed.
     for (const row of intelligence.champions)
-      expect(row.joinedUsing + row.joinedNotUsing + row.joinedUnobserved).toBe(row.contacts)
+      expect(row.joinedUsing + row.joinedNotUsing + row.joinedUnobserved).toBe(row.moves)
   })
 
   it("the HTML is one self-contained file: ten inline SVG charts, no script, nothing by URL, every string escaped", async () => {

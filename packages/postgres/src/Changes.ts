@@ -2,7 +2,8 @@
  * What changed between two observations of a company or a contact, kept as rows: technology
  * adoptions and drops (`technology_changes`) and job changes (`job_changes`). A refresh pays for
  * a new observation; the merge overwrites the old one, so the difference is taken first, in the
- * same transaction, from the staged batch against the rows it is about to replace (Merge.ts).
+ * same transaction, from the staged batch against the rows it is about to replace (Merge.ts), when
+ * the batch's observation is not the older.
  * The first observation of a company or contact is not a change (there is nothing to compare
  * with), and loading the same data again finds no difference. Only what both observations carry
  * is compared: a field left out of either (`exclude_fields`, a deselected field: absent from its
@@ -130,6 +131,12 @@ const columnList = (table: TableShape, skip: ReadonlyArray<string>): string =>
  * Adoptions and drops of the batch's companies that were loaded before: their products in use
  * as staged against those in use in company_technologies now (before the merge replaces them).
  */
+/**
+ * Only an observation as new as the row it meets, or newer, is compared with it: one loaded out of
+ * order (an older file replayed) is not news, and would read as every change undone.
+ */
+const newer = `coalesce(s.fetched_at, now()) >= coalesce(p.fetched_at, p."_synced_at")`
+
 const technologySql = (schema: string, staged: Staged, runId: number | undefined): string => {
   const companies = qualified(schema, named.companies.name)
   const technologies = qualified(schema, named.companyTechnologies.name)
@@ -143,7 +150,7 @@ WITH seen AS (
     coalesce(s.fetched_at, now()) AS observed_at
   FROM ${companies} p JOIN ${staged.parent} s ON s.company_id = p.company_id
   WHERE p.company_id = ANY(ARRAY(SELECT company_id FROM ${staged.parent}))
-    AND ${carriedTechnologies("p")} AND ${carriedTechnologies("s")}
+    AND ${carriedTechnologies("p")} AND ${carriedTechnologies("s")} AND ${newer}
 ),
 before AS (
   SELECT DISTINCT company_id, category, subcategory, product, vendor FROM ${technologies}
@@ -191,7 +198,7 @@ SELECT s.match_id, s.display_name,
   array_remove(ARRAY[${changed.join(", ")}], NULL),
   coalesce(s.fetched_at, now()), coalesce(p.fetched_at, p."_synced_at"), ${runLiteral(runId)}
 FROM ${contacts} p JOIN ${staged.parent} s ON s.match_id = p.match_id
-WHERE p.match_id = ANY(ARRAY(SELECT match_id FROM ${staged.parent}))
+WHERE p.match_id = ANY(ARRAY(SELECT match_id FROM ${staged.parent})) AND ${newer}
   AND (${jobFields.map(differs).join(" OR ")})
 ORDER BY s.match_id`
 }

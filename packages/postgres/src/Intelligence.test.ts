@@ -216,6 +216,55 @@ describe.each(all.map((backend): [string, Backend] => [backend.name, backend]))(
       expect(await everything()).toEqual(before)
     })
 
+    it("records loaded out of order (an older run replayed) change none of them", async () => {
+      const changeCounts = () =>
+        rows(
+          `SELECT (SELECT count(*) FROM ${qualified(env.schema, "technology_changes")})::int AS technologies,
+             (SELECT count(*) FROM ${qualified(env.schema, "job_changes")})::int AS jobs`,
+        )
+      const before = [...(await everything()), await changeCounts()]
+      await env.run(Loader.load(Stream.fromIterable(history[0]!), { schema: env.schema }))
+      // Nor the change tables: an older observation is not compared with a newer row.
+      expect([...(await everything()), await changeCounts()]).toEqual(before)
+    })
+
+    it("a product listed twice in one observation is one product in use; a contact left for no company is no move", async () => {
+      const twice = (at: string) => ({
+        ...observed(9, ["X"], at),
+        technologies: [
+          {
+            category: "Marketing",
+            subcategory: "Marketing Automation",
+            product: "X",
+            vendor: "V",
+            in_use: true,
+          },
+          { category: "Analytics", subcategory: "Web Analytics", product: "X", vendor: "V", in_use: true },
+        ],
+      })
+      for (const at of [t0, t1])
+        await env.run(Loader.load(Stream.fromIterable(companies([twice(at)])), { schema: env.schema }))
+      expect(
+        await rows(
+          `SELECT observations::int AS observations, company_observations::int AS company_observations
+           FROM ${qualified(env.schema, "technology_install_base")} WHERE company_id = 9`,
+        ),
+      ).toEqual([{ observations: 2, company_observations: 2 }])
+      // Contact 1 (at company 2 since t1) is seen at t2 with no company: a job change, not a move.
+      const none = contact(1, {
+        company_id: null,
+        company: null,
+        company_name: null,
+        _salesintel_fetched_at: t2,
+      })
+      await env.run(Loader.load(Stream.fromIterable(contacts([none])), { schema: env.schema }))
+      const [change] = await rows(
+        `SELECT count(*)::int AS n FROM ${qualified(env.schema, "job_changes")} WHERE to_company_id IS NULL`,
+      )
+      expect(change).toEqual({ n: 1 })
+      expect((await moves()).map((move) => move.joined_company)).toEqual([2, 2])
+    })
+
     it("every column of the new views says what it holds", async () => {
       const undocumented = await env.query(
         `SELECT c.relname AS view, a.attname AS column

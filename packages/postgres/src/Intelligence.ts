@@ -2,12 +2,15 @@
  * What repeated observations mean, as views over the user's own purchases: the install base
  * (since when a company has used a product, how often it was seen), its trend per month, the
  * displacements (a product replaced by a rival of its subcategory) and the champion moves (a
- * contact who left a company that used a product, and where they went). They read the
- * observation log (Observations.ts) and the change tables (Changes.ts), so they know only what
- * was bought: a company or contact never bought is never observed, and an observation is a
- * purchase, so every date here is as fine as `refresh_after_days` makes the purchases.
+ * contact who left a company that used a product, and where they went). Technologies come from
+ * the observation log alone (Observations.ts): adoptions and drops are taken between each company's
+ * consecutive observations in time (`logChanges`), so a reload, or records loaded out of order,
+ * change nothing here (the change table, which compares a batch with the row it replaces, is not
+ * read). Moves come from job_changes. They know only what was bought: a company or contact never
+ * bought is never observed, and an observation is a purchase, so every date here is as fine as
+ * `refresh_after_days` makes the purchases.
  */
-import { jobChangesTable, technologyChangesTable } from "./Changes.ts"
+import { jobChangesTable } from "./Changes.ts"
 import { companyObservationsTable, technologyObservationsTable } from "./Observations.ts"
 import { qualified } from "./Sql.ts"
 import type { View } from "./Views.ts"
@@ -21,7 +24,6 @@ export const displacementWindowDays = 90
 const tables = (schema: string) => ({
   companyObservations: qualified(schema, companyObservationsTable.name),
   technologyObservations: qualified(schema, technologyObservationsTable.name),
-  technologyChanges: qualified(schema, technologyChangesTable.name),
   jobChanges: qualified(schema, jobChangesTable.name),
 })
 
@@ -34,6 +36,31 @@ const latest = (column: string): string => `(array_agg(${column} ORDER BY observ
 const sameProduct = (a: string, b: string): string =>
   `${a}.product = ${b}.product AND ${a}.vendor IS NOT DISTINCT FROM ${b}.vendor`
 
+/**
+ * CTEs `log_steps` (each company observation with the one before it) and `log_changes` (products
+ * adopted: in use at an observation and not at the one before; dropped: the reverse), from the log
+ * alone. A company's first observation has none before it: what it shows is seen, not adopted.
+ */
+const logChanges = (t: ReturnType<typeof tables>): string => `log_steps AS (
+  SELECT company_id, observed_at, company_name,
+    lag(observed_at) OVER (PARTITION BY company_id ORDER BY observed_at) AS previous_at
+  FROM ${t.companyObservations}
+),
+log_changes AS (
+  SELECT n.company_id, s.company_name, n.category, n.subcategory, n.product, n.vendor, 'adopted' AS change,
+    s.observed_at
+  FROM log_steps s JOIN ${t.technologyObservations} n ON n.company_id = s.company_id AND n.observed_at = s.observed_at
+  WHERE s.previous_at IS NOT NULL AND NOT EXISTS (
+    SELECT 1 FROM ${t.technologyObservations} p
+    WHERE p.company_id = s.company_id AND p.observed_at = s.previous_at AND ${sameProduct("p", "n")})
+  UNION ALL
+  SELECT p.company_id, s.company_name, p.category, p.subcategory, p.product, p.vendor, 'dropped', s.observed_at
+  FROM log_steps s JOIN ${t.technologyObservations} p ON p.company_id = s.company_id AND p.observed_at = s.previous_at
+  WHERE NOT EXISTS (
+    SELECT 1 FROM ${t.technologyObservations} n
+    WHERE n.company_id = s.company_id AND n.observed_at = s.observed_at AND ${sameProduct("n", "p")})
+)`
+
 const installBase: View = {
   name: "technology_install_base",
   doc: "one row per company and product ever observed in use there: when it was first and last seen, whether the company's latest observation shows it, how often it was seen",
@@ -44,16 +71,17 @@ const installBase: View = {
     subcategory: "the product's technology subcategory (as its latest observation says it)",
     product: "the product (taxonomy_products.product)",
     vendor: "the product's vendor",
-    first_seen_at:
-      "the first observation of the company that showed the product in use (or the adoption's observed_at, if earlier)",
+    first_seen_at: "the first observation of the company that showed the product in use",
     last_seen_at: "the last observation of the company that showed the product in use",
     in_use: "whether the company's latest observation shows the product in use",
     observations: "how many observations of the company showed the product in use",
     company_observations: "how many times the company was observed (bought with its technologies)",
-    tenure_days: "whole days from first_seen_at to last_seen_at: how long it has been seen in use",
+    tenure_days:
+      "whole days from first_seen_at to last_seen_at (a time it was dropped in between included): how long it has been seen",
     adopted_at:
-      "when an observation first showed it adopted (not in use at the observation before); null when it was in use at the company's first observation (which counts as seen, not as adopted) and never adopted again",
-    dropped_at: "when an observation showed it dropped, for a product not in use now; else null",
+      "the first observation that showed it adopted (in use, and not at the company's observation before); null when it was in use at the company's first observation (which counts as seen, not as adopted) and never adopted again",
+    dropped_at:
+      "for a product not in use now, the observation that showed it dropped (not in use, and in use at the one before); else null",
   },
   sql: (schema) => {
     const t = tables(schema)
@@ -67,18 +95,19 @@ seen AS (
     min(observed_at) AS first_seen_at, max(observed_at) AS last_seen_at, count(*) AS observations
   FROM ${t.technologyObservations} GROUP BY company_id, product, vendor
 ),
+${logChanges(t)},
 adopted AS (
   SELECT company_id, product, vendor, min(observed_at) AS adopted_at
-  FROM ${t.technologyChanges} WHERE change = 'adopted' GROUP BY company_id, product, vendor
+  FROM log_changes WHERE change = 'adopted' GROUP BY company_id, product, vendor
 ),
 dropped AS (
   SELECT company_id, product, vendor, max(observed_at) AS dropped_at
-  FROM ${t.technologyChanges} WHERE change = 'dropped' GROUP BY company_id, product, vendor
+  FROM log_changes WHERE change = 'dropped' GROUP BY company_id, product, vendor
 )
 SELECT s.company_id, c.company_name, s.category, s.subcategory, s.product, s.vendor,
-  least(s.first_seen_at, a.adopted_at) AS first_seen_at, s.last_seen_at,
-  s.last_seen_at = c.observed_at AS in_use, s.observations, c.company_observations,
-  floor(extract(epoch FROM s.last_seen_at - least(s.first_seen_at, a.adopted_at)) / 86400)::integer AS tenure_days,
+  s.first_seen_at, s.last_seen_at, s.last_seen_at = c.observed_at AS in_use, s.observations,
+  c.company_observations,
+  floor(extract(epoch FROM s.last_seen_at - s.first_seen_at) / 86400)::integer AS tenure_days,
   a.adopted_at,
   CASE WHEN s.last_seen_at < c.observed_at AND d.dropped_at > s.last_seen_at THEN d.dropped_at END AS dropped_at
 FROM seen s
@@ -94,8 +123,8 @@ const trendColumns = {
   companies_using: "of those, the companies whose observations that month showed it in use",
   share:
     "companies_using / companies_observed: the share among the companies observed that month, so a growing watch list does not read as growth",
-  adoptions: "adoptions observed that month (technology_changes)",
-  drops: "drops observed that month (technology_changes)",
+  adoptions: "adoptions observed that month (in use at a company's observation, not at its one before)",
+  drops: "drops observed that month (in use at a company's observation before, not at this one)",
   net: "adoptions less drops",
 }
 
@@ -127,9 +156,15 @@ const trendSql = (schema: string, keys: ReadonlyArray<string>, labels: ReadonlyA
   const t = tables(schema)
   const group = ["month", ...keys].join(", ")
   const described = labels.map((label) => `${latest(label)} AS ${label}`)
-  const join = keys.map((key) => `coalesce(c.${key}, '') = coalesce(u.${key}, '')`).join(" AND ")
+  // Null-safe and hashable (a FULL JOIN needs that): null and '' stay apart.
+  const join = keys
+    .map(
+      (key) => `coalesce(c.${key}, '') = coalesce(u.${key}, '') AND (c.${key} IS NULL) = (u.${key} IS NULL)`,
+    )
+    .join(" AND ")
   const picked = [...labels, ...keys].map((key) => `coalesce(u.${key}, c.${key}) AS ${key}`)
-  return `WITH months AS (
+  return `WITH ${logChanges(t)},
+months AS (
   SELECT ${monthOf("observed_at")} AS month, count(DISTINCT company_id) AS companies_observed
   FROM ${t.companyObservations} GROUP BY 1
 ),
@@ -141,7 +176,7 @@ used AS (
 changed AS (
   SELECT ${monthOf("observed_at")} AS month, ${[...keys, ...described].join(", ")},
     count(*) FILTER (WHERE change = 'adopted') AS adoptions, count(*) FILTER (WHERE change = 'dropped') AS drops
-  FROM ${t.technologyChanges} GROUP BY ${group}
+  FROM log_changes GROUP BY ${group}
 )
 SELECT coalesce(u.month, c.month) AS month, ${picked.join(", ")},
   m.companies_observed, coalesce(u.companies_using, 0) AS companies_using,
@@ -163,21 +198,23 @@ const displacements: View = {
     subcategory: "the technology subcategory of both products",
     dropped_product: "the product it stopped using",
     dropped_vendor: "that product's vendor",
-    dropped_at: "when the drop was observed (technology_changes.observed_at)",
+    dropped_at:
+      "the observation that showed the drop (in use at the company's observation before, not at this one)",
     adopted_product: "the product it started using",
     adopted_vendor: "that product's vendor",
-    adopted_at: "when the adoption was observed",
+    adopted_at: "the observation that showed the adoption",
     days_apart: `whole days from the drop's observation to the adoption's (negative: adopted first); within ${displacementWindowDays}`,
   },
   sql: (schema) => {
     const t = tables(schema)
     const window = `interval '${displacementWindowDays} days'`
-    return `SELECT d.company_id, a.company_name, d.category, d.subcategory,
+    return `WITH ${logChanges(t)}
+SELECT d.company_id, a.company_name, d.category, d.subcategory,
   d.product AS dropped_product, d.vendor AS dropped_vendor, d.observed_at AS dropped_at,
   a.product AS adopted_product, a.vendor AS adopted_vendor, a.observed_at AS adopted_at,
   trunc(extract(epoch FROM a.observed_at - d.observed_at) / 86400)::integer AS days_apart
-FROM ${t.technologyChanges} d
-JOIN ${t.technologyChanges} a ON a.company_id = d.company_id AND a.change = 'adopted'
+FROM log_changes d
+JOIN log_changes a ON a.company_id = d.company_id AND a.change = 'adopted'
   AND a.category IS NOT DISTINCT FROM d.category AND a.subcategory = d.subcategory
   AND NOT (${sameProduct("a", "d")})
   AND a.observed_at BETWEEN d.observed_at - ${window} AND d.observed_at + ${window}
@@ -187,7 +224,7 @@ WHERE d.change = 'dropped'`
 
 const championMoves: View = {
   name: "champion_moves",
-  doc: "contacts who moved to another company, one row per product in use at the company they left (at its last observation before the contact's observation that showed the move), with whether the company they joined uses it",
+  doc: "contacts who moved to another company (one named: not a company left for none), one row per product in use at the company they left (at its last observation before the contact's observation that showed the move), with whether the company they joined uses it",
   columns: {
     match_id: "the contact (contacts.match_id)",
     display_name: "the contact's name",
@@ -215,7 +252,8 @@ const championMoves: View = {
     const t = tables(schema)
     return `WITH moves AS (
   SELECT * FROM ${t.jobChanges}
-  WHERE 'company' = ANY(changed) AND from_company_id IS NOT NULL AND to_company_id IS DISTINCT FROM from_company_id
+  WHERE 'company' = ANY(changed) AND from_company_id IS NOT NULL AND to_company_id IS NOT NULL
+    AND to_company_id <> from_company_id
 ),
 left_seen AS (
   SELECT m.change_id, max(o.observed_at) AS observed_at
@@ -230,15 +268,14 @@ SELECT m.match_id, m.display_name, m.from_company_id AS left_company_id, m.from_
   m.to_job_title AS job_title, m.to_job_level AS job_level, m.to_job_department AS job_department,
   m.last_seen_at, m.observed_at AS moved_seen_at, s.observed_at AS left_company_observed_at,
   p.category, p.subcategory, p.product, p.vendor,
-  CASE WHEN j.observed_at IS NULL THEN NULL ELSE EXISTS (
-    SELECT 1 FROM ${t.technologyObservations} u
-    WHERE u.company_id = m.to_company_id AND u.observed_at = j.observed_at AND ${sameProduct("u", "p")}
-  ) END AS joined_company_uses,
+  CASE WHEN j.observed_at IS NULL THEN NULL ELSE u.product IS NOT NULL END AS joined_company_uses,
   m.change_id
 FROM moves m
 JOIN left_seen s ON s.change_id = m.change_id
 JOIN ${t.technologyObservations} p ON p.company_id = m.from_company_id AND p.observed_at = s.observed_at
-LEFT JOIN joined_seen j ON j.company_id = m.to_company_id`
+LEFT JOIN joined_seen j ON j.company_id = m.to_company_id
+LEFT JOIN ${t.technologyObservations} u
+  ON u.company_id = m.to_company_id AND u.observed_at = j.observed_at AND ${sameProduct("u", "p")}`
   },
 }
 

@@ -6,7 +6,8 @@
  * seen"), its trend per month and champion moves (the products at a company when a contact left
  * it) need each observation. Written by the merge in the batch's transaction (Merge.ts), from the
  * staged batch. An observation is a company and its `fetched_at`: loading the same records again
- * adds nothing (ON CONFLICT DO NOTHING, and the products only with a new observation).
+ * adds nothing (ON CONFLICT DO NOTHING, and the products only with a new observation), and records
+ * loaded out of order take their place by time (the views order observations by observed_at).
  */
 import { ident, qualified } from "./Sql.ts"
 import type { ColumnShape, TableShape } from "./Table.ts"
@@ -53,7 +54,8 @@ export const companyObservationsTable: TableShape = {
 export const technologyObservationsTable: TableShape = {
   name: "technology_observations",
   doc: "the products in use at each observation of a company (company_observations): one row per observation and product",
-  primaryKey: ["observation_id"],
+  // Led by the observation: the views find an observation's products through this index.
+  primaryKey: ["company_id", "observed_at", "observation_id"],
   columns: [
     {
       name: "observation_id",
@@ -89,9 +91,11 @@ const runLiteral = (id: number | undefined): string => {
 /**
  * The statement that records the observations in `companies` (a companies table or its staged
  * batch, keyed by company_id) with the products `technologies` (its technologies, same shape)
- * lists in use; `undated` is the time of a row without fetched_at. A company observation already
- * recorded (same company, same time) is skipped, products included, so a reload or a rerun of
- * this statement changes nothing.
+ * lists in use, each product once (a product listed under two categories is one product in use);
+ * `undated` is the time of a row without fetched_at. A company observation already recorded (same
+ * company, same time) is skipped, products included, so a reload or a rerun of this statement
+ * changes nothing. A record without fetched_at (its `_salesintel_fetched_at` excluded) cannot be
+ * told from a new purchase: each load of it is an observation at the load's time.
  */
 export const recordSql = (
   schema: string,
@@ -119,10 +123,11 @@ observed AS (
   RETURNING company_id, observed_at
 )
 INSERT INTO ${qualified(schema, technologyObservationsTable.name)} (${list(technologyObservationsTable)})
-SELECT DISTINCT o.company_id, o.observed_at, t.category, t.subcategory, t.product, t.vendor
+SELECT DISTINCT ON (o.company_id, o.observed_at, t.product, t.vendor)
+  o.company_id, o.observed_at, t.category, t.subcategory, t.product, t.vendor
 FROM observed o JOIN ${technologies} t ON t.company_id = o.company_id
 WHERE ${inUse}
-`
+ORDER BY o.company_id, o.observed_at, t.product, t.vendor, t.category, t.subcategory`
 }
 
 /** The statement that records a staged batch's observations; none for streams other than companies. */

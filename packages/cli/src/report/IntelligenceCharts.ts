@@ -78,7 +78,7 @@ export const champions = (rows: ReadonlyArray<IntelligenceData.ChampionProduct>)
   const part = (name: string, pick: (row: IntelligenceData.ChampionProduct) => number) => ({
     type: "bar" as const,
     name,
-    stack: "contacts",
+    stack: "moves",
     barMaxWidth: 20,
     // A zero part draws nothing; its label would sit on the next part's.
     label: valueLabel,
@@ -93,7 +93,7 @@ export const champions = (rows: ReadonlyArray<IntelligenceData.ChampionProduct>)
       grid: { left: 10, right: 30, top: 40, bottom: 30, containLabel: true },
       xAxis: {
         type: "value",
-        name: "contacts who left",
+        name: "moves away",
         nameLocation: "middle",
         nameGap: 24,
         minInterval: 1,

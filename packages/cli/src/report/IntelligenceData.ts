@@ -43,9 +43,9 @@ export interface ChampionProduct {
   readonly product: string | null
   readonly vendor: string | null
   readonly category: string | null
-  /** Contacts who left a company using it. */
-  readonly contacts: number
-  /** Of those, who joined a company that uses it, one that does not, one never observed. */
+  /** Moves of contacts away from a company using it (a contact who moved twice, twice). */
+  readonly moves: number
+  /** Of those, the moves to a company that uses it, to one that does not, to one never observed. */
   readonly joinedUsing: number
   readonly joinedNotUsing: number
   readonly joinedUnobserved: number
@@ -141,16 +141,16 @@ export const displacements = (schema: string, limit: number) =>
     ),
   )
 
-/** Per product at the companies contacts left: how many left, and where they went, the most first. */
+/** Per product at the companies contacts left: how many moves away, and to where, the most first. */
 export const champions = (schema: string, limit: number) =>
   Effect.flatMap(Database.Database, (db) =>
     db.query(
-      `SELECT product, vendor, min(category) AS category, count(DISTINCT match_id)::int AS contacts,
-         count(DISTINCT match_id) FILTER (WHERE joined_company_uses)::int AS joined_using,
-         count(DISTINCT match_id) FILTER (WHERE NOT joined_company_uses)::int AS joined_not_using,
-         count(DISTINCT match_id) FILTER (WHERE joined_company_uses IS NULL)::int AS joined_unobserved
+      `SELECT product, vendor, min(category) AS category, count(DISTINCT change_id)::int AS moves,
+         count(DISTINCT change_id) FILTER (WHERE joined_company_uses)::int AS joined_using,
+         count(DISTINCT change_id) FILTER (WHERE NOT joined_company_uses)::int AS joined_not_using,
+         count(DISTINCT change_id) FILTER (WHERE joined_company_uses IS NULL)::int AS joined_unobserved
        FROM ${view(schema, "champion_moves")}
-       GROUP BY product, vendor ORDER BY contacts DESC, product NULLS LAST, vendor NULLS LAST LIMIT $1`,
+       GROUP BY product, vendor ORDER BY moves DESC, product NULLS LAST, vendor NULLS LAST LIMIT $1`,
       [limit],
     ),
   ).pipe(
@@ -160,7 +160,7 @@ export const champions = (schema: string, limit: number) =>
           product: text(row.product),
           vendor: text(row.vendor),
           category: text(row.category),
-          contacts: Number(row.contacts),
+          moves: Number(row.moves),
           joinedUsing: Number(row.joined_using),
           joinedNotUsing: Number(row.joined_not_using),
           joinedUnobserved: Number(row.joined_unobserved),

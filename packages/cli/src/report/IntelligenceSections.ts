@@ -76,14 +76,14 @@ export const displacements = (rows: ReadonlyArray<IntelligenceData.Displacement>
 export const champions = (rows: ReadonlyArray<IntelligenceData.ChampionProduct>): Section => ({
   id: "champion-moves",
   title: "Champion moves",
-  description: `Contacts who moved to another company, by the products in use at the company they left (its last observation before the move was seen), and whether the company they joined uses the same product (champion_moves). ${observedOnly}`,
+  description: `Contacts who moved to another company, by the products in use at the company they left (its last observation before the move was seen), and whether the company they joined uses the same product (champion_moves): each move counted once per product (a contact who moved twice, twice). ${observedOnly}`,
   svg: chartOf(rows.length === 0, () => IntelligenceCharts.champions(rows)),
   data: {
     columns: [
       "product",
       "vendor",
       "category",
-      "contacts who left",
+      "moves away",
       "joined a user",
       "joined a non-user",
       "joined unobserved",
@@ -92,7 +92,7 @@ export const champions = (rows: ReadonlyArray<IntelligenceData.ChampionProduct>)
       named(row.product),
       named(row.vendor),
       named(row.category),
-      row.contacts,
+      row.moves,
       row.joinedUsing,
       row.joinedNotUsing,
       row.joinedUnobserved,

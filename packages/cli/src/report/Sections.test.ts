@@ -119,7 +119,7 @@ const some: ReportData = {
         product: "Widget & Co",
         vendor: "<i>V</i>",
         category: "CRM <b>",
-        contacts: 4,
+        moves: 4,
         joinedUsing: 1,
         joinedNotUsing: 3,
         joinedUnobserved: 0,
