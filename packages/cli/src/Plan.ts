@@ -150,6 +150,32 @@ const companiesLines = (companies: Plan.CompaniesPlan): ReadonlyArray<string> =>
   ]
 }
 
+/** The works the sections above show; any other (a stream's new work) gets a line of its own. */
+const sectioned = (plan: Plan.Plan) =>
+  new Set([
+    ...(plan.contacts?.searches ?? []).map((search) => `search ${search.name}`),
+    "emails",
+    "contacts held",
+    "companies",
+    "companies domains",
+    "companies names",
+    "taxonomy",
+  ])
+
+/** A piece of work no section shows, from its tallies alone. */
+const workLine = (work: Plan.WorkPlan): string => {
+  const { counts } = work
+  const standing = [
+    counts.listed === undefined ? undefined : `${count(counts.listed)} listed`,
+    counts.held === undefined ? undefined : `${count(counts.held)} held`,
+    `${count(work.due)} due (${count(counts.new ?? 0)} new, ${count(counts.stale ?? 0)} due again)`,
+    (counts.unconfirmed ?? 0) > 0
+      ? `${count(counts.unconfirmed)} not known to match (at most a credit each)`
+      : undefined,
+  ].filter((part) => part !== undefined)
+  return `${work.stream === "" || work.work.startsWith(work.stream) ? "" : `${work.stream}: `}${work.work}: ${standing.join(", ")}: ${count(work.credits)} credits, ${count(work.requests.free + work.requests.credited)} requests`
+}
+
 /** The plan as a person reads it: a table of the contact work, then companies, then the totals. */
 export const render = (plan: Plan.Plan, target: string): string => {
   const lines = [
@@ -202,6 +228,9 @@ export const render = (plan: Plan.Plan, target: string): string => {
     lines.push("")
   }
   if (plan.companies !== undefined) lines.push(...companiesLines(plan.companies), "")
+  const shown = sectioned(plan)
+  const others = plan.works.filter((work) => !shown.has(work.work))
+  if (others.length > 0) lines.push(...others.map(workLine), "")
   if (plan.taxonomy !== undefined)
     lines.push(
       `taxonomy: free, ${count(plan.taxonomy.requests.free)} requests (${plan.taxonomy.productQueries} product queries)`,

@@ -387,6 +387,7 @@ const follower = (options: SyncOptions, config: Config.SourceConfig) => {
     if (item._tag === "Summary") summary = item.summary
     else if (item._tag === "PageRead") live.pages++
     else if (item._tag === "Spent") creditsByStream.set(item.stream, item.credits)
+    else if (item._tag === "Tally") return
     else if (item.message.type === "RECORD") {
       const stream = item.message.record.stream
       readByStream.set(stream, (readByStream.get(stream) ?? 0) + 1)

@@ -95,6 +95,11 @@ export type Count =
    * an overwrite deletes (what buying them back would cost, one credit each).
    */
   | "notReadAgain"
+  /** A bought set as a read begins: the keys it holds, and those of them due again. */
+  | "inState"
+  | "staleInState"
+  /** Queries a free stream asks (the taxonomy's product terms). */
+  | "queries"
 
 export type Output<A> = RecordOutput<A> | Checkpoint | Log | Shortfall | PageRead | Estimate | Tally
 

@@ -19,22 +19,17 @@
  * counts one at most (a key that matches no company costs nothing): with such keys the plan's
  * credits are an upper bound, and `creditsExact` says so.
  */
-import { StreamState, Streams } from "@salesintel/airbyte"
+import { Catalog, StreamState, Streams } from "@salesintel/airbyte"
 import { type ApiError, Client, CreditBudget } from "@salesintel/core"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Stream from "effect/Stream"
 import type { SourceConfig } from "./Config.ts"
-import { definitionOf } from "./Definitions.ts"
 import { LedgerError } from "./engine/BoughtLedger.ts"
-import { BoughtSet } from "./engine/BoughtSet.ts"
-import { epochDay } from "./engine/DatedSet.ts"
 import { type Mode, standIn } from "./engine/StandIn.ts"
 import type * as Output from "./Output.ts"
+import * as Read from "./Read.ts"
 import { StateError } from "./StateError.ts"
-import { ContactsState } from "./streams/Contacts.ts"
-import { decodeState } from "./streams/common.ts"
-import { productQueries } from "./streams/Taxonomy.ts"
 
 export type { Mode }
 export { LedgerError, StateError }
@@ -164,6 +159,8 @@ export interface Plan {
   readonly taxonomy: TaxonomyPlan | undefined
   /** The part of the work due that refreshes records bought before. */
   readonly refresh: RefreshPlan
+  /** Every piece of work the dry read tallied, in the order it first tallied (the sections above are views of these). */
+  readonly works: ReadonlyArray<WorkPlan>
   /** The requests the read makes, and how long they take at the rate limit. */
   readonly requests: Requests & { readonly total: number }
   readonly requestsPerMinute: number
@@ -184,12 +181,40 @@ export interface PlanOptions {
 type Counts = Readonly<Partial<Record<Output.Count, number>>>
 type Tallies = ReadonlyMap<string, Counts>
 
-const add = (tallies: Tallies, tally: Output.Tally): Tallies => {
+/**
+ * A piece of a stream's work, as the dry read tallied it (Output.Tally): what it would buy and
+ * ask. A stream's work shows here (and in `salesintel plan`) as soon as it tallies, with no change
+ * to this file.
+ */
+export interface WorkPlan {
+  readonly stream: string
+  /** The piece of work: `search <name>`, `emails`, `companies domains`, `taxonomy`, ... */
+  readonly work: string
+  /** Records it buys, one credit each, within the budget. */
+  readonly credits: number
+  /** Keys due: never bought (new) or bought before and due again (stale), budget or not. */
+  readonly due: number
+  readonly requests: Requests
+  /** Every count it tallied (Output.Count). */
+  readonly counts: Counts
+}
+
+const add = (tallies: Tallies, tally: Pick<Output.Tally, "work" | "counts">): Tallies => {
   const counts: Partial<Record<Output.Count, number>> = { ...tallies.get(tally.work) }
   for (const [name, n] of Object.entries(tally.counts) as Array<[Output.Count, number]>)
     counts[name] = (counts[name] ?? 0) + n
   return new Map(tallies).set(tally.work, counts)
 }
+
+const worksOf = (tallies: Tallies, streams: ReadonlyMap<string, string>): ReadonlyArray<WorkPlan> =>
+  [...tallies].map(([work, counts]) => ({
+    stream: streams.get(work) ?? "",
+    work,
+    credits: counts.bought ?? 0,
+    due: dueIn(counts),
+    requests: requestsIn(counts),
+    counts,
+  }))
 
 const decodeInput = (state: unknown) =>
   Either.match(StreamState.decode(state), {
@@ -197,10 +222,28 @@ const decodeInput = (state: unknown) =>
     onRight: Effect.succeed,
   })
 
+/** The catalog a sync reads: every stream, incremental where it has it, except those refreshed in full. */
+const catalogOf = (fullRefresh: ReadonlyArray<string>): Catalog.ConfiguredCatalog => {
+  const incremental = Catalog.configuredAll("incremental", Streams.names)
+  const refreshed = Catalog.configuredAll("full_refresh", fullRefresh)
+  return {
+    streams: incremental.streams.map(
+      (entry) => refreshed.streams.find((r) => r.stream.name === entry.stream.name) ?? entry,
+    ),
+  }
+}
+
+interface Dry {
+  readonly tallies: Tallies
+  /** The stream each piece of work belongs to. */
+  readonly streams: ReadonlyMap<string, string>
+  readonly summary: Read.ReadSummary | undefined
+}
+
 /**
- * Every configured stream read as the sync reads it (registry order, incremental where the stream
- * has it and is not refreshed in full), its tallies summed; and the credits spent, as the budget
- * counts them.
+ * The read itself (Read.read, the engine a sync runs: the same catalog, order, turns and budget),
+ * its tallies summed by work; and the credits it spent, as the budget counts them. A read that
+ * fails fails the plan with its error.
  */
 const runDry = (
   config: SourceConfig,
@@ -209,19 +252,27 @@ const runDry = (
   fullRefresh: ReadonlyArray<string>,
 ) =>
   Effect.gen(function* () {
-    const tallies = yield* Effect.reduce(Streams.names, new Map() as Tallies, (sum, name) => {
-      const definition = definitionOf(name)
-      if (definition === undefined || !definition.isConfigured(config)) return Effect.succeed(sum)
-      const syncMode =
-        definition.stream.syncModes.includes("incremental") && !fullRefresh.includes(name)
-          ? "incremental"
-          : "full_refresh"
-      return definition
-        .read({ config, syncMode, state: states.get(name), startedAt })
-        .pipe(Stream.runFold(sum, (inner, output) => (output._tag === "Tally" ? add(inner, output) : inner)))
+    const { items } = Read.read({ config, catalog: catalogOf(fullRefresh), state: states, startedAt })
+    const start: Dry = { tallies: new Map(), streams: new Map(), summary: undefined }
+    const dry = yield* Stream.runFold(items, start, (sum, item) => {
+      if (item._tag === "Tally")
+        return {
+          ...sum,
+          tallies: add(sum.tallies, item),
+          streams: sum.streams.has(item.work)
+            ? sum.streams
+            : new Map(sum.streams).set(item.work, item.stream),
+        }
+      return item._tag === "Summary" ? { ...sum, summary: item.summary } : sum
     })
-    const { spent } = yield* (yield* CreditBudget.CreditBudget).snapshot
-    return { tallies, spent }
+    const failure = dry.summary?.failure
+    if (failure !== undefined)
+      return yield* failure.error === undefined ? Effect.die(failure.message) : Effect.fail(failure.error)
+    return {
+      works: worksOf(dry.tallies, dry.streams),
+      tallies: dry.tallies,
+      spent: dry.summary?.creditsSpent ?? 0,
+    }
   }).pipe(Effect.provide(CreditBudget.layer(config.credit_budget)))
 
 const requestsIn = (counts: Counts | undefined): Requests => ({
@@ -287,23 +338,18 @@ const companiesPlan = (tallies: Tallies): CompaniesPlan => {
 }
 
 /** The contacts part of the plan: the bought set as saved, then each search and the emails. */
-const contactsPlan = (options: PlanOptions, tallies: Tallies, states: StreamState.InputState) =>
-  Effect.gen(function* () {
-    const settings = options.config.contacts
-    if (settings === undefined) return undefined
-    const state = yield* decodeState("contacts", ContactsState, states.get("contacts"))
-    // A set in a ledger was refused by the dry read already (the caller puts it in the state).
-    const saved = state.known === Streams.inLedger ? undefined : state.known
-    yield* BoughtSet.checkDays(saved, "contacts", "known", epochDay(options.now))
-    const known = BoughtSet.fromJson(saved, epochDay(options.now), settings.refresh_after_days)
-    return {
-      inState: known.size,
-      staleInState: known.size - known.countFresh(),
-      searches: settings.searches.map((search) => searchPlan(tallies, options.mode, search.name)),
-      emails: settings.emails.length > 0 ? emailsPlan(tallies) : undefined,
-      notReadAgain: tallies.get("contacts held")?.notReadAgain,
-    }
-  })
+const contactsPlan = (options: PlanOptions, tallies: Tallies): Plan["contacts"] => {
+  const settings = options.config.contacts
+  if (settings === undefined) return undefined
+  const held = tallies.get("contacts held")
+  return {
+    inState: held?.inState ?? 0,
+    staleInState: held?.staleInState ?? 0,
+    searches: settings.searches.map((search) => searchPlan(tallies, options.mode, search.name)),
+    emails: settings.emails.length > 0 ? emailsPlan(tallies) : undefined,
+    notReadAgain: held?.notReadAgain,
+  }
+}
 
 /** The plan of the next read of `config` from `state` (incremental, or `fullRefresh`); free requests only. */
 export const plan = (
@@ -314,32 +360,38 @@ export const plan = (
     const states = yield* decodeInput(options.state)
     const real = yield* Client.SalesIntelClient
     const fullRefresh = options.fullRefresh ?? []
-    const { tallies, spent } = yield* runDry(config, states, options.now, fullRefresh).pipe(
+    const { works, tallies, spent } = yield* runDry(config, states, options.now, fullRefresh).pipe(
       Effect.provideService(Client.SalesIntelClient, standIn(real, options.mode)),
     )
-    const contacts = yield* contactsPlan(options, tallies, states)
+    const contacts = contactsPlan(options, tallies)
     const companies = config.companies === undefined ? undefined : companiesPlan(tallies)
     const taxonomy =
       config.taxonomy === undefined
         ? undefined
-        : { productQueries: productQueries(config).length, requests: requestsIn(tallies.get("taxonomy")) }
-    const all = [...tallies.values()].map(requestsIn)
-    const free = all.reduce((sum, r) => sum + r.free, 0)
-    const credited = all.reduce((sum, r) => sum + r.credited, 0)
-    const due = [...(contacts?.searches ?? []), ...(contacts?.emails === undefined ? [] : [contacts.emails])]
+        : {
+            productQueries: tallies.get("taxonomy")?.queries ?? 0,
+            requests: requestsIn(tallies.get("taxonomy")),
+          }
+    const free = works.reduce((sum, work) => sum + work.requests.free, 0)
+    const credited = works.reduce((sum, work) => sum + work.requests.credited, 0)
+    // A key not known to match a company costs a credit or nothing: an upper bound where its stream buys.
+    const bounded = works.some(
+      (work) =>
+        (work.counts.unconfirmed ?? 0) > 0 &&
+        works.some((other) => other.stream === work.stream && other.credits > 0),
+    )
     return {
       mode: options.mode,
       fullRefresh,
       credits: spent,
-      creditsExact:
-        options.mode === "exact" &&
-        (companies === undefined || companies.credits === 0 || companies.unconfirmed === 0),
-      creditsNeeded: due.reduce((sum, work) => sum + work.due, 0) + (companies?.due ?? 0),
+      creditsExact: options.mode === "exact" && !bounded,
+      creditsNeeded: works.reduce((sum, work) => sum + work.due, 0),
+      works,
       creditBudget: config.credit_budget,
       contacts,
       companies,
       taxonomy,
-      refresh: refreshOf(options.mode, contacts, companies),
+      refresh: refreshOf(options.mode, contacts, works),
       requests: { free, credited, total: free + credited },
       requestsPerMinute: config.requests_per_minute,
       seconds: ((free + credited) * 60) / config.requests_per_minute,
@@ -347,16 +399,14 @@ export const plan = (
   })
 
 /** The refresh part of a plan's work, from the contact and company figures. */
-const refreshOf = (
-  mode: Mode,
-  contacts: Plan["contacts"],
-  companies: CompaniesPlan | undefined,
-): RefreshPlan => {
+const refreshOf = (mode: Mode, contacts: Plan["contacts"], works: ReadonlyArray<WorkPlan>): RefreshPlan => {
   const staleMatches =
     (contacts?.searches.reduce((sum, search) => sum + (search.stale ?? 0), 0) ?? 0) +
     (contacts?.emails?.stale ?? 0)
   const refreshedContacts = mode === "quick" ? (contacts?.staleInState ?? 0) : staleMatches
-  const refreshedCompanies = (companies?.domains.stale ?? 0) + (companies?.names.stale ?? 0)
+  const refreshedCompanies = works
+    .filter((work) => work.stream === "companies")
+    .reduce((sum, work) => sum + (work.counts.stale ?? 0), 0)
   return {
     contacts: refreshedContacts,
     companies: refreshedCompanies,

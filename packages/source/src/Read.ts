@@ -60,18 +60,32 @@ export interface ReadSummary {
   readonly creditBudget: number
   /** A stop was requested (stopWhen completed) before the read ended. */
   readonly stopped: boolean
-  readonly failure: { readonly failureType: Message.FailureType; readonly message: string } | undefined
+  readonly failure:
+    | {
+        readonly failureType: Message.FailureType
+        readonly message: string
+        /** The typed failure that ended the read; undefined for a defect. */
+        readonly error: ReadError | undefined
+      }
+    | undefined
 }
 
 /**
  * What a read yields: its protocol messages, a mark for each page of records read (for progress),
- * the credits a stream had spent when it wrote each checkpoint (just before that STATE message),
- * and last, once, the read's summary: a value made from what the streams yielded, never an object
+ * what each piece of a stream's work did (its tallies: the cost plan is their sum, Plan.ts), the
+ * credits a stream had spent when it wrote each checkpoint (just before that STATE message), and
+ * last, once, the read's summary: a value made from what the streams yielded, never an object
  * changed while they run.
  */
 export type Item =
   | { readonly _tag: "Message"; readonly message: Message.Message }
   | { readonly _tag: "PageRead"; readonly stream: string }
+  | {
+      readonly _tag: "Tally"
+      readonly stream: string
+      readonly work: string
+      readonly counts: Output.Tally["counts"]
+    }
   | { readonly _tag: "Spent"; readonly stream: string; readonly credits: number }
   | { readonly _tag: "Summary"; readonly summary: ReadSummary }
 
@@ -196,7 +210,7 @@ const noFigures: Figures = {
   sinceCheckpoint: 0,
 }
 
-type ReadError = ApiError.ApiError | StateError | LedgerError
+export type ReadError = ApiError.ApiError | StateError | LedgerError
 
 /** The failure that ends a read, and the stream it ended. */
 interface Failure {
@@ -302,7 +316,9 @@ const itemsOf = (stream: StreamRun, output: Output.Output<unknown>): Effect.Effe
     case "Shortfall":
       return shortfallItems(stream, output)
     case "Tally":
-      return Effect.succeed([])
+      return Effect.succeed([
+        { _tag: "Tally", stream: stream.name, work: output.work, counts: output.counts },
+      ])
   }
 }
 
@@ -542,7 +558,11 @@ const failureItems = (run: Run, { stream, cause }: Failure) =>
       onNone: () => `unexpected failure: ${Cause.pretty(cause).split("\n")[0] ?? "unknown"}`,
       onSome: (error) => error.message,
     })
-    const summary = yield* summaryOf(run, { failureType, message: scrub(text) })
+    const summary = yield* summaryOf(run, {
+      failureType,
+      message: scrub(text),
+      error: Option.getOrUndefined(failure),
+    })
     const failedStreams = summary.streams.filter((s) => s.status === "failed")
     const items: ReadonlyArray<Item> = [
       ...failedStreams.map((s) => status(s.stream, "INCOMPLETE")),

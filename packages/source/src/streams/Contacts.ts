@@ -148,7 +148,12 @@ const read = (input: ReadInput) =>
           ),
         ),
       )
-      const started = Stream.make(estimated, ...preparedTallies(context, prepared))
+      // What the bought set holds as the read begins (the plan's "contacts in the saved state").
+      const held = Output.tally("contacts held", {
+        inState: known.size,
+        staleInState: known.size - known.countFresh(),
+      })
+      const started = Stream.make(estimated, held, ...preparedTallies(context, prepared))
       return Stream.concat(started, Stream.concat(searches, Stream.concat(emails, finish)))
     }),
   )

@@ -56,6 +56,7 @@ export const taxonomyProducts: StreamDefinition<Taxonomy.Product> = {
         const client = yield* Client.SalesIntelClient
         const seen = new Set<string>()
         const queries = productQueries(input.config)
+        const asked = Output.tally("taxonomy", { queries: queries.length })
         return Stream.fromIterable(queries).pipe(
           // The terms at the same time (the in-flight gate and the rate limit pace them): one after
           // another, a full crawl's 36 terms took 36 round trips and more, 70 s at 2 s of latency.
@@ -92,7 +93,7 @@ export const taxonomyProducts: StreamDefinition<Taxonomy.Product> = {
           }),
           (records) =>
             Stream.concat(
-              records,
+              Stream.concat(Stream.make(asked), records),
               Stream.suspend(() =>
                 Stream.make(Output.checkpoint({ products: seen.size, terms: queries.length })),
               ),
