@@ -138,3 +138,25 @@ export const ledgers: Partial<
 
 /** The value of a ledger's state field when its set is in the ledger. */
 export const inLedger = "ledger"
+
+/**
+ * Keys a stream's records give another stream (a substream's keys: the companies of the contacts
+ * held), each by name, so the source (over records) and the loader (over its tables, in SQL) give
+ * the same key. `company_domain`: a contact's company's first domain, lower-cased, from the flat
+ * field or else the nested company block (the precedence of the contacts table's
+ * `company_domains`, whose first element the loader reads).
+ */
+export const derivedKeys = {
+  contacts: {
+    company_domain: (contact: RecordOf<"contacts">): string | undefined => {
+      const domain = (contact.company_domains ?? contact.company?.domains)?.[0]?.trim().toLowerCase()
+      return domain === undefined || domain.length === 0 ? undefined : domain
+    },
+  },
+} as const
+
+export type DerivedKeys = typeof derivedKeys
+/** A stream whose records give keys, and the name of a key they give. */
+export type DerivedKey = {
+  readonly [Name in keyof DerivedKeys]: { readonly stream: Name; readonly key: keyof DerivedKeys[Name] }
+}[keyof DerivedKeys]

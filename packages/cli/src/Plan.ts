@@ -11,8 +11,15 @@ import { Options } from "@effect/cli"
 import { type StreamState, Streams } from "@salesintel/airbyte"
 import { CommandLine } from "@salesintel/command-line"
 import { type ApiError, Client } from "@salesintel/core"
-import { type Database, Ledger, type RunLock, State, Target } from "@salesintel/postgres"
-import { Config, Plan } from "@salesintel/source"
+import {
+  type Database,
+  HeldKeys as HeldOnDatabase,
+  Ledger,
+  type RunLock,
+  State,
+  Target,
+} from "@salesintel/postgres"
+import { Config, Definitions, HeldKeys, Plan } from "@salesintel/source"
 import * as Data from "effect/Data"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
@@ -48,17 +55,61 @@ export const savedState = (
 ): Effect.Effect<
   ReadonlyArray<StreamState.SavedStreamState>,
   Database.DatabaseError | State.InvalidSavedState | RunLock.RunLocked | Target.NoDatabase
+> => Effect.map(saved(target, []), (found) => found.state)
+
+/** The held keys `keys` asks for, read once: what the plan's substreams begin from (HeldKeys). */
+export interface Saved {
+  readonly state: ReadonlyArray<StreamState.SavedStreamState>
+  readonly held: HeldKeys.Held
+}
+
+/** The target's saved states and, for `keys`, the keys its records give (Streams.derivedKeys); read only. */
+export const saved = (
+  target: TargetOptions,
+  keys: ReadonlyArray<Streams.DerivedKey>,
+): Effect.Effect<
+  Saved,
+  Database.DatabaseError | State.InvalidSavedState | RunLock.RunLocked | Target.NoDatabase
 > => {
   const url = Option.getOrUndefined(target.databaseUrl) ?? target.env?.DATABASE_URL
   const onServer = url !== undefined && url.length > 0
-  if (!onServer && !hasPGliteDatabase(target.pgliteDir)) return Effect.succeed([])
+  if (!onServer && !hasPGliteDatabase(target.pgliteDir))
+    return Effect.succeed({ state: [], held: heldOf([]) })
   const resolved = Target.resolve({
     databaseUrl: url,
     pgliteDir: target.pgliteDir,
     lock: { owner: "salesintel plan", wait: { wait: target.wait ?? false } },
   })
-  return Effect.provide(savedStateIn(target.schema), resolved.layer)
+  const read = Effect.all({
+    state: savedStateIn(target.schema),
+    held: Effect.map(
+      Effect.forEach(keys, (key) =>
+        Effect.map(HeldOnDatabase.keys(target.schema, key), (found) => [key, found] as const),
+      ),
+      heldOf,
+    ),
+  })
+  return Effect.provide(read, resolved.layer)
 }
+
+/** Held keys read already, as the source asks for them. */
+const heldOf = (
+  found: ReadonlyArray<readonly [Streams.DerivedKey, ReadonlyArray<string>]>,
+): HeldKeys.Held => ({
+  keys: (key) =>
+    Effect.succeed(found.find(([asked]) => asked.stream === key.stream && asked.key === key.key)?.[1] ?? []),
+})
+
+/** The keys a config's substreams read from the records held (none unless one is configured). */
+export const heldKeysWanted = (configJson: unknown): ReadonlyArray<Streams.DerivedKey> =>
+  Either.match(Config.decode(configJson), {
+    onLeft: () => [],
+    onRight: (config) =>
+      Object.values(Definitions.definitions).flatMap((definition) => {
+        const parent = definition.parent?.(config)
+        return parent === undefined ? [] : [parent.key]
+      }),
+  })
 
 /**
  * The saved state of `schema` as the plan reads it: the bought sets a sync keeps in the ledger
@@ -329,18 +380,25 @@ export const command = CommandLine.command(
         "reading the saved state of",
       )
       if (unnamed !== undefined) yield* CommandLine.logLine("INFO", unnamed, unnamed)
-      const state = yield* savedState({ databaseUrl, pgliteDir, schema, env: process.env, wait })
-      const plan = yield* makePlan({
-        config: parsed,
-        state,
-        mode: quick ? "quick" : "exact",
-        fullRefresh: fullRefresh.flatMap((text) =>
-          text
-            .split(",")
-            .map((name) => name.trim())
-            .filter((name) => name.length > 0),
-        ),
-      })
+      const { state, held } = yield* saved(
+        { databaseUrl, pgliteDir, schema, env: process.env, wait },
+        heldKeysWanted(parsed),
+      )
+      const plan = yield* Effect.provideService(
+        makePlan({
+          config: parsed,
+          state,
+          mode: quick ? "quick" : "exact",
+          fullRefresh: fullRefresh.flatMap((text) =>
+            text
+              .split(",")
+              .map((name) => name.trim())
+              .filter((name) => name.length > 0),
+          ),
+        }),
+        HeldKeys.HeldKeys,
+        held,
+      )
       const target = Target.fromOptions(databaseUrl, pgliteDir).description
       yield* Effect.sync(() =>
         process.stdout.write(

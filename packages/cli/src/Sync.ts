@@ -20,7 +20,7 @@ import {
   State,
   type StopSignal,
 } from "@salesintel/postgres"
-import { BoughtLedger, Check, Commands, Config, Definitions, Read } from "@salesintel/source"
+import { BoughtLedger, Check, Commands, Config, Definitions, HeldKeys, Read } from "@salesintel/source"
 import * as Data from "effect/Data"
 import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
@@ -451,6 +451,10 @@ const loadRead = (
       // The budget is read for the progress line only; the run's figures come from the read's items.
       const seen = items.pipe(
         Stream.provideService(BoughtLedger.BoughtLedger, ledger),
+        Stream.provideService(
+          HeldKeys.HeldKeys,
+          Bought.heldOnDatabase(options.schema, yield* Database.Database),
+        ),
         Stream.tap((item) => Effect.map(budget.snapshot, (snapshot) => follow.see(item, snapshot))),
       )
       const result = yield* Effect.either(

@@ -124,6 +124,8 @@ export type ContactsConfig = typeof ContactsConfig.Type
 export const CompaniesConfig = Schema.Struct({
   domains: Schema.optionalWith(Filters.CommaList, { default: () => [] }),
   names: Schema.optionalWith(Filters.CommaList, { default: () => [] }),
+  /** Also the companies of the contacts held (by their company domain, each once). */
+  from_contacts: Schema.optionalWith(Schema.Boolean, { default: () => false }),
   tech_category: Schema.optional(Filters.TildeList),
   tech_subcategory: Schema.optional(Filters.TildeList),
   tech_product: Schema.optional(Filters.TildeList),

@@ -25,6 +25,7 @@ import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Stream from "effect/Stream"
 import type { SourceConfig } from "./Config.ts"
+import { definitions } from "./Definitions.ts"
 import { LedgerError } from "./engine/BoughtLedger.ts"
 import { type Mode, standIn } from "./engine/StandIn.ts"
 import type * as Output from "./Output.ts"
@@ -361,7 +362,13 @@ export const plan = (
     const real = yield* Client.SalesIntelClient
     const fullRefresh = options.fullRefresh ?? []
     const { works, tallies, spent } = yield* runDry(config, states, options.now, fullRefresh).pipe(
-      Effect.provideService(Client.SalesIntelClient, standIn(real, options.mode)),
+      Effect.provideService(
+        Client.SalesIntelClient,
+        // A substream's keys come from its parent's records: the stand-in's must carry them.
+        standIn(real, options.mode, {
+          records: Object.values(definitions).some((definition) => definition.parent?.(config) !== undefined),
+        }),
+      ),
     )
     const contacts = contactsPlan(options, tallies)
     const companies = config.companies === undefined ? undefined : companiesPlan(tallies)

@@ -19,7 +19,7 @@
  * request (`stopWhen`) closes the run's budget, so every stream ends at its next request with what
  * it has and checkpoints it, and the streams not begun are not started.
  */
-import { Catalog, Message, type StreamState } from "@salesintel/airbyte"
+import { Catalog, Message, type StreamState, type Streams } from "@salesintel/airbyte"
 import { ApiError, type Client, CreditBudget } from "@salesintel/core"
 import * as Cause from "effect/Cause"
 import * as Deferred from "effect/Deferred"
@@ -230,6 +230,52 @@ interface Run {
   readonly failure: Ref.Ref<Option.Option<Failure>>
   /** The budget shares of the credited streams after the first (CreditBudget.share). */
   readonly shares: Ref.Ref<ReadonlyArray<CreditBudget.Share>>
+  readonly substreams: Substreams
+}
+
+/**
+ * The substreams of the catalog whose parent it reads (StreamDefinition.parent): each parent's
+ * collectors, given every record it emits, and each substream's keys, handed to it when it begins
+ * (after its parent ended). The keys are gathered as the parent's records pass, in a set (distinct
+ * keys, such as company domains, far fewer than the records).
+ */
+interface Substreams {
+  readonly collectors: ReadonlyMap<string, ReadonlyArray<Collector>>
+  readonly keys: ReadonlyMap<string, Set<string>>
+  /** The parent a substream waits for. */
+  readonly parentOf: ReadonlyMap<string, string>
+}
+
+interface Collector {
+  readonly keyOf: (record: Streams.Decoded<unknown>) => string | undefined
+  readonly keys: Set<string>
+}
+
+const substreamsOf = (options: ReadOptions): Substreams => {
+  const inCatalog = new Set(options.catalog.streams.map((entry) => entry.stream.name))
+  const collectors = new Map<string, ReadonlyArray<Collector>>()
+  const keys = new Map<string, Set<string>>()
+  const parentOf = new Map<string, string>()
+  for (const entry of options.catalog.streams) {
+    const parent = definitionOf(entry.stream.name)?.parent?.(options.config)
+    if (parent === undefined || !inCatalog.has(parent.key.stream)) continue
+    const collected = new Set<string>()
+    keys.set(entry.stream.name, collected)
+    parentOf.set(entry.stream.name, parent.key.stream)
+    collectors.set(parent.key.stream, [
+      ...(collectors.get(parent.key.stream) ?? []),
+      { keyOf: parent.keyOf, keys: collected },
+    ])
+  }
+  return { collectors, keys, parentOf }
+}
+
+/** A record a parent emits, given to its substreams' collectors. */
+const collect = (run: Run, stream: string, output: Output.RecordOutput<unknown>): void => {
+  for (const collector of run.substreams.collectors.get(stream) ?? []) {
+    const key = collector.keyOf(output.decoded)
+    if (key !== undefined) collector.keys.add(key)
+  }
 }
 
 const message = (value: Message.Message): Item => ({ _tag: "Message", message: value })
@@ -256,6 +302,7 @@ const estimateItem = (stream: StreamRun, records: number): Item =>
 
 const recordItems = (stream: StreamRun, output: Output.RecordOutput<unknown>) =>
   Ref.modify(stream.figures, (figures): [ReadonlyArray<Item>, Figures] => {
+    collect(stream.run, stream.name, output)
     const records = figures.records + 1
     const record = message(Message.record(stream.name, output.data, Date.now(), output.decoded))
     // Once the sample of record sizes is taken, the estimate is said again with its bytes.
@@ -467,6 +514,7 @@ const streamItems = (run: Run, entry: Catalog.ConfiguredStream, turn: Turn | und
         state: state.get(name),
         startedAt,
         reservedAll: turn?.handOver,
+        parentKeys: run.substreams.keys.get(name),
       })
       const items = (
         share === undefined ? read : Stream.provideService(read, CreditBudget.CreditBudget, share)
@@ -599,12 +647,14 @@ const watchStop = (run: Run) =>
  */
 const creditedInTurn = (
   run: Run,
-  entries: ReadonlyArray<Catalog.ConfiguredStream>,
+  inCatalogOrder: ReadonlyArray<Catalog.ConfiguredStream>,
   creditedFailed: Deferred.Deferred<void>,
 ) =>
   Effect.gen(function* () {
+    const entries = parentsFirst(run, inCatalogOrder)
     const handedOver = yield* Effect.forEach(entries, () => Deferred.make<void>())
     const ended = yield* Effect.forEach(entries, () => Deferred.make<void>())
+    const indexOf = (name: string | undefined) => entries.findIndex((entry) => entry.stream.name === name)
     return entries.map((entry, index) => {
       const mine = { handedOver: handedOver[index], ended: ended[index] }
       const handOver = mine.handedOver === undefined ? Effect.void : Deferred.done(mine.handedOver, Exit.void)
@@ -618,13 +668,31 @@ const creditedInTurn = (
         ),
         failed: Effect.zipRight(run.budget.close, Deferred.done(creditedFailed, Exit.void)),
       }
-      const before = handedOver[index - 1]
+      // A substream begins once its parent ended (its keys are the parent's records), else in turn.
+      const parent = ended[indexOf(run.substreams.parentOf.get(entry.stream.name))]
+      const before = parent ?? handedOver[index - 1]
       // Built when its turn comes, so a stop or a failure during an earlier one is seen.
       return before === undefined
         ? streamItems(run, entry, turn)
         : Stream.unwrap(Effect.as(Deferred.await(before), streamItems(run, entry, turn)))
     })
   })
+
+/** The credited streams in catalog order, except that a substream comes right after its parent. */
+const parentsFirst = (
+  run: Run,
+  entries: ReadonlyArray<Catalog.ConfiguredStream>,
+): ReadonlyArray<Catalog.ConfiguredStream> => {
+  const { parentOf } = run.substreams
+  const children = (name: string) => entries.filter((entry) => parentOf.get(entry.stream.name) === name)
+  const placed = (entry: Catalog.ConfiguredStream): ReadonlyArray<Catalog.ConfiguredStream> => [
+    entry,
+    ...children(entry.stream.name).flatMap(placed),
+  ]
+  const hasCreditedParent = (entry: Catalog.ConfiguredStream) =>
+    entries.some((other) => other.stream.name === parentOf.get(entry.stream.name))
+  return entries.filter((entry) => !hasCreditedParent(entry)).flatMap(placed)
+}
 
 /**
  * The streams of the catalog: the credited ones in turn (creditedInTurn), the free ones beside
@@ -674,6 +742,7 @@ export const read = (options: ReadOptions): Read => {
         ended: yield* Ref.make<ReadonlyArray<StreamSummary>>([]),
         failure: yield* Ref.make(Option.none<Failure>()),
         shares: yield* Ref.make<ReadonlyArray<CreditBudget.Share>>([]),
+        substreams: substreamsOf(options),
       }
       yield* watchStop(run)
       const ending = (kept: Option.Option<Failure>) =>

@@ -241,6 +241,11 @@ export const fieldTexts: Readonly<Record<string, FieldText>> = {
     title: "Company names",
     description: "Companies to append technologies to, by name (matched case-insensitively by 'contains').",
   },
+  "companies.from_contacts": {
+    title: "The companies of your contacts",
+    description:
+      "Also append technologies to the company of every contact the sync holds (bought by this run or before), by its company domain, each company once, after the contacts and within the credit budget. Kept fresh by refresh_after_days like any company.",
+  },
   ...filterTexts("companies", [
     "tech_category",
     "tech_subcategory",

@@ -26,6 +26,23 @@ export interface ReadInput {
    * it instead of one latency later. A stream that never runs it hands over when it ends.
    */
   readonly reservedAll?: Effect.Effect<void> | undefined
+  /**
+   * A substream's keys from its parent's records in this read (StreamDefinition.parent), each once:
+   * complete, since the engine begins a substream once its parent has ended. Undefined when the
+   * parent was not read.
+   */
+  readonly parentKeys?: ReadonlySet<string> | undefined
+}
+
+/**
+ * The stream whose records give a substream its keys (Airbyte's substream: the companies of the
+ * contacts bought): the engine gives every record the parent emits to `keyOf`, and begins the
+ * substream once the parent has ended.
+ */
+export interface Parent {
+  /** The parent stream and the key its records give (the same key the destination reads, HeldKeys). */
+  readonly key: Streams.DerivedKey
+  readonly keyOf: (record: Streams.Decoded<unknown>) => string | undefined
 }
 
 export interface StreamDefinition<A> {
@@ -37,6 +54,8 @@ export interface StreamDefinition<A> {
    * ones beside them.
    */
   readonly credited: boolean
+  /** Its parent, when the config makes it a substream. */
+  readonly parent?: ((config: SourceConfig) => Parent | undefined) | undefined
   /** Nothing configured for it: the stream has nothing to read. */
   readonly isConfigured: (config: SourceConfig) => boolean
   readonly read: (

@@ -234,7 +234,8 @@ export const keyedBatches = <A, Event extends KeyedPurchase.Event<unknown, A>, E
           const outputs = [Output.pageRead, tally, ...bought.items.map(options.record)]
           return options.everyBatch
             ? Effect.map(options.checkpoint, (state) => [...outputs, state])
-            : withCheckpointWhenDue(options.checkpoint, cadence, bought.items.length, outputs)
+            : // The keys asked for: a batch whose keys matched nothing is done too, and so is due its checkpoint.
+              withCheckpointWhenDue(options.checkpoint, cadence, bought.keys.length, outputs)
         }),
         Stream.flattenIterables,
         Stream.catchAll((error) => Stream.concat(Stream.fromIterableEffect(warnings), Stream.fail(error))),

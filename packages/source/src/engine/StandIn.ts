@@ -12,6 +12,12 @@
  *   several: the plan counts one, an upper bound for the keys not known to match a company).
  * In `quick` mode a search's free listing is answered here too, from its free count (asked once
  * per query): every id is new, so its credits are an upper bound.
+ *
+ * When a stream reads another's records (a substream: the companies of the contacts bought), the
+ * contacts answered carry their company's domains as the free preview shows them: a purchase by
+ * match_ids asks the preview for the same ids (one free request a batch), a direct read's page
+ * keeps them from the preview's page; in `quick` mode each made-up contact has a company of its
+ * own (an upper bound again).
  */
 import {
   type ApiError,
@@ -38,13 +44,31 @@ const pageOf = <A extends Readonly<Record<string, unknown>>>(
   items: records.map((record) => ({ record, raw: { ...record } })),
 })
 
-const contact = (match_id: string) => ({ match_id })
+const contact = (match_id: string): Contact.Contact => ({ match_id })
+
+const strings = (value: unknown): ReadonlyArray<string> | undefined =>
+  Array.isArray(value) && value.every((item) => typeof item === "string") ? value : undefined
+
+/** A listed contact as a purchase would return it, as far as the preview tells: its id and company domains. */
+const listedContact = (item: Page.Item<Contact.PreviewContact>): Contact.Contact => {
+  const company = item.raw.company
+  const domains =
+    strings(item.raw.company_domains) ??
+    (typeof company === "object" && company !== null
+      ? strings((company as { domains?: unknown }).domains)
+      : undefined)
+  return domains === undefined
+    ? contact(item.record.match_id)
+    : { match_id: item.record.match_id, company_domains: domains }
+}
+
+const madeUpPrefix = "planned:"
 
 /** Ids made up for the records of `paging` of a query of `count` matches. */
 const madeUpIds = (query: string, paging: Client.Paging, count: number): ReadonlyArray<string> => {
   const first = (paging.page - 1) * paging.pageSize
   const size = Math.max(0, Math.min(paging.pageSize, count - first))
-  return Array.from({ length: size }, (_, i) => `planned:${query}:${first + i}`)
+  return Array.from({ length: size }, (_, i) => `${madeUpPrefix}${query}:${first + i}`)
 }
 
 /** A query's free count, asked of the provider once per query. */
@@ -59,11 +83,29 @@ const countsOf = (real: Client.SalesIntelClientService) => {
   }
 }
 
-export const standIn = (real: Client.SalesIntelClientService, mode: Mode): Client.SalesIntelClientService => {
+export interface StandInOptions {
+  /** A stream reads the contacts' records: they carry what the preview shows of their company. */
+  readonly records: boolean
+}
+
+/** The contacts of `ids` as the preview shows them (one free request), one per id, in the order asked. */
+const previewedContacts = (real: Client.SalesIntelClientService, ids: ReadonlyArray<string>) =>
+  Effect.map(real.previewPeople({ match_ids: ids }, { page: 1, pageSize: ids.length }), (page) => {
+    const listed = new Map(page.items.map((item) => [item.record.match_id, listedContact(item)]))
+    return ids.map((id) => listed.get(id) ?? contact(id))
+  })
+
+export const standIn = (
+  real: Client.SalesIntelClientService,
+  mode: Mode,
+  options: StandInOptions = { records: false },
+): Client.SalesIntelClientService => {
   const count = countsOf(real)
+  const madeUp = (id: string): Contact.Contact =>
+    options.records ? { match_id: id, company_domains: [`${id}.planned`] } : contact(id)
   const madeUpPage = (filters: Filters.PeopleFilters, paging: Client.Paging) =>
     Effect.map(count(filters), (n) =>
-      pageOf(paging, madeUpIds(canonicalJson(filters), paging, n).map(contact), n),
+      pageOf(paging, madeUpIds(canonicalJson(filters), paging, n).map(madeUp), n),
     )
   return {
     ...real,
@@ -79,12 +121,19 @@ export const standIn = (real: Client.SalesIntelClientService, mode: Mode): Clien
           },
     searchPeople: (filters, paging) => {
       const ids = filters.match_ids
-      if (ids !== undefined) return Effect.succeed(pageOf(paging, ids.map(contact), ids.length))
+      if (ids !== undefined) {
+        const answered = (contacts: ReadonlyArray<Contact.Contact>) => pageOf(paging, contacts, ids.length)
+        if (!options.records) return Effect.succeed(answered(ids.map(contact)))
+        // Made-up ids (quick mode) are unknown to the preview.
+        return ids.every((id) => id.startsWith(madeUpPrefix))
+          ? Effect.succeed(answered(ids.map(madeUp)))
+          : Effect.map(previewedContacts(real, ids), answered)
+      }
       if (mode === "quick") return madeUpPage(filters, paging)
       return Effect.map(real.previewPeople(filters, paging), (listed) =>
         pageOf(
           paging,
-          listed.items.map((item) => contact(item.record.match_id)),
+          listed.items.map((item) => (options.records ? listedContact(item) : contact(item.record.match_id))),
           listed.resultCount ?? listed.items.length,
         ),
       )

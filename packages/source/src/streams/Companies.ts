@@ -1,7 +1,9 @@
 /**
  * The companies stream, as a description over the keyed purchase: technologies appended to
  * companies named by domain (or by name), in batches of up to page_size keys per request, each
- * reserving one credit per key it asks for, one record per company returned.
+ * reserving one credit per key it asks for, one record per company returned. With `from_contacts`
+ * it is a substream of contacts: the company domains of the contacts held are keys too
+ * (companies/FromContacts.ts).
  *
  * incremental is by key: a domain or name already appended is not bought again until it is older
  * than refresh_after_days. Every key of a batch is marked done once the batch is read to the end
@@ -21,6 +23,7 @@ import * as Purchases from "../engine/Purchases.ts"
 import * as Output from "../Output.ts"
 import type { ReadInput, StreamDefinition } from "../StreamDefinition.ts"
 import { decodeState } from "./common.ts"
+import * as FromContacts from "./companies/FromContacts.ts"
 import * as Unmatched from "./companies/Unmatched.ts"
 
 export const CompaniesState = Schema.Struct({
@@ -28,6 +31,7 @@ export const CompaniesState = Schema.Struct({
   names: Schema.optionalWith(DatedSetJson, { default: () => ({}) }),
   /** Keys that matched no company when last looked up (a state from before it: none known). */
   unmatched: Schema.optionalWith(Unmatched.UnmatchedState, { default: () => ({ domains: [], names: [] }) }),
+  ...FromContacts.stateFields,
 })
 
 type KeyKind = Unmatched.KeyKind
@@ -48,12 +52,16 @@ export const dueKeys = (keys: ReadonlyArray<string>, done: BoughtSet): ReadonlyA
   [...new Set(keys.map((key) => key.toLowerCase()))].filter((key) => done.due(key))
 
 const isConfigured = (config: SourceConfig) =>
-  config.companies !== undefined && config.companies.domains.length + config.companies.names.length > 0
+  config.companies !== undefined &&
+  (config.companies.domains.length + config.companies.names.length > 0 || config.companies.from_contacts)
 
 type Company = CompanyTechnologies.CompanyTechnologies
 
-/** A purchase event, with the kind of key it bought by. */
-type KindEvent = KeyedPurchase.Event<string, Company> & { readonly kind: KeyKind }
+/** A purchase event, with the kind of key it bought by and where its keys came from. */
+type KindEvent = KeyedPurchase.Event<string, Company> & {
+  readonly kind: KeyKind
+  readonly from: "config" | "contacts"
+}
 
 /** One kind of key's purchase, its batches emitted in key order: a batch's keys are done when it is read to the end. */
 const purchase = (
@@ -62,6 +70,7 @@ const purchase = (
   settings: CompaniesConfig,
   kind: KeyKind,
   keys: ReadonlyArray<string>,
+  from: KindEvent["from"] = "config",
 ): Stream.Stream<KindEvent, ApiError.ApiError, CreditBudget.CreditBudget> =>
   KeyedPurchase.run({
     keys: Stream.fromIterable(keys),
@@ -81,7 +90,7 @@ const purchase = (
       ),
     oneRecordPerKey: false,
     matches: Unmatched.matches(kind),
-  }).pipe(Stream.map((event) => ({ ...event, kind })))
+  }).pipe(Stream.map((event) => ({ ...event, kind, from })))
 
 /** How the configured keys of each kind stand (the plan's figures): a tally per kind. */
 const standings = (
@@ -121,42 +130,62 @@ const unmatchedWarnings =
       return [Unmatched.warning(kind, lookedUp, unmatched, spellingOf(settings))]
     })
 
+/** Where a read stands as it begins: what was appended, the keys due, and the state to checkpoint. */
+const startFrom = (input: ReadInput, settings: CompaniesConfig) =>
+  Effect.gen(function* () {
+    const state = yield* decodeState("companies", CompaniesState, input.state)
+    const today = epochDay(input.startedAt)
+    yield* BoughtSet.checkDays(state.domains, "companies", "domains", today)
+    yield* BoughtSet.checkDays(state.names, "companies", "names", today)
+    // A full refresh asks for every key again (bought 0 days ago is due).
+    const refresh = input.syncMode === "incremental" ? settings.refresh_after_days : 0
+    const done: Record<KeyKind, BoughtSet> = {
+      domains: BoughtSet.fromJson(state.domains, today, refresh),
+      names: BoughtSet.fromJson(state.names, today, refresh),
+    }
+    const due = {
+      domains: dueKeys(settings.domains, done.domains),
+      names: dueKeys(settings.names, done.names),
+    }
+    const contacts = yield* FromContacts.keys(input, settings, state, done.domains, today, refresh)
+    const unmatched = yield* Unmatched.standing(state.unmatched)
+    const checkpoint = Effect.map(unmatched.toJson, (json) =>
+      Output.checkpoint({
+        domains: done.domains.toJson(),
+        names: done.names.toJson(),
+        ...json,
+        ...contacts.toJson(),
+      }),
+    )
+    return { state, done, due, contacts, unmatched, checkpoint }
+  })
+
 const read = (input: ReadInput) =>
   Stream.unwrap(
     Effect.gen(function* () {
       const settings = input.config.companies
       if (settings === undefined || !isConfigured(input.config)) return Stream.empty
       const client = yield* Client.SalesIntelClient
-      const state = yield* decodeState("companies", CompaniesState, input.state)
-      const today = epochDay(input.startedAt)
-      yield* BoughtSet.checkDays(state.domains, "companies", "domains", today)
-      yield* BoughtSet.checkDays(state.names, "companies", "names", today)
-      // A full refresh asks for every key again (bought 0 days ago is due).
-      const refresh = input.syncMode === "incremental" ? settings.refresh_after_days : 0
-      const done: Record<KeyKind, BoughtSet> = {
-        domains: BoughtSet.fromJson(state.domains, today, refresh),
-        names: BoughtSet.fromJson(state.names, today, refresh),
-      }
-      const due = {
-        domains: dueKeys(settings.domains, done.domains),
-        names: dueKeys(settings.names, done.names),
-      }
-      const unmatched = yield* Unmatched.standing(state.unmatched)
+      const { state, done, due, contacts, unmatched, checkpoint } = yield* startFrom(input, settings)
       const fetchedAt = new Date(input.startedAt).toISOString()
       const bought = Purchases.keyedBatches<Company, KindEvent, ApiError.ApiError, CreditBudget.CreditBudget>(
         {
+          // The configured keys first, then the contacts' companies.
           events: Stream.concat(
-            purchase(client, input, settings, "domains", due.domains),
-            purchase(client, input, settings, "names", due.names),
+            Stream.concat(
+              purchase(client, input, settings, "domains", due.domains),
+              purchase(client, input, settings, "names", due.names),
+            ),
+            purchase(client, input, settings, "domains", contacts.due, "contacts"),
           ),
-          recordBought: (event) => done[event.kind].record(event.keys),
+          recordBought: (event) =>
+            (event.from === "contacts" ? contacts.done : done[event.kind]).record(event.keys),
           recordUnmatched: (event) => unmatched.record(event.kind, event.keys, event.unmatched),
           unmatchedWarnings: unmatchedWarnings(settings),
-          everyBatch: true,
-          checkpoint: Effect.map(unmatched.toJson, (json) =>
-            Output.checkpoint({ domains: done.domains.toJson(), names: done.names.toJson(), ...json }),
-          ),
-          bought: done.domains,
+          // At the bought sets' cadence: a checkpoint carries every set, and the contacts' may be large.
+          everyBatch: false,
+          checkpoint,
+          bought: contacts.done.size > done.domains.size ? contacts.done : done.domains,
           record: (item) =>
             Output.record(Streams.streams.companies, item, { [Streams.addedFields.fetchedAt]: fetchedAt }),
           detail: "companies",
@@ -172,8 +201,8 @@ const read = (input: ReadInput) =>
       )
       // One record per key as a rule (a key may match no company, or several): within the budget.
       const { available } = yield* (yield* CreditBudget.CreditBudget).snapshot
-      const keys = due.domains.length + due.names.length
-      const standing = standings(settings, done, due, state.unmatched)
+      const keys = due.domains.length + due.names.length + contacts.due.length
+      const standing = [...standings(settings, done, due, state.unmatched), ...contacts.tallies]
       return Stream.concat(Stream.make(Output.estimate(Math.min(available, keys)), ...standing), bought)
     }),
   )
@@ -182,5 +211,6 @@ export const companies: StreamDefinition<CompanyTechnologies.CompanyTechnologies
   stream: Streams.streams.companies,
   credited: true,
   isConfigured,
+  parent: FromContacts.parent,
   read,
 }

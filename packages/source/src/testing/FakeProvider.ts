@@ -1,7 +1,8 @@
 /**
  * Test support: the provider in memory, behind the client's own interface, for fast tests of the
  * buying logic (no HTTP, no sandbox). Every contact matches any search filters; `email` finds the
- * contact of that email; `match_ids` buys those contacts. Companies are one per domain, but for the
+ * contact of that email; `match_ids` buys those contacts (and the preview shows them). Contact i
+ * works at the company of domain `company-<i % 10>.example`. Companies are one per domain, but for the
  * domains `unknownDomains` names, which match none (and so cost nothing). It counts
  * the requests by endpoint and the credits it charged (one per record of a credited answer), and
  * can refuse a credited search page with a 402.
@@ -35,16 +36,21 @@ const pageOf = <A>(paging: Client.Paging, matching: ReadonlyArray<Page.Item<A>>)
 
 export const fakeProvider = (options: FakeProviderOptions) => {
   const items = Array.from({ length: options.contacts }, (_, i) => {
-    const raw = contact(i)
+    const raw = { ...contact(i), company_domains: [`company-${i % 10}.example`] }
     return { record: decode(raw), raw }
   })
   const byId = new Map(items.map((item) => [item.record.match_id, item]))
   const requests = { search: 0, preview: 0, append: 0 }
   let charged = 0
-  const matching = (filters: { readonly email?: ReadonlyArray<string> | undefined }) =>
-    filters.email === undefined
-      ? items
-      : items.filter((item) => filters.email?.includes(item.record.email ?? ""))
+  const matching = (filters: {
+    readonly email?: ReadonlyArray<string> | undefined
+    readonly match_ids?: ReadonlyArray<string> | undefined
+  }) =>
+    filters.match_ids !== undefined
+      ? filters.match_ids.flatMap((id) => byId.get(id) ?? [])
+      : filters.email === undefined
+        ? items
+        : items.filter((item) => filters.email?.includes(item.record.email ?? ""))
   const service: Client.SalesIntelClientService = {
     searchPeople: (filters, paging) =>
       Effect.suspend(() => {
