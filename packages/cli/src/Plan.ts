@@ -80,17 +80,18 @@ export const saved = (
     pgliteDir: target.pgliteDir,
     lock: { owner: "salesintel plan", wait: { wait: target.wait ?? false } },
   })
-  const read = Effect.all({
-    state: savedStateIn(target.schema),
+  return Effect.provide(savedIn(target.schema, keys), resolved.layer)
+}
+
+/** The saved states of `schema` (savedStateIn) and the keys for `keys` its records give. */
+export const savedIn = (schema: string, keys: ReadonlyArray<Streams.DerivedKey>) =>
+  Effect.all({
+    state: savedStateIn(schema),
     held: Effect.map(
-      Effect.forEach(keys, (key) =>
-        Effect.map(HeldOnDatabase.keys(target.schema, key), (found) => [key, found] as const),
-      ),
+      Effect.forEach(keys, (key) => Effect.map(HeldOnDatabase.keys(schema, key), (found) => [key, found] as const)),
       heldOf,
     ),
   })
-  return Effect.provide(read, resolved.layer)
-}
 
 /** Held keys read already, as the source asks for them. */
 const heldOf = (
