@@ -200,7 +200,7 @@ export const openSandbox = (
  * follow the latency, and the cap is what bounds them whatever it is), the page being mapped, the
  * one waiting for its checkpoint and the one in the loader's open transaction. The first run now
  * buys throughout (a search with nothing bought is read directly), so that pipeline is full
- * whenever the kill comes: concurrency + 3 pages. The streams are read at once (source/src/Read.ts:
+ * whenever the kill comes: concurrency + 3 pages. The streams are read at once (source/src/read/Read.ts:
  * the credited in turn, the free beside them), merged into one stream whose queue holds a page more
  * for the reader: concurrency + 4 pages (measured: 350 at most, 300 before). And the companies begin
  * once the contacts have reserved their last page, so their batch, bought while the contacts' last
@@ -213,7 +213,7 @@ export const sigkillBound = (suiteConcurrency + 4) * 50 + suiteCompanies
 /**
  * Through the pipe (the source on its own, where the bought set is in the state), the set is
  * checkpointed after every page while it holds fewer than 2,500 contacts, then once 1/50 of what
- * it holds has been bought since the last checkpoint (components/Checkpoints.ts): there the three
+ * it holds has been bought since the last checkpoint (read/Checkpoints.ts): there the three
  * pieces on their way to a commit are three such intervals. `salesintel sync` keeps the set in the
  * ledger instead (written with the records), where a checkpoint is small whatever is held and comes
  * after every page; the loader commits checkpoints as it frees up, those that arrived meanwhile

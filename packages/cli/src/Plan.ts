@@ -88,7 +88,9 @@ export const savedIn = (schema: string, keys: ReadonlyArray<Streams.DerivedKey>)
   Effect.all({
     state: savedStateIn(schema),
     held: Effect.map(
-      Effect.forEach(keys, (key) => Effect.map(HeldOnDatabase.keys(schema, key), (found) => [key, found] as const)),
+      Effect.forEach(keys, (key) =>
+        Effect.map(HeldOnDatabase.keys(schema, key), (found) => [key, found] as const),
+      ),
       heldOf,
     ),
   })

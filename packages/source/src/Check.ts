@@ -18,7 +18,7 @@ import { Message } from "@salesintel/airbyte"
 import { type ApiError, Client, Filters } from "@salesintel/core"
 import * as Effect from "effect/Effect"
 import type { SourceConfig } from "./Config.ts"
-import { scrubber } from "./Read.ts"
+import { scrubber } from "./read/Read.ts"
 
 /** A domain no company has (RFC 2606 reserves .invalid): the technologies probe buys nothing. */
 export const probeDomain = "salesintel-check.invalid"

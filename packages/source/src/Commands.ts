@@ -12,7 +12,7 @@ import * as Layer from "effect/Layer"
 import * as Stream from "effect/Stream"
 import * as Check from "./Check.ts"
 import * as Config from "./Config.ts"
-import * as Read from "./Read.ts"
+import * as Read from "./read/Read.ts"
 import * as Spec from "./Spec.ts"
 
 /**

@@ -3,7 +3,7 @@
  * registry without a definition here (or a definition without a registry entry) does not build.
  */
 import { Streams } from "@salesintel/airbyte"
-import type { StreamDefinition } from "./StreamDefinition.ts"
+import type { StreamDefinition } from "./read/StreamDefinition.ts"
 import { companies } from "./streams/Companies.ts"
 import { contacts } from "./streams/Contacts.ts"
 import { taxonomyCategories, taxonomyProducts } from "./streams/Taxonomy.ts"

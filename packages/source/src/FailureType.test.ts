@@ -1,7 +1,7 @@
 // Who must act on each failure: the failure_type a read's TRACE error carries.
 import { ApiError } from "@salesintel/core"
 import { describe, expect, it } from "vitest"
-import { failureTypeOf } from "./Read.ts"
+import { failureTypeOf } from "./read/Read.ts"
 
 const endpoint = "people.search" as const
 

@@ -14,7 +14,7 @@ import * as Option from "effect/Option"
 import * as Stream from "effect/Stream"
 import * as TestClock from "effect/TestClock"
 import * as Config from "../Config.ts"
-import type * as Output from "../Output.ts"
+import type * as Output from "../read/Output.ts"
 import { fakeProvider } from "../testing/FakeProvider.ts"
 import { companies } from "./Companies.ts"
 

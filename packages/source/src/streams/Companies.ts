@@ -15,13 +15,13 @@ import { type ApiError, Client, type CompanyTechnologies, CreditBudget } from "@
 import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
 import * as Stream from "effect/Stream"
+import { BoughtSet } from "../bought/BoughtSet.ts"
+import { DatedSetJson, epochDay } from "../bought/DatedSet.ts"
 import type { CompaniesConfig, SourceConfig } from "../Config.ts"
 import * as KeyedPurchase from "../components/KeyedPurchase.ts"
-import { BoughtSet } from "../engine/BoughtSet.ts"
-import { DatedSetJson, epochDay } from "../engine/DatedSet.ts"
-import * as Purchases from "../engine/Purchases.ts"
-import * as Output from "../Output.ts"
-import type { ReadInput, StreamDefinition } from "../StreamDefinition.ts"
+import * as Output from "../read/Output.ts"
+import * as Purchase from "../read/Purchase.ts"
+import type { ReadInput, StreamDefinition } from "../read/StreamDefinition.ts"
 import { decodeState } from "./common.ts"
 import * as FromContacts from "./companies/FromContacts.ts"
 import * as Unmatched from "./companies/Unmatched.ts"
@@ -168,37 +168,35 @@ const read = (input: ReadInput) =>
       const client = yield* Client.SalesIntelClient
       const { state, done, due, contacts, unmatched, checkpoint } = yield* startFrom(input, settings)
       const fetchedAt = new Date(input.startedAt).toISOString()
-      const bought = Purchases.keyedBatches<Company, KindEvent, ApiError.ApiError, CreditBudget.CreditBudget>(
-        {
-          // The configured keys first, then the contacts' companies.
-          events: Stream.concat(
-            Stream.concat(
-              purchase(client, input, settings, "domains", due.domains),
-              purchase(client, input, settings, "names", due.names),
-            ),
-            purchase(client, input, settings, "domains", contacts.due, "contacts"),
+      const bought = Purchase.keyedBatches<Company, KindEvent, ApiError.ApiError, CreditBudget.CreditBudget>({
+        // The configured keys first, then the contacts' companies.
+        events: Stream.concat(
+          Stream.concat(
+            purchase(client, input, settings, "domains", due.domains),
+            purchase(client, input, settings, "names", due.names),
           ),
-          recordBought: (event) =>
-            (event.from === "contacts" ? contacts.done : done[event.kind]).record(event.keys),
-          recordUnmatched: (event) => unmatched.record(event.kind, event.keys, event.unmatched),
-          unmatchedWarnings: unmatchedWarnings(settings),
-          // At the bought sets' cadence: a checkpoint carries every set, and the contacts' may be large.
-          everyBatch: false,
-          checkpoint,
-          bought: contacts.done.size > done.domains.size ? contacts.done : done.domains,
-          record: (item) =>
-            Output.record(Streams.streams.companies, item, { [Streams.addedFields.fetchedAt]: fetchedAt }),
-          detail: "companies",
-          work: "companies",
-          // At least one credit per key left: append charges per company returned.
-          shortfall: (left) =>
-            Effect.succeed(
-              left === 0
-                ? undefined
-                : Output.shortfall(left, left, "companies (at least one credit per domain or name left)"),
-            ),
-        },
-      )
+          purchase(client, input, settings, "domains", contacts.due, "contacts"),
+        ),
+        recordBought: (event) =>
+          (event.from === "contacts" ? contacts.done : done[event.kind]).record(event.keys),
+        recordUnmatched: (event) => unmatched.record(event.kind, event.keys, event.unmatched),
+        unmatchedWarnings: unmatchedWarnings(settings),
+        // At the bought sets' cadence: a checkpoint carries every set, and the contacts' may be large.
+        everyBatch: false,
+        checkpoint,
+        bought: contacts.done.size > done.domains.size ? contacts.done : done.domains,
+        record: (item) =>
+          Output.record(Streams.streams.companies, item, { [Streams.addedFields.fetchedAt]: fetchedAt }),
+        detail: "companies",
+        work: "companies",
+        // At least one credit per key left: append charges per company returned.
+        shortfall: (left) =>
+          Effect.succeed(
+            left === 0
+              ? undefined
+              : Output.shortfall(left, left, "companies (at least one credit per domain or name left)"),
+          ),
+      })
       // One record per key as a rule (a key may match no company, or several): within the budget.
       const { available } = yield* (yield* CreditBudget.CreditBudget).snapshot
       const keys = due.domains.length + due.names.length + contacts.due.length

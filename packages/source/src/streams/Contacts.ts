@@ -4,7 +4,7 @@
  * full refresh and a later incremental read, is bought once, and a rerun over unchanged data buys
  * nothing. The ways a search is read are in contacts/Searches.ts, the emails in contacts/Emails.ts,
  * the estimate in contacts/Estimates.ts; what every purchase becomes is the engine's
- * (engine/Purchases.ts).
+ * (read/Purchase.ts).
  *
  * The state changes only in emission order (never inside a concurrent task), so a checkpoint
  * covers exactly the records emitted before it. A full refresh also keeps its position (the parts
@@ -16,12 +16,12 @@ import * as Effect from "effect/Effect"
 import * as Ref from "effect/Ref"
 import * as Schema from "effect/Schema"
 import * as Stream from "effect/Stream"
+import { BoughtSet } from "../bought/BoughtSet.ts"
+import { DatedSetJson, epochDay } from "../bought/DatedSet.ts"
 import type { ContactSearch } from "../Config.ts"
 import type * as PagedQuery from "../components/PagedQuery.ts"
-import { BoughtSet } from "../engine/BoughtSet.ts"
-import { DatedSetJson, epochDay } from "../engine/DatedSet.ts"
-import * as Output from "../Output.ts"
-import type { ReadInput, StreamDefinition } from "../StreamDefinition.ts"
+import * as Output from "../read/Output.ts"
+import type { ReadInput, StreamDefinition } from "../read/StreamDefinition.ts"
 import { decodeState } from "./common.ts"
 import type { ContactError, ContactOutput, Context } from "./contacts/Context.ts"
 import { searchWork } from "./contacts/Context.ts"
@@ -41,7 +41,7 @@ const FullRefreshProgress = Schema.Struct({
 export const ContactsState = Schema.Struct({
   /**
    * Match ids bought, by the day bought: one set for searches and emails alike; or "ledger" when
-   * the set is in the destination's ledger (engine/BoughtLedger.ts).
+   * the set is in the destination's ledger (bought/BoughtLedger.ts).
    */
   known: Schema.optionalWith(Schema.Union(DatedSetJson, Schema.Literal(Streams.inLedger)), {
     default: () => ({}),

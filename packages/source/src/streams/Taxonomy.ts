@@ -10,8 +10,8 @@ import { Client, type Filters, Pager, type Taxonomy } from "@salesintel/core"
 import * as Effect from "effect/Effect"
 import * as Stream from "effect/Stream"
 import type { SourceConfig } from "../Config.ts"
-import * as Output from "../Output.ts"
-import type { StreamDefinition } from "../StreamDefinition.ts"
+import * as Output from "../read/Output.ts"
+import type { StreamDefinition } from "../read/StreamDefinition.ts"
 
 export const crawlTerms = [..."abcdefghijklmnopqrstuvwxyz0123456789"]
 

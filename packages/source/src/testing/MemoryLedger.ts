@@ -1,10 +1,10 @@
 /**
- * A ledger in memory, for tests of the bought set in a ledger (engine/BoughtLedger.ts): its rows
+ * A ledger in memory, for tests of the bought set in a ledger (bought/BoughtLedger.ts): its rows
  * (key to day, a later day kept), what was moved into it from a state, and how many keys each
  * lookup asked about, so a test can say what a read looked up.
  */
 import * as Effect from "effect/Effect"
-import type { Entry, Ledger } from "../engine/BoughtLedger.ts"
+import type { Entry, Ledger } from "../bought/BoughtLedger.ts"
 
 export const memoryLedger = (entries: Iterable<Entry> = []) => {
   const rows = new Map<string, number>(entries)

@@ -15,8 +15,8 @@ import * as Layer from "effect/Layer"
 import * as Schema from "effect/Schema"
 import * as Stream from "effect/Stream"
 import * as Config from "../../Config.ts"
-import * as Plan from "../../Plan.ts"
-import { read } from "../../Read.ts"
+import * as Plan from "../../read/Plan.ts"
+import { read } from "../../read/Read.ts"
 import { fakeProvider } from "../../testing/FakeProvider.ts"
 
 const configWith = (budget: number, companies: Record<string, unknown>) =>

@@ -9,7 +9,7 @@ import type { Page } from "@salesintel/core"
 import * as Effect from "effect/Effect"
 import * as Ref from "effect/Ref"
 import * as Schema from "effect/Schema"
-import * as Output from "../../Output.ts"
+import * as Output from "../../read/Output.ts"
 
 export type KeyKind = "domains" | "names"
 

@@ -8,16 +8,16 @@ import type { ApiError, Client, Contact, CreditBudget, Page } from "@salesintel/
 import * as Effect from "effect/Effect"
 import type * as Ref from "effect/Ref"
 import * as Stream from "effect/Stream"
+import type { LedgerError } from "../../bought/BoughtLedger.ts"
+import type { BoughtSet } from "../../bought/BoughtSet.ts"
 import type { ContactSearch, SourceConfig } from "../../Config.ts"
 import * as KeyedPurchase from "../../components/KeyedPurchase.ts"
-import type { LedgerError } from "../../engine/BoughtLedger.ts"
-import type { BoughtSet } from "../../engine/BoughtSet.ts"
-import * as Purchases from "../../engine/Purchases.ts"
-import * as Output from "../../Output.ts"
+import * as Output from "../../read/Output.ts"
+import * as Purchase from "../../read/Purchase.ts"
 
 export type ContactOutput = Output.Output<Contact.Contact>
 
-/** What ends a contacts read: the provider's errors, or the ledger's (engine/BoughtLedger.ts). */
+/** What ends a contacts read: the provider's errors, or the ledger's (bought/BoughtLedger.ts). */
 export type ContactError = ApiError.ApiError | LedgerError
 
 export interface Context {
@@ -105,7 +105,7 @@ export const buyNew = (
         }),
       ),
     )
-    const bought = Purchases.keyedBatches({
+    const bought = Purchase.keyedBatches({
       events: KeyedPurchase.run({
         keys: fresh,
         pageSize: context.config.page_size,

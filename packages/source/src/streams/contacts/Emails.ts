@@ -9,9 +9,9 @@ import * as Chunk from "effect/Chunk"
 import * as Effect from "effect/Effect"
 import * as Ref from "effect/Ref"
 import * as Stream from "effect/Stream"
+import type { BoughtSet } from "../../bought/BoughtSet.ts"
 import type { ContactsConfig } from "../../Config.ts"
-import type { BoughtSet } from "../../engine/BoughtSet.ts"
-import * as Output from "../../Output.ts"
+import * as Output from "../../read/Output.ts"
 import { buyNew, type ContactOutput, type Context, toBuy } from "./Context.ts"
 
 /** The emails an enrichment looks up: each once, and in incremental only those due. */

@@ -10,7 +10,7 @@ import * as Ref from "effect/Ref"
 import * as Stream from "effect/Stream"
 import type { ContactSearch, SourceConfig } from "../../Config.ts"
 import * as PagedQuery from "../../components/PagedQuery.ts"
-import * as Output from "../../Output.ts"
+import * as Output from "../../read/Output.ts"
 import {
   buyNew,
   type ContactError,

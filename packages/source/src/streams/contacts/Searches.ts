@@ -24,8 +24,8 @@ import * as Stream from "effect/Stream"
 import { canonicalJson } from "../../CanonicalJson.ts"
 import type { ContactSearch } from "../../Config.ts"
 import * as PagedQuery from "../../components/PagedQuery.ts"
-import * as Purchases from "../../engine/Purchases.ts"
-import * as Output from "../../Output.ts"
+import * as Output from "../../read/Output.ts"
+import * as Purchase from "../../read/Purchase.ts"
 import {
   type ContactError,
   type ContactOutput,
@@ -50,10 +50,7 @@ const searchQuery = (context: Context, search: ContactSearch): PagedQuery.Option
 })
 
 /** The position of a full refresh, kept in `position`; `unfinished` once a page is refused. */
-const resumeIn = (
-  position: Ref.Ref<PagedQuery.Position>,
-  unfinished: Ref.Ref<boolean>,
-): Purchases.Resume => ({
+const resumeIn = (position: Ref.Ref<PagedQuery.Position>, unfinished: Ref.Ref<boolean>): Purchase.Resume => ({
   page: (part, page) => Ref.update(position, (p) => ({ ...p, current: { part, next_page: page + 1 } })),
   // The next run resumes at the refused page, even if later pages landed after it; the first
   // refusal is the earliest page refused (events come in page order), so a later one leaves it.
@@ -94,7 +91,7 @@ export const fullRefreshSearches = (
       const read = searches.map((search, index) =>
         each(
           search,
-          Purchases.creditedPages({
+          Purchase.creditedPages({
             events: events[index] ?? Stream.empty,
             keyOf: matchId,
             resume: resumeIn(position, unfinished),
@@ -167,7 +164,7 @@ const directSearch = (context: Context, search: ContactSearch, plan: Partitioner
               ),
         )
       // A failure lets the pages in flight land first (they are paid for); the next run lists the rest.
-      const pages = Purchases.creditedPages({
+      const pages = Purchase.creditedPages({
         events: PagedQuery.run({
           ...searchQuery(context, search),
           fetch,

@@ -8,13 +8,13 @@ import * as Ref from "effect/Ref"
 import * as Schema from "effect/Schema"
 import * as Stream from "effect/Stream"
 import { contact } from "../../../core/src/testing/Records.ts"
+import { LedgerError } from "../bought/BoughtLedger.ts"
+import { BoughtSet } from "../bought/BoughtSet.ts"
 import type * as KeyedPurchase from "../components/KeyedPurchase.ts"
 import type * as PagedQuery from "../components/PagedQuery.ts"
-import * as Output from "../Output.ts"
 import { memoryLedger } from "../testing/MemoryLedger.ts"
-import { LedgerError } from "./BoughtLedger.ts"
-import { BoughtSet } from "./BoughtSet.ts"
-import * as Purchases from "./Purchases.ts"
+import * as Output from "./Output.ts"
+import * as Purchase from "./Purchase.ts"
 
 const decode = Schema.decodeUnknownSync(Contact.Contact)
 const item = (id: number): Page.Item<Contact.Contact> => {
@@ -79,7 +79,7 @@ const collect = <E>(stream: Stream.Stream<Output.Output<Contact.Contact>, E>) =>
     }
   })
 
-describe("Purchases.creditedPages", () => {
+describe("Purchase.creditedPages", () => {
   it.effect(
     "a page whose ledger lookup fails still lets its paid records out, counted as new, and says so",
     () =>
@@ -90,7 +90,7 @@ describe("Purchases.creditedPages", () => {
         }
         const bought = yield* BoughtSet.fromLedger(undefined, failing, "contacts", today, undefined)
         const outputs = yield* collect(
-          Purchases.creditedPages({
+          Purchase.creditedPages({
             events: Stream.make(pageEvent("a", 1, [1, 2])),
             keyOf: (value) => value.match_id,
             checkpoint: Effect.sync(() => Output.checkpoint({ held: bought.size })),
@@ -127,7 +127,7 @@ describe("Purchases.creditedPages", () => {
           { _tag: "Skipped", part: "c", records: 7 },
         ]
         const outputs = yield* collect(
-          Purchases.creditedPages({
+          Purchase.creditedPages({
             events: Stream.fromIterable(events),
             keyOf: (value) => value.match_id,
             resume: {
@@ -171,7 +171,7 @@ describe("Purchases.creditedPages", () => {
     Effect.gen(function* () {
       const { bought, checkpoint } = setUp()
       const outputs = yield* collect(
-        Purchases.creditedPages({
+        Purchase.creditedPages({
           events: Stream.make(pageEvent("a", 1, [1]), { _tag: "PartDone", part: "a" } as const),
           keyOf: (value) => value.match_id,
           checkpoint,
@@ -193,7 +193,7 @@ describe("Purchases.creditedPages", () => {
         bought.record(Array.from({ length: 500 }, (_, i) => `held-${i}`))
         const pages = Array.from({ length: 7 }, (_, i) => pageEvent("a", i + 1, [2 * i, 2 * i + 1]))
         const outputs = yield* collect(
-          Purchases.creditedPages({
+          Purchase.creditedPages({
             events: Stream.concat(Stream.fromIterable(pages), paymentRequired),
             keyOf: (value) => value.match_id,
             checkpoint,
@@ -211,7 +211,7 @@ describe("Purchases.creditedPages", () => {
   )
 })
 
-describe("Purchases.keyedBatches", () => {
+describe("Purchase.keyedBatches", () => {
   const batch = (ids: ReadonlyArray<number>): KeyedPurchase.Event<string, Contact.Contact> => ({
     _tag: "Bought",
     keys: ids.map((id) => `m-${id}`),
@@ -230,7 +230,7 @@ describe("Purchases.keyedBatches", () => {
           { _tag: "Unbought", keys: ["m-5"] },
         ]
         const outputs = yield* collect(
-          Purchases.keyedBatches({
+          Purchase.keyedBatches({
             events: Stream.fromIterable(events),
             recordBought: (event) => bought.record(event.keys),
             everyBatch: true,
@@ -261,7 +261,7 @@ describe("Purchases.keyedBatches", () => {
       Effect.gen(function* () {
         const { bought, checkpoint } = setUp()
         const outputs = yield* collect(
-          Purchases.keyedBatches({
+          Purchase.keyedBatches({
             events: Stream.concat(Stream.make(batch([1]), batch([2])), paymentRequired),
             recordBought: (event) => bought.record(event.items.map((each) => each.record.match_id)),
             everyBatch: false,

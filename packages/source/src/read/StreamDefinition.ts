@@ -8,10 +8,10 @@ import type { Catalog, Streams } from "@salesintel/airbyte"
 import type { ApiError, Client, CreditBudget } from "@salesintel/core"
 import type * as Effect from "effect/Effect"
 import type * as Stream from "effect/Stream"
-import type { SourceConfig } from "./Config.ts"
-import type { LedgerError } from "./engine/BoughtLedger.ts"
+import type { LedgerError } from "../bought/BoughtLedger.ts"
+import type { SourceConfig } from "../Config.ts"
+import type { StateError } from "../StateError.ts"
 import type { Output } from "./Output.ts"
-import type { StateError } from "./StateError.ts"
 
 export interface ReadInput {
   readonly config: SourceConfig

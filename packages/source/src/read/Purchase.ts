@@ -11,11 +11,11 @@ import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Ref from "effect/Ref"
 import * as Stream from "effect/Stream"
-import type * as Checkpoints from "../components/Checkpoints.ts"
+import type { BoughtSet } from "../bought/BoughtSet.ts"
 import type * as KeyedPurchase from "../components/KeyedPurchase.ts"
 import type * as PagedQuery from "../components/PagedQuery.ts"
-import * as Output from "../Output.ts"
-import type { BoughtSet } from "./BoughtSet.ts"
+import type * as Checkpoints from "./Checkpoints.ts"
+import * as Output from "./Output.ts"
 
 interface Common<A> {
   /** The stream's state now. */

@@ -6,7 +6,7 @@
  *
  * In the state it is the one part that grows with the data, so its checkpoints are amortised
  * (`cadence`): after every page while it is small, then every 1/50 of what it holds. Kept in the
- * destination's ledger instead (`fromLedger`, engine/BoughtLedger.ts), the state carries only a
+ * destination's ledger instead (`fromLedger`, bought/BoughtLedger.ts), the state carries only a
  * marker, a checkpoint is due after every page whatever is held, and memory holds only what this
  * run bought and the keys being sorted: each is looked up (`resolve`, a listed page at a time)
  * before it is asked about, and what the lookup said is dropped once the caller has sorted it
@@ -17,7 +17,7 @@ import * as Chunk from "effect/Chunk"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Stream from "effect/Stream"
-import * as Checkpoints from "../components/Checkpoints.ts"
+import * as Checkpoints from "../read/Checkpoints.ts"
 import { StateError } from "../StateError.ts"
 import { BoughtLedger, type Entry, type Ledger, type LedgerError } from "./BoughtLedger.ts"
 import { DatedSet, type DatedSetJson, type DatedSetOutput, futureDay } from "./DatedSet.ts"

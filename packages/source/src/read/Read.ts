@@ -29,12 +29,12 @@ import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
 import * as Ref from "effect/Ref"
 import * as Stream from "effect/Stream"
-import type { SourceConfig } from "./Config.ts"
-import { definitionOf } from "./Definitions.ts"
-import { excluding } from "./Exclusions.ts"
-import type { LedgerError } from "./engine/BoughtLedger.ts"
+import type { LedgerError } from "../bought/BoughtLedger.ts"
+import type { SourceConfig } from "../Config.ts"
+import { definitionOf } from "../Definitions.ts"
+import { excluding } from "../Exclusions.ts"
+import type { StateError } from "../StateError.ts"
 import type * as Output from "./Output.ts"
-import type { StateError } from "./StateError.ts"
 
 export interface StreamSummary {
   readonly stream: string

@@ -11,9 +11,9 @@ import * as Option from "effect/Option"
 import * as Schema from "effect/Schema"
 import * as Stream from "effect/Stream"
 import * as TestClock from "effect/TestClock"
-import * as Config from "./Config.ts"
+import * as Config from "../Config.ts"
+import { fakeProvider } from "../testing/FakeProvider.ts"
 import { Estimate, read } from "./Read.ts"
-import { fakeProvider } from "./testing/FakeProvider.ts"
 
 describe("Read.Estimate", () => {
   it("sums the latest estimate of each key, never below what it emitted", () => {

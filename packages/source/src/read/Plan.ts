@@ -3,7 +3,7 @@
  * `salesintel plan`. The plan is the read itself, run dry: every configured stream's definition
  * runs as a sync runs it, in the same order, under the same credit budget, against a client whose
  * free endpoints are the provider's and whose credited ones are answered by a stand-in
- * (engine/StandIn.ts) that charges the budget what the provider would and sends nothing. The
+ * (read/StandIn.ts) that charges the budget what the provider would and sends nothing. The
  * streams tally their work as they go (requests, records bought, how each listed key stood against
  * the bought set: Output.Tally), and the plan is those tallies, summed by piece of work. Plan and
  * sync agree by construction: there is no second copy of the read's choices here.
@@ -24,13 +24,13 @@ import { type ApiError, Client, CreditBudget } from "@salesintel/core"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Stream from "effect/Stream"
-import type { SourceConfig } from "./Config.ts"
-import { definitions } from "./Definitions.ts"
-import { LedgerError } from "./engine/BoughtLedger.ts"
-import { type Mode, standIn } from "./engine/StandIn.ts"
+import { LedgerError } from "../bought/BoughtLedger.ts"
+import type { SourceConfig } from "../Config.ts"
+import { definitions } from "../Definitions.ts"
+import { StateError } from "../StateError.ts"
 import type * as Output from "./Output.ts"
 import * as Read from "./Read.ts"
-import { StateError } from "./StateError.ts"
+import { type Mode, standIn } from "./StandIn.ts"
 
 export type { Mode }
 export { LedgerError, StateError }

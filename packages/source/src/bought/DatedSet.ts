@@ -3,11 +3,11 @@
  * reads diff against so that nothing is bought twice, and what refresh_after_days ages.
  *
  * It is the one part of the state that grows with the data, so it is kept compact both ways: in
- * memory the keys' bytes in a KeyTable (engine/KeyTable.ts) and a day number per key in a typed
+ * memory the keys' bytes in a KeyTable (bought/KeyTable.ts) and a day number per key in a typed
  * array, 33 to 50 bytes a key where a Map (and a Set of this run's keys) took 81; in the state JSON
  * grouped by day, each key written once
  * with no per-key timestamp: a short day as a list (`{"20413": ["m-1", "m-2"]}`), a day of `packAt`
- * ids or more packed into one string (engine/PackedIds.ts), about a quarter of the list's bytes.
+ * ids or more packed into one string (bought/PackedIds.ts), about a quarter of the list's bytes.
  */
 import * as Effect from "effect/Effect"
 import * as ParseResult from "effect/ParseResult"
@@ -31,7 +31,7 @@ const DayKey = Schema.String.pipe(Schema.pattern(/^(0|[1-9]\d{0,5})$/)).annotati
 export const futureDay = (json: DatedSetJson | undefined, today: number): string | undefined =>
   Object.keys(json ?? {}).find((day) => Number(day) > today + 1)
 
-/** A day's ids packed into one string (engine/PackedIds.ts), read back as the list it holds. */
+/** A day's ids packed into one string (bought/PackedIds.ts), read back as the list it holds. */
 const PackedIds = Schema.transformOrFail(
   Schema.String.pipe(Schema.startsWith(packedPrefix)).annotations({
     description: `a list of ids, or ids packed as a string starting "${packedPrefix}"`,
