@@ -272,8 +272,7 @@ const endRun = (
           records: stream.records,
           credits: stream.creditsSpent,
           recordsLeft: stream.recordsLeft,
-        })) ??
-      withUnaccounted(seen, budget.spent).map((stream) => ({ ...stream, records: 0, recordsLeft: 0 }))
+        })) ?? spentByStream(seen, budget).map((stream) => ({ ...stream, records: 0, recordsLeft: 0 }))
     const streams = read.map((stream) => ({
       ...stream,
       records: status === "succeeded" ? stream.records : (committed[stream.stream]?.records ?? 0),
@@ -312,23 +311,18 @@ const endRun = (
   })
 
 /**
- * The streams' credits at their last checkpoint, with what the budget counted after it (pages in
- * flight when the load failed, charged but never checkpointed) given to the last stream that
- * spent: the credited streams spend in turn, so that is the one that was buying. So the stream
- * lines add up to what the provider was charged, as the summary says.
+ * The streams that read or spent, each with the credits the budget counted under it (pages in
+ * flight when the load failed, charged but never checkpointed, included): the budget is the one
+ * count, so the stream lines add up to what the provider was charged, as the summary says.
  */
-const withUnaccounted = <S extends { readonly credits: number }>(
-  streams: ReadonlyArray<S>,
-  spent: number,
-): ReadonlyArray<S> => {
-  const unaccounted = spent - streams.reduce((sum, stream) => sum + stream.credits, 0)
-  if (unaccounted <= 0 || streams.length === 0) return streams
-  let at = streams.length - 1
-  while (at > 0 && (streams[at]?.credits ?? 0) === 0) at--
-  return streams.map((stream, index) =>
-    index === at ? { ...stream, credits: stream.credits + unaccounted } : stream,
-  )
-}
+const spentByStream = (
+  seen: ReadonlyArray<{ readonly stream: string }>,
+  budget: CreditBudget.Snapshot,
+): ReadonlyArray<{ readonly stream: string; readonly credits: number }> =>
+  [...new Set([...seen.map((stream) => stream.stream), ...budget.accounts.keys()])].map((stream) => ({
+    stream,
+    credits: budget.accounts.get(stream)?.spent ?? 0,
+  }))
 
 /** A source LOG or TRACE line, as the sync writes it to its progress output. */
 const logLine =
@@ -423,12 +417,9 @@ const follower = (options: SyncOptions, config: Config.SourceConfig) => {
     finish: () => reporter.finish(counts()),
     summary: () => summary,
     checkpoints: () => live.checkpoints,
-    /** The streams that read records or spent credits, with the credits at their last checkpoint. */
-    seen: (): ReadonlyArray<{ readonly stream: string; readonly credits: number }> =>
-      [...new Set([...readByStream.keys(), ...creditsByStream.keys()])].map((stream) => ({
-        stream,
-        credits: creditsByStream.get(stream) ?? 0,
-      })),
+    /** The streams that read records or spent credits (their credits are the budget's: spentByStream). */
+    seen: (): ReadonlyArray<{ readonly stream: string }> =>
+      [...new Set([...readByStream.keys(), ...creditsByStream.keys()])].map((stream) => ({ stream })),
   }
 }
 
@@ -482,8 +473,7 @@ const loadRead = (
       )
       // What the provider was charged, however the load ended: the budget counts every credited
       // request, settled or not (the read's summary never comes when the load failed first).
-      const { spent, uncertain } = yield* budget.snapshot
-      return { result, budget: { spent, uncertain } }
+      return { result, budget: yield* budget.snapshot }
     }).pipe(Effect.provide(Commands.layerFor(config)))
     follow.finish()
     return {

@@ -1,7 +1,5 @@
 import { describe, expect, it } from "@effect/vitest"
-import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
-import * as Fiber from "effect/Fiber"
 import * as Option from "effect/Option"
 import * as CreditBudget from "./CreditBudget.ts"
 
@@ -20,6 +18,7 @@ describe("CreditBudget", () => {
         reserved: 60,
         available: 40,
         closed: false,
+        accounts: new Map(),
       })
     }),
   )
@@ -38,6 +37,7 @@ describe("CreditBudget", () => {
         reserved: 0,
         available: 63,
         closed: false,
+        accounts: new Map(),
       })
       expect(Option.isSome(yield* budget.reserve(63))).toBe(true)
       expect(Option.isNone(yield* budget.reserve(1))).toBe(true)
@@ -68,41 +68,23 @@ describe("CreditBudget", () => {
   )
 })
 
-describe("CreditBudget.share", () => {
-  it.effect(
-    "a batch the budget cannot cover whole waits for the streams before it, then gets what they gave back",
-    () =>
-      Effect.gen(function* () {
-        const budget = yield* CreditBudget.make(100)
-        const earlierEnded = yield* Deferred.make<void>()
-        const first = yield* CreditBudget.share(budget, Effect.void)
-        const second = yield* CreditBudget.share(budget, Deferred.await(earlierEnded))
-        // The stream before holds a full last page of 50 that will bring 10.
-        const lastPage = Option.getOrThrow(yield* first.reserve(50))
-        yield* first.settle(Option.getOrThrow(yield* first.reserve(40)), 40)
-        // 10 are available now; the batch of 30 waits instead of taking them and stopping there.
-        const batch = yield* Effect.fork(second.reserveUpTo(30))
-        yield* Effect.yieldNow()
-        expect(Option.isNone(yield* Fiber.poll(batch))).toBe(true)
-        expect((yield* budget.snapshot).reserved).toBe(50)
-        yield* first.settle(lastPage, 10)
-        yield* Deferred.succeed(earlierEnded, undefined)
-        expect(Option.map(yield* Fiber.join(batch), (held) => held.credits)).toEqual(Option.some(30))
-        // Each share counts its own spending.
-        expect((yield* first.own).spent).toBe(50)
-        const held = Option.getOrThrow(yield* second.reserveUpTo(30))
-        expect(held.credits).toBe(20)
-        yield* second.forfeit(held)
-        expect(yield* second.own).toEqual({ spent: 20, uncertain: 20 })
-      }),
-  )
-
-  it.effect("a closed budget refuses at once, without waiting for the streams before", () =>
+describe("CreditBudget.account", () => {
+  it.effect("counts what its reservations settle and forfeit under its name, in the budget's one count", () =>
     Effect.gen(function* () {
       const budget = yield* CreditBudget.make(100)
-      const second = yield* CreditBudget.share(budget, Effect.never)
-      yield* budget.close
-      expect(yield* second.reserveUpTo(10)).toEqual(Option.none())
+      const contacts = CreditBudget.account(budget, "contacts")
+      const companies = CreditBudget.account(budget, "companies")
+      yield* contacts.settle(Option.getOrThrow(yield* contacts.reserve(50)), 40)
+      yield* companies.forfeit(Option.getOrThrow(yield* companies.reserveUpTo(20)))
+      yield* contacts.release(Option.getOrThrow(yield* contacts.reserve(5)))
+      // A reservation taken outside any account counts in the run's totals only.
+      yield* budget.settle(Option.getOrThrow(yield* budget.reserve(3)), 3)
+      const snapshot = yield* budget.snapshot
+      expect([snapshot.spent, snapshot.uncertain, snapshot.reserved]).toEqual([63, 20, 0])
+      expect(Object.fromEntries(snapshot.accounts)).toEqual({
+        contacts: { spent: 40, uncertain: 0 },
+        companies: { spent: 20, uncertain: 20 },
+      })
     }),
   )
 })

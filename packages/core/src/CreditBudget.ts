@@ -11,6 +11,10 @@
  *
  * `close` is the stop request: from then on every reservation is refused (free pages reserve
  * zero, so they stop too), while the requests in flight land and settle.
+ *
+ * The budget is the one count of what a run spent: a reservation taken through an account
+ * (`account`, one per stream) counts what it settles or forfeits under that account's name too,
+ * so what each stream spent is read from the budget (`Snapshot.accounts`), never kept beside it.
  */
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
@@ -30,11 +34,20 @@ export interface Snapshot {
   readonly available: number
   /** A stop was requested: no reservation is granted any more. */
   readonly closed: boolean
+  /** Of `spent` and `uncertain`, what each account's reservations settled and forfeited. */
+  readonly accounts: ReadonlyMap<string, Spent>
+}
+
+export interface Spent {
+  readonly spent: number
+  readonly uncertain: number
 }
 
 /** Credits held for one request; settle, release or forfeit it exactly once. */
 export interface Reservation {
   readonly credits: number
+  /** The account its charge is counted under, if it was taken through one (`account`). */
+  readonly account?: string | undefined
 }
 
 export interface CreditBudgetService {
@@ -63,6 +76,7 @@ interface Totals {
   readonly uncertain: number
   readonly reserved: number
   readonly closed: boolean
+  readonly accounts: ReadonlyMap<string, Spent>
 }
 
 const snapshotOf = (limit: number, totals: Totals): Snapshot => ({
@@ -72,99 +86,90 @@ const snapshotOf = (limit: number, totals: Totals): Snapshot => ({
   reserved: totals.reserved,
   available: limit - totals.spent - totals.reserved,
   closed: totals.closed,
+  accounts: totals.accounts,
 })
 
+/** `totals` with `spent` (and `uncertain`) more counted under the reservation's account, if any. */
+const charge = (totals: Totals, reservation: Reservation, spent: number, uncertain: number): Totals => {
+  const account = reservation.account
+  if (account === undefined || spent === 0) return totals
+  const before = totals.accounts.get(account) ?? { spent: 0, uncertain: 0 }
+  return {
+    ...totals,
+    accounts: new Map(totals.accounts).set(account, {
+      spent: before.spent + spent,
+      uncertain: before.uncertain + uncertain,
+    }),
+  }
+}
+
 export const make = (limit: number): Effect.Effect<CreditBudgetService> =>
-  Effect.map(Ref.make<Totals>({ spent: 0, uncertain: 0, reserved: 0, closed: false }), (totals) => {
-    const hold = (current: Totals, credits: number): [Option.Option<Reservation>, Totals] => [
-      Option.some({ credits }),
-      { ...current, reserved: current.reserved + credits },
-    ]
-    return CreditBudget.of({
-      reserve: (credits) =>
-        Ref.modify(totals, (current) =>
-          !current.closed && current.spent + current.reserved + credits <= limit
-            ? hold(current, credits)
-            : [Option.none(), current],
-        ),
-      reserveUpTo: (credits) =>
-        Ref.modify(totals, (current) => {
-          const granted = Math.min(credits, limit - current.spent - current.reserved)
-          return !current.closed && granted >= 1 ? hold(current, granted) : [Option.none(), current]
-        }),
-      settle: (reservation, charged) =>
-        Ref.update(totals, (current) => ({
-          ...current,
-          spent: current.spent + charged,
-          reserved: current.reserved - reservation.credits,
-        })),
-      release: (reservation) =>
-        Ref.update(totals, (current) => ({ ...current, reserved: current.reserved - reservation.credits })),
-      forfeit: (reservation) =>
-        Ref.update(totals, (current) => ({
-          ...current,
-          spent: current.spent + reservation.credits,
-          uncertain: current.uncertain + reservation.credits,
-          reserved: current.reserved - reservation.credits,
-        })),
-      close: Ref.update(totals, (current) => ({ ...current, closed: true })),
-      snapshot: Effect.map(Ref.get(totals), (current) => snapshotOf(limit, current)),
-    })
-  })
+  Effect.map(
+    Ref.make<Totals>({ spent: 0, uncertain: 0, reserved: 0, closed: false, accounts: new Map() }),
+    (totals) => {
+      const hold = (current: Totals, credits: number): [Option.Option<Reservation>, Totals] => [
+        Option.some({ credits }),
+        { ...current, reserved: current.reserved + credits },
+      ]
+      return CreditBudget.of({
+        reserve: (credits) =>
+          Ref.modify(totals, (current) =>
+            !current.closed && current.spent + current.reserved + credits <= limit
+              ? hold(current, credits)
+              : [Option.none(), current],
+          ),
+        reserveUpTo: (credits) =>
+          Ref.modify(totals, (current) => {
+            const granted = Math.min(credits, limit - current.spent - current.reserved)
+            return !current.closed && granted >= 1 ? hold(current, granted) : [Option.none(), current]
+          }),
+        settle: (reservation, charged) =>
+          Ref.update(totals, (current) =>
+            charge(
+              {
+                ...current,
+                spent: current.spent + charged,
+                reserved: current.reserved - reservation.credits,
+              },
+              reservation,
+              charged,
+              0,
+            ),
+          ),
+        release: (reservation) =>
+          Ref.update(totals, (current) => ({ ...current, reserved: current.reserved - reservation.credits })),
+        forfeit: (reservation) =>
+          Ref.update(totals, (current) =>
+            charge(
+              {
+                ...current,
+                spent: current.spent + reservation.credits,
+                uncertain: current.uncertain + reservation.credits,
+                reserved: current.reserved - reservation.credits,
+              },
+              reservation,
+              reservation.credits,
+              reservation.credits,
+            ),
+          ),
+        close: Ref.update(totals, (current) => ({ ...current, closed: true })),
+        snapshot: Effect.map(Ref.get(totals), (current) => snapshotOf(limit, current)),
+      })
+    },
+  )
 
 export const layer = (limit: number): Layer.Layer<CreditBudget> => Layer.effect(CreditBudget, make(limit))
 
-/** One stream's share of a run's budget (`share`): the budget as it sees it, and what it spent. */
-export interface Share extends CreditBudgetService {
-  /** What this stream's requests settled and forfeited, of the run's `spent` and `uncertain`. */
-  readonly own: Effect.Effect<{ readonly spent: number; readonly uncertain: number }>
-}
-
 /**
- * A stream's view of the run's budget, for streams that spend in turn: a stream may begin while
- * the one before it still has requests in flight (it has reserved all it will), and what those
- * hold may come back (a last page reserves a full page; a definite refusal is released). So a
- * batch that the budget cannot cover whole (`reserveUpTo`) is asked again once `earlierEnded`:
- * the credits go to the streams in their order, as if each began after the one before ended.
- * `reserve` (a page or a retry, asked under a permit of the in-flight gate) does not wait: it
- * could hold a permit the stream before needs. Each share counts what its own requests spent, so
- * a stream's credits are its own whatever runs beside it.
+ * The budget as one account sees it (a stream of a run): every reservation it takes is counted
+ * under `name` when it settles or is forfeited (`Snapshot.accounts`), in the budget's one count.
  */
-export const share = (budget: CreditBudgetService, earlierEnded: Effect.Effect<void>): Effect.Effect<Share> =>
-  Effect.map(Ref.make({ spent: 0, uncertain: 0 }), (own) => {
-    // Uninterruptible but for the wait: a reservation taken is always returned or released.
-    const reserveUpTo = (credits: number) =>
-      Effect.uninterruptibleMask((restore) =>
-        Effect.flatMap(budget.reserveUpTo(credits), (first) =>
-          Option.isSome(first) && first.value.credits === credits
-            ? Effect.succeed(first)
-            : Effect.gen(function* () {
-                if (Option.isSome(first)) yield* budget.release(first.value)
-                if ((yield* budget.snapshot).closed) return Option.none<Reservation>()
-                yield* restore(earlierEnded)
-                return yield* budget.reserveUpTo(credits)
-              }),
-        ),
-      )
-    return {
-      reserve: budget.reserve,
-      reserveUpTo,
-      settle: (reservation, charged) =>
-        Effect.zipRight(
-          budget.settle(reservation, charged),
-          Ref.update(own, (counted) => ({ ...counted, spent: counted.spent + charged })),
-        ),
-      release: budget.release,
-      forfeit: (reservation) =>
-        Effect.zipRight(
-          budget.forfeit(reservation),
-          Ref.update(own, (counted) => ({
-            spent: counted.spent + reservation.credits,
-            uncertain: counted.uncertain + reservation.credits,
-          })),
-        ),
-      close: budget.close,
-      snapshot: budget.snapshot,
-      own: Ref.get(own),
-    }
-  })
+export const account = (budget: CreditBudgetService, name: string): CreditBudgetService => {
+  const named = (reservation: Option.Option<Reservation>) =>
+    Option.map(reservation, (held): Reservation => ({ ...held, account: name }))
+  return {
+    ...budget,
+    reserve: (credits) => Effect.map(budget.reserve(credits), named),
+    reserveUpTo: (credits) => Effect.map(budget.reserveUpTo(credits), named),
+  }
+}

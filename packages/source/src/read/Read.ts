@@ -35,6 +35,7 @@ import { definitionOf } from "../Definitions.ts"
 import { excluding } from "../Exclusions.ts"
 import type { StateError } from "../StateError.ts"
 import type * as Output from "./Output.ts"
+import * as Turns from "./Turns.ts"
 
 export interface StreamSummary {
   readonly stream: string
@@ -228,8 +229,6 @@ interface Run {
   readonly ended: Ref.Ref<ReadonlyArray<StreamSummary>>
   /** The first stream to fail: what the read reports once the streams still running end. */
   readonly failure: Ref.Ref<Option.Option<Failure>>
-  /** The budget shares of the credited streams after the first (CreditBudget.share). */
-  readonly shares: Ref.Ref<ReadonlyArray<CreditBudget.Share>>
   readonly substreams: Substreams
 }
 
@@ -288,10 +287,7 @@ interface StreamRun {
   readonly name: string
   readonly figures: Ref.Ref<Figures>
   readonly estimate: Estimate
-  /**
-   * The credits the stream has spent: its own share's (CreditBudget.share), whatever the streams
-   * beside it spend; none for a free stream.
-   */
+  /** The credits the stream has spent, as the run's budget counts them (none for a free stream). */
   readonly spent: Effect.Effect<number>
 }
 
@@ -434,46 +430,25 @@ const closingItems = (stream: StreamRun, syncMode: Catalog.SyncMode) =>
     ),
   )
 
-/** A credited stream's place in the turn (creditedInTurn); a free stream has none. */
-interface Turn {
-  /** The first credited stream: nothing before it to wait for. */
-  readonly first: boolean
-  /** The stream will reserve no more credits: the next credited stream may begin. */
-  readonly handOver: Effect.Effect<void>
-  /** Every credited stream before this one has ended. */
-  readonly earlierEnded: Effect.Effect<void>
-  /** The stream ended, however: it hands over if it had not, and says it ended. */
-  readonly settled: Effect.Effect<void>
-  /** The stream failed (its failure kept): nothing more is bought, the free streams stop. */
-  readonly failed: Effect.Effect<void>
+/**
+ * What a credited stream spends through: its account of the run's budget (the one count: what it
+ * spent is read from the budget), which, after the first, waits its turn for a batch it cannot
+ * have whole (Turns.budgetInTurn).
+ */
+const budgetOf = (run: Run, name: string, turn: Turns.Turn) => {
+  const account = CreditBudget.account(run.budget, name)
+  return turn.first ? account : Turns.budgetInTurn(account, turn.earlierEnded)
 }
 
-/**
- * What a credited stream spends through: the run's budget for the first (it has nothing to wait
- * for, and providing a service to a stream costs on every record it passes), a share for the
- * others; and how its credits are counted: a share's own, and for the first what the run spent
- * less the shares' (only credited streams spend).
- */
-const budgetOf = (run: Run, turn: Turn) =>
-  Effect.gen(function* () {
-    if (turn.first) {
-      const spent = Effect.gen(function* () {
-        const shared = yield* Effect.forEach(yield* Ref.get(run.shares), (share) => share.own)
-        const { spent } = yield* run.budget.snapshot
-        return spent - shared.reduce((sum, own) => sum + own.spent, 0)
-      })
-      return { share: undefined, spent }
-    }
-    const share = yield* CreditBudget.share(run.budget, turn.earlierEnded)
-    yield* Ref.update(run.shares, (shares) => [...shares, share])
-    return { share, spent: Effect.map(share.own, (own) => own.spent) }
-  })
+/** What `stream` has spent, as the run's budget counts it. */
+const spentBy = (run: Run, stream: string) =>
+  Effect.map(run.budget.snapshot, (snapshot) => snapshot.accounts.get(stream)?.spent ?? 0)
 
 /**
  * One configured stream of the catalog, read: STARTED, its items, then its closing line and
  * status. A credited stream spends through its own share of the budget (CreditBudget.share).
  */
-const streamItems = (run: Run, entry: Catalog.ConfiguredStream, turn: Turn | undefined) =>
+const streamItems = (run: Run, entry: Catalog.ConfiguredStream, turn: Turns.Turn | undefined) =>
   Stream.unwrap(
     Effect.gen(function* () {
       const { config, state, startedAt } = run.options
@@ -486,16 +461,13 @@ const streamItems = (run: Run, entry: Catalog.ConfiguredStream, turn: Turn | und
         return Stream.ensuring(Stream.fromIterable(yield* notRead(run, entry, "nothing to read")), settled)
       const { syncMode, downgraded } = Catalog.syncModeOf(entry)
       const name = definition.stream.name
-      const { share, spent } =
-        definition.credited && turn !== undefined
-          ? yield* budgetOf(run, turn)
-          : { share: undefined, spent: Effect.succeed(0) }
+      const budget = definition.credited && turn !== undefined ? budgetOf(run, name, turn) : undefined
       const stream: StreamRun = {
         run,
         name,
         figures: yield* Ref.make(noFigures),
         estimate: new Estimate(),
-        spent,
+        spent: spentBy(run, name),
       }
       const exclude = excluding(config, entry)
       const opening = [status(name, "STARTED")]
@@ -517,7 +489,7 @@ const streamItems = (run: Run, entry: Catalog.ConfiguredStream, turn: Turn | und
         parentKeys: run.substreams.keys.get(name),
       })
       const items = (
-        share === undefined ? read : Stream.provideService(read, CreditBudget.CreditBudget, share)
+        budget === undefined ? read : Stream.provideService(read, CreditBudget.CreditBudget, budget)
       ).pipe(
         Stream.mapEffect((output) => itemsOf(stream, output)),
         Stream.flattenIterables,
@@ -637,64 +609,6 @@ const watchStop = (run: Run) =>
       )
 
 /**
- * The credited streams in turn, in catalog order: each begins once the one before has reserved all
- * it will (ReadInput.reservedAll) or ended, so the first round trip of the next overlaps the last
- * of the one before; a batch the budget cannot cover whole waits for the streams before to end
- * (CreditBudget.share), so the budget goes to them in catalog order, as the plan counts it. A
- * credited stream's failure is kept for the read to report; the budget is closed, so a stream
- * begun beside it buys nothing more, lands what it has in flight, checkpoints it and ends; the
- * streams not begun are not started; and `creditedFailed` interrupts the free streams.
- */
-const creditedInTurn = (
-  run: Run,
-  inCatalogOrder: ReadonlyArray<Catalog.ConfiguredStream>,
-  creditedFailed: Deferred.Deferred<void>,
-) =>
-  Effect.gen(function* () {
-    const entries = parentsFirst(run, inCatalogOrder)
-    const handedOver = yield* Effect.forEach(entries, () => Deferred.make<void>())
-    const ended = yield* Effect.forEach(entries, () => Deferred.make<void>())
-    const indexOf = (name: string | undefined) => entries.findIndex((entry) => entry.stream.name === name)
-    return entries.map((entry, index) => {
-      const mine = { handedOver: handedOver[index], ended: ended[index] }
-      const handOver = mine.handedOver === undefined ? Effect.void : Deferred.done(mine.handedOver, Exit.void)
-      const turn: Turn = {
-        first: index === 0,
-        handOver,
-        earlierEnded: Effect.forEach(ended.slice(0, index), Deferred.await, { discard: true }),
-        settled: Effect.zipRight(
-          handOver,
-          mine.ended === undefined ? Effect.void : Deferred.done(mine.ended, Exit.void),
-        ),
-        failed: Effect.zipRight(run.budget.close, Deferred.done(creditedFailed, Exit.void)),
-      }
-      // A substream begins once its parent ended (its keys are the parent's records), else in turn.
-      const parent = ended[indexOf(run.substreams.parentOf.get(entry.stream.name))]
-      const before = parent ?? handedOver[index - 1]
-      // Built when its turn comes, so a stop or a failure during an earlier one is seen.
-      return before === undefined
-        ? streamItems(run, entry, turn)
-        : Stream.unwrap(Effect.as(Deferred.await(before), streamItems(run, entry, turn)))
-    })
-  })
-
-/** The credited streams in catalog order, except that a substream comes right after its parent. */
-const parentsFirst = (
-  run: Run,
-  entries: ReadonlyArray<Catalog.ConfiguredStream>,
-): ReadonlyArray<Catalog.ConfiguredStream> => {
-  const { parentOf } = run.substreams
-  const children = (name: string) => entries.filter((entry) => parentOf.get(entry.stream.name) === name)
-  const placed = (entry: Catalog.ConfiguredStream): ReadonlyArray<Catalog.ConfiguredStream> => [
-    entry,
-    ...children(entry.stream.name).flatMap(placed),
-  ]
-  const hasCreditedParent = (entry: Catalog.ConfiguredStream) =>
-    entries.some((other) => other.stream.name === parentOf.get(entry.stream.name))
-  return entries.filter((entry) => !hasCreditedParent(entry)).flatMap(placed)
-}
-
-/**
  * The streams of the catalog: the credited ones in turn (creditedInTurn), the free ones beside
  * them and each other, so their round trips overlap the credited reads (the client's limits pace
  * them all, the counts asked ahead of need last). A free stream's failure is kept and reported
@@ -710,11 +624,12 @@ const streamsOf = (run: Run) =>
     const entries = run.options.catalog.streams
     const isFree = (entry: Catalog.ConfiguredStream) => definitionOf(entry.stream.name)?.credited === false
     const creditedFailed = yield* Deferred.make<void>()
-    const credited = yield* creditedInTurn(
-      run,
-      entries.filter((entry) => !isFree(entry)),
-      creditedFailed,
-    )
+    const credited = yield* Turns.inTurn({
+      entries: entries.filter((entry) => !isFree(entry)),
+      parentOf: run.substreams.parentOf,
+      failed: Effect.zipRight(run.budget.close, Deferred.done(creditedFailed, Exit.void)),
+      read: (entry, turn) => streamItems(run, entry, turn),
+    })
     const free = entries.filter(isFree).map((entry) =>
       streamItems(run, entry, undefined).pipe(
         Stream.catchAllCause((cause) =>
@@ -741,7 +656,6 @@ export const read = (options: ReadOptions): Read => {
         stopped: yield* Ref.make(false),
         ended: yield* Ref.make<ReadonlyArray<StreamSummary>>([]),
         failure: yield* Ref.make(Option.none<Failure>()),
-        shares: yield* Ref.make<ReadonlyArray<CreditBudget.Share>>([]),
         substreams: substreamsOf(options),
       }
       yield* watchStop(run)
