@@ -13,7 +13,8 @@ import * as Stream from "effect/Stream"
 import * as TestClock from "effect/TestClock"
 import * as Config from "../Config.ts"
 import { fakeProvider } from "../testing/FakeProvider.ts"
-import { Estimate, read } from "./Read.ts"
+import { Estimate } from "./Estimate.ts"
+import { read } from "./Read.ts"
 
 describe("Read.Estimate", () => {
   it("sums the latest estimate of each key, never below what it emitted", () => {

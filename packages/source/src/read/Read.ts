@@ -19,7 +19,7 @@
  * request (`stopWhen`) closes the run's budget, so every stream ends at its next request with what
  * it has and checkpoints it, and the streams not begun are not started.
  */
-import { Catalog, Message, type StreamState, type Streams } from "@salesintel/airbyte"
+import { Catalog, Message, type StreamState } from "@salesintel/airbyte"
 import { ApiError, type Client, CreditBudget } from "@salesintel/core"
 import * as Cause from "effect/Cause"
 import * as Deferred from "effect/Deferred"
@@ -34,7 +34,9 @@ import type { SourceConfig } from "../Config.ts"
 import { definitionOf } from "../Definitions.ts"
 import { excluding } from "../Exclusions.ts"
 import type { StateError } from "../StateError.ts"
+import { Estimate } from "./Estimate.ts"
 import type * as Output from "./Output.ts"
+import * as Substreams from "./Substreams.ts"
 import * as Turns from "./Turns.ts"
 
 export interface StreamSummary {
@@ -118,48 +120,6 @@ export const failureTypeOf = (error: ApiError.ApiError | StateError | LedgerErro
   }
 }
 
-/**
- * A stream's ESTIMATE figures: the records its definition expects (the sum of the latest Estimate
- * output of each key, never below what it has emitted), and bytes from the average size of the
- * first `sampleSize` records (measured once: serializing every record to count bytes would cost
- * CPU).
- */
-const utf8 = new TextEncoder()
-
-export class Estimate {
-  private readonly byKey = new Map<string, number>()
-  private expected = 0
-  private estimated = false
-  private sampled = 0
-  private sampledBytes = 0
-
-  constructor(private readonly sampleSize = 100) {}
-
-  /** `records` expected from the work under `key`, replacing what that key said before. */
-  set(key: string, records: number): void {
-    this.expected += records - (this.byKey.get(key) ?? 0)
-    this.byKey.set(key, records)
-    this.estimated = true
-  }
-
-  /** Counts one record into the size sample; true when this record completed the sample (and an estimate exists). */
-  sample(data: unknown): boolean {
-    if (this.sampled >= this.sampleSize) return false
-    this.sampled++
-    this.sampledBytes += utf8.encode(JSON.stringify(data)).length
-    return this.sampled === this.sampleSize && this.estimated
-  }
-
-  rows(emitted: number): number {
-    return Math.max(this.expected, emitted)
-  }
-
-  /** Undefined until some record has been sized. */
-  bytes(emitted: number): number | undefined {
-    return this.sampled === 0 ? undefined : (this.sampledBytes / this.sampled) * this.rows(emitted)
-  }
-}
-
 /** Removes the key from any text that leaves the process, however it got there. */
 export const scrubber = (config: SourceConfig) => {
   const key = Redacted.value(config.api_key)
@@ -229,52 +189,7 @@ interface Run {
   readonly ended: Ref.Ref<ReadonlyArray<StreamSummary>>
   /** The first stream to fail: what the read reports once the streams still running end. */
   readonly failure: Ref.Ref<Option.Option<Failure>>
-  readonly substreams: Substreams
-}
-
-/**
- * The substreams of the catalog whose parent it reads (StreamDefinition.parent): each parent's
- * collectors, given every record it emits, and each substream's keys, handed to it when it begins
- * (after its parent ended). The keys are gathered as the parent's records pass, in a set (distinct
- * keys, such as company domains, far fewer than the records).
- */
-interface Substreams {
-  readonly collectors: ReadonlyMap<string, ReadonlyArray<Collector>>
-  readonly keys: ReadonlyMap<string, Set<string>>
-  /** The parent a substream waits for. */
-  readonly parentOf: ReadonlyMap<string, string>
-}
-
-interface Collector {
-  readonly keyOf: (record: Streams.Decoded<unknown>) => string | undefined
-  readonly keys: Set<string>
-}
-
-const substreamsOf = (options: ReadOptions): Substreams => {
-  const inCatalog = new Set(options.catalog.streams.map((entry) => entry.stream.name))
-  const collectors = new Map<string, ReadonlyArray<Collector>>()
-  const keys = new Map<string, Set<string>>()
-  const parentOf = new Map<string, string>()
-  for (const entry of options.catalog.streams) {
-    const parent = definitionOf(entry.stream.name)?.parent?.(options.config)
-    if (parent === undefined || !inCatalog.has(parent.key.stream)) continue
-    const collected = new Set<string>()
-    keys.set(entry.stream.name, collected)
-    parentOf.set(entry.stream.name, parent.key.stream)
-    collectors.set(parent.key.stream, [
-      ...(collectors.get(parent.key.stream) ?? []),
-      { keyOf: parent.keyOf, keys: collected },
-    ])
-  }
-  return { collectors, keys, parentOf }
-}
-
-/** A record a parent emits, given to its substreams' collectors. */
-const collect = (run: Run, stream: string, output: Output.RecordOutput<unknown>): void => {
-  for (const collector of run.substreams.collectors.get(stream) ?? []) {
-    const key = collector.keyOf(output.decoded)
-    if (key !== undefined) collector.keys.add(key)
-  }
+  readonly substreams: Substreams.Substreams
 }
 
 const message = (value: Message.Message): Item => ({ _tag: "Message", message: value })
@@ -298,7 +213,7 @@ const estimateItem = (stream: StreamRun, records: number): Item =>
 
 const recordItems = (stream: StreamRun, output: Output.RecordOutput<unknown>) =>
   Ref.modify(stream.figures, (figures): [ReadonlyArray<Item>, Figures] => {
-    collect(stream.run, stream.name, output)
+    Substreams.collect(stream.run.substreams, stream.name, output)
     const records = figures.records + 1
     const record = message(Message.record(stream.name, output.data, Date.now(), output.decoded))
     // Once the sample of record sizes is taken, the estimate is said again with its bytes.
@@ -656,7 +571,7 @@ export const read = (options: ReadOptions): Read => {
         stopped: yield* Ref.make(false),
         ended: yield* Ref.make<ReadonlyArray<StreamSummary>>([]),
         failure: yield* Ref.make(Option.none<Failure>()),
-        substreams: substreamsOf(options),
+        substreams: Substreams.substreamsOf(options.catalog, options.config),
       }
       yield* watchStop(run)
       const ending = (kept: Option.Option<Failure>) =>
