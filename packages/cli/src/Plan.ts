@@ -227,7 +227,11 @@ const workLine = (work: Plan.WorkPlan): string => {
       ? `${count(counts.unconfirmed)} not known to match (at most a credit each)`
       : undefined,
   ].filter((part) => part !== undefined)
-  return `${work.stream === "" || work.work.startsWith(work.stream) ? "" : `${work.stream}: `}${work.work}: ${standing.join(", ")}: ${count(work.credits)} credits, ${count(work.requests.free + work.requests.credited)} requests`
+  const requests = work.requests.free + work.requests.credited
+  // A work whose purchase another work of its stream tallies (the companies' one purchase) has none of its own.
+  const spends =
+    work.credits > 0 || requests > 0 ? `: ${count(work.credits)} credits, ${count(requests)} requests` : ""
+  return `${work.stream === "" || work.work.startsWith(work.stream) ? "" : `${work.stream}: `}${work.work}: ${standing.join(", ")}${spends}`
 }
 
 /** The plan as a person reads it: a table of the contact work, then companies, then the totals. */

@@ -118,16 +118,22 @@ const spellingOf = (settings: CompaniesConfig) => {
   return (key: string) => spelled.get(key) ?? key
 }
 
-/** One WARN per kind whose keys looked up by this read matched no company. */
+/** One WARN per kind (and per origin: the config, the contacts) whose keys looked up by this read matched no company. */
 const unmatchedWarnings =
   (settings: CompaniesConfig) =>
   (events: ReadonlyArray<Extract<KindEvent, { readonly _tag: "Unmatched" }>>): ReadonlyArray<Output.Log> =>
-    (["domains", "names"] as const).flatMap((kind) => {
-      const ofKind = events.filter((event) => event.kind === kind)
+    (
+      [
+        ["domains", "config"],
+        ["names", "config"],
+        ["domains", "contacts"],
+      ] as const
+    ).flatMap(([kind, from]) => {
+      const ofKind = events.filter((event) => event.kind === kind && event.from === from)
       const unmatched = ofKind.flatMap((event) => event.unmatched)
       if (unmatched.length === 0) return []
       const lookedUp = ofKind.reduce((sum, event) => sum + event.keys.length, 0)
-      return [Unmatched.warning(kind, lookedUp, unmatched, spellingOf(settings))]
+      return [Unmatched.warning(kind, lookedUp, unmatched, spellingOf(settings), from)]
     })
 
 /** Where a read stands as it begins: what was appended, the keys due, and the state to checkpoint. */

@@ -59,13 +59,23 @@ const runOnce = (provider: ReturnType<typeof fakeProvider>, config: Config.Sourc
     for (const message of messages)
       if (message.type === "STATE" && message.state.stream !== undefined)
         after.set(message.state.stream.stream_descriptor.name, message.state.stream.stream_state)
+    const warnings = messages.flatMap((message) =>
+      message.type === "LOG" && message.log.level === "WARN" ? [message.log.message] : [],
+    )
     const companies = messages.flatMap((message) =>
       message.type === "RECORD" && message.record.stream === "companies"
         ? [String((message.record.data as { domain?: unknown }).domain)]
         : [],
     )
     const order = messages.flatMap((message) => (message.type === "RECORD" ? [message.record.stream] : []))
-    return { charged: provider.charged() - before, planned, companies, order, states: after as States }
+    return {
+      charged: provider.charged() - before,
+      planned,
+      companies,
+      order,
+      warnings,
+      states: after as States,
+    }
   }).pipe(Effect.provide(provider.layer))
 
 describe("companies from contacts, through the pipe", () => {
@@ -127,6 +137,21 @@ describe("companies from contacts, through the pipe", () => {
       }).pipe(Effect.provide(provider.layer))
       expect(later.credits).toBe(10)
       expect(later.refresh.companies).toBe(10)
+    }),
+  )
+
+  it.effect("names a contact's company domain that matched no company, and does not ask for it again", () =>
+    Effect.gen(function* () {
+      const provider = fakeProvider({ contacts: 30, unknownDomains: ["company-7.example"] })
+      const first = yield* runOnce(provider, configWith(1_000, {}), new Map())
+      expect(first.charged).toBe(39)
+      expect(first.warnings).toContainEqual(
+        expect.stringContaining(
+          "1 of the 10 domains of your contacts' companies (from_contacts) looked up matched no company at the provider, so nothing was charged for it: company-7.example",
+        ),
+      )
+      const again = yield* runOnce(provider, configWith(1_000, {}), first.states)
+      expect([again.planned.credits, again.charged]).toEqual([0, 0])
     }),
   )
 })

@@ -66,13 +66,15 @@ export const warning = (
   lookedUp: number,
   unmatched: ReadonlyArray<string>,
   spelled: (key: string) => string,
+  /** Where the keys came from: the config's list, or the company domains of the contacts held. */
+  from: "config" | "contacts" = "config",
 ): Output.Log => {
   const listed = unmatched.slice(0, named).map(spelled).join(", ")
   const more = unmatched.length > named ? ` and ${unmatched.length - named} more` : ""
   const them = unmatched.length === 1 ? "it" : "them"
   return Output.log(
     "WARN",
-    `${unmatched.length} of the ${lookedUp} ${kind} in companies.${kind} looked up matched no company at the provider, so nothing was charged for ${them}: ${listed}${more} (${advice[kind]})`,
+    `${unmatched.length} of the ${lookedUp} ${kind} ${from === "config" ? `in companies.${kind}` : "of your contacts' companies (from_contacts)"} looked up matched no company at the provider, so nothing was charged for ${them}: ${listed}${more} (${advice[kind]})`,
   )
 }
 
