@@ -1,12 +1,15 @@
 /**
  * What the next incremental read would cost, before it costs anything: the figures behind
- * `salesintel plan`. The plan is the read itself, run dry: every configured stream's definition
- * runs as a sync runs it, in the same order, under the same credit budget, against a client whose
- * free endpoints are the provider's and whose credited ones are answered by a stand-in
- * (read/StandIn.ts) that charges the budget what the provider would and sends nothing. The
- * streams tally their work as they go (requests, records bought, how each listed key stood against
- * the bought set: Output.Tally), and the plan is those tallies, summed by piece of work. Plan and
- * sync agree by construction: there is no second copy of the read's choices here.
+ * `salesintel plan`. The plan is the read itself, run dry: `Read.read` over the catalog a sync
+ * reads (the same streams, order, turns and credit budget), against a client whose free endpoints
+ * are the provider's and whose credited ones are answered by a stand-in (read/StandIn.ts) that
+ * charges the budget what the provider would and sends nothing. The streams tally their work as
+ * they go (requests, records bought, how each listed key stood against the bought set:
+ * Output.Tally), the read passes the tallies on as items, and the plan is those tallies, summed by
+ * piece of work (`works`, in which a new stream's work shows with no change here) and the credits
+ * the budget counted. Plan and sync agree by construction: there is no second copy of the read's
+ * choices here, and nothing here knows a stream's internals (the sections below are views of the
+ * works, by their names).
  *
  * - exact (default): each search's free listing is walked as the read walks it, and diffed
  *   against the contacts already bought: the credits are what the next read spends, to the credit.
