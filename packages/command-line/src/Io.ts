@@ -11,7 +11,6 @@ import * as Console from "effect/Console"
 import * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
-import * as Ref from "effect/Ref"
 
 /** stdout or stderr: a stream that may be a terminal (a person reads it) of some width. */
 export type Output = Writable & {
@@ -33,7 +32,12 @@ export interface IoService {
   /** Calls `listener` on each SIGINT and SIGTERM until the returned function is called. */
   readonly onSignal: (listener: (signal: Signal) => void) => () => void
   /** The code the invocation exits with: 0 until a command sets another. */
-  readonly exitCode: Ref.Ref<number>
+  readonly exitCode: () => number
+  /**
+   * Sets it, at once: a process's may be set from a stream's event after the program ended (a
+   * pipe closed by its reader), and is still the one it exits with.
+   */
+  readonly setExitCode: (code: number) => void
 }
 
 export class Io extends Context.Tag("@salesintel/command-line/Io")<Io, IoService>() {}
@@ -49,36 +53,23 @@ const onProcessSignal = (listener: (signal: Signal) => void) => {
   }
 }
 
-/**
- * The running process's arguments, environment, directory, streams and signals. The exit code a
- * command sets becomes the process's when the layer's scope closes, however the program ended.
- */
-export const processIo: Layer.Layer<Io> = Layer.scoped(
-  Io,
-  Effect.gen(function* () {
-    const exitCode = yield* Ref.make(0)
-    yield* Effect.addFinalizer(() =>
-      Effect.flatMap(Ref.get(exitCode), (code) =>
-        Effect.sync(() => {
-          if (code !== 0) process.exitCode = code
-        }),
-      ),
-    )
-    return {
-      args: process.argv.slice(2),
-      env: process.env,
-      cwd: process.cwd(),
-      // Read when used: touching process.stdin opens it, which the commands without input never do.
-      get stdin() {
-        return process.stdin
-      },
-      stdout: process.stdout,
-      stderr: process.stderr,
-      onSignal: onProcessSignal,
-      exitCode,
-    }
-  }),
-)
+/** The running process's arguments, environment, directory, streams, signals and exit code. */
+export const processIo: Layer.Layer<Io> = Layer.sync(Io, () => ({
+  args: process.argv.slice(2),
+  env: process.env,
+  cwd: process.cwd(),
+  // Read when used: touching process.stdin opens it, which the commands without input never do.
+  get stdin() {
+    return process.stdin
+  },
+  stdout: process.stdout,
+  stderr: process.stderr,
+  onSignal: onProcessSignal,
+  exitCode: () => Number(process.exitCode ?? 0),
+  setExitCode: (code) => {
+    process.exitCode = code
+  },
+}))
 
 /**
  * `path` as file system calls must see it: relative to the invocation's directory. It is left as
@@ -89,7 +80,7 @@ export const pathIn = (io: IoService, path: string): string =>
   isAbsolute(path) || io.cwd === process.cwd() ? path : resolve(io.cwd, path)
 
 export const setExitCode = (code: number): Effect.Effect<void, never, Io> =>
-  Effect.flatMap(Io, (io) => Ref.set(io.exitCode, code))
+  Effect.flatMap(Io, (io) => Effect.sync(() => io.setExitCode(code)))
 
 /** Text on stdout, as written (no newline added). */
 export const writeStdout = (text: string): Effect.Effect<void, never, Io> =>

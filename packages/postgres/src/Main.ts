@@ -20,7 +20,6 @@ import { CommandLine, JsonFile } from "@salesintel/command-line"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Option from "effect/Option"
-import * as Ref from "effect/Ref"
 import * as Ledger from "./Ledger.ts"
 import { loadRun } from "./LoadRun.ts"
 import * as RunLifecycle from "./RunLifecycle.ts"
@@ -186,7 +185,7 @@ export const main = Effect.flatMap(CommandLine.Io, (io) =>
     Effect.catchAll((error: unknown) =>
       Effect.zipRight(
         CommandLine.writeStderr(`salesintel-pg: ${error instanceof Error ? error.message : String(error)}\n`),
-        Ref.update(io.exitCode, (code) => code || 1),
+        Effect.sync(() => io.setExitCode(io.exitCode() || 1)),
       ),
     ),
     // An input pipe still open (a source writing into a load that was refused) must not keep the

@@ -12,7 +12,6 @@ import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Option from "effect/Option"
-import * as Ref from "effect/Ref"
 import * as Stream from "effect/Stream"
 import * as Commands from "./Commands.ts"
 
@@ -59,7 +58,7 @@ const runRead = (
       Deferred.unsafeDone(closed, Exit.void)
       if (reported) return
       reported = true
-      Effect.runSync(Ref.set(io.exitCode, 1))
+      io.setExitCode(1)
       io.stderr.write(
         `source-salesintel: stdout closed (${error.code ?? error.message}); stopped reading, nothing more is bought\n`,
       )

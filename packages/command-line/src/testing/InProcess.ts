@@ -8,7 +8,6 @@ import { StringDecoder } from "node:string_decoder"
 import * as Cause from "effect/Cause"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
-import * as Ref from "effect/Ref"
 import { Io, type IoService, type Output } from "../Io.ts"
 
 export interface Invocation {
@@ -61,7 +60,7 @@ export const runInProcess = async <E>(
   const stderr = captured(false, invocation.onStderr)
   const stdin = new PassThrough()
   stdin.end(invocation.stdin ?? "")
-  const exitCode = Ref.unsafeMake(0)
+  let exitCode = 0
   const io: IoService = {
     args,
     env: invocation.env ?? {},
@@ -70,15 +69,17 @@ export const runInProcess = async <E>(
     stdout: stdout.stream,
     stderr: stderr.stream,
     onSignal: () => () => {},
-    exitCode,
+    exitCode: () => exitCode,
+    setExitCode: (code) => {
+      exitCode = code
+    },
   }
   const exit = await Effect.runPromiseExit(Effect.provideService(main, Io, io))
-  let code = Effect.runSync(Ref.get(exitCode))
   // As the bins' runner (StopSignal.runMain): a failure the command did not report is printed,
   // and the exit code is 1 unless the command set one.
   if (Exit.isFailure(exit)) {
     if (!Cause.isInterruptedOnly(exit.cause)) stderr.stream.write(`${Cause.pretty(exit.cause)}\n`)
-    if (code === 0) code = 1
+    if (exitCode === 0) exitCode = 1
   }
-  return { code, stdout: stdout.text(), stderr: stderr.text() }
+  return { code: exitCode, stdout: stdout.text(), stderr: stderr.text() }
 }
