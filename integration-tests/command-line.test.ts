@@ -1,67 +1,24 @@
 /**
- * The three bins as users run them (`dist/bin.js` of cli, source and postgres, built by `npm
- * test`): help for people, usage errors as one line on stderr with exit code 2 (and nothing on
- * source-salesintel's stdout), --version, options where users put them, clear messages for a bad
- * database URL or schema; `sql` and `status` that create nothing where there is no database, a
- * `sync` whose invalid config creates nothing; and, on a database synced from the sandbox, `sql`
- * in its three formats, `status` per stream and as JSON, `sync --full-refresh` (it buys again, on
- * purpose), and `salesintel-pg load` on a terminal (a count, no STATE echo).
+ * The three bins as users run them, each run in process (integration-tests/bins.ts: the bin's
+ * whole program on captured streams, milliseconds a run): help for people, usage errors as one
+ * line on stderr with exit code 2 (and nothing on source-salesintel's stdout), --version, options
+ * where users put them, clear messages for a bad database URL or schema; `sql` and `status` that
+ * create nothing where there is no database, a `sync` whose invalid config creates nothing; and,
+ * on a database synced from the sandbox, `sql` in its three formats, `status` per stream and as
+ * JSON, `sync --full-refresh` (it buys again, on purpose), and `salesintel-pg load`'s STATE echo.
+ * What only a process shows (its exit code, a terminal) is command-line.process.test.ts's.
  */
-import { spawn, spawnSync } from "node:child_process"
+import { spawn } from "node:child_process"
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
-import { dirname, join } from "node:path"
-import { fileURLToPath } from "node:url"
+import { join } from "node:path"
 import { Database } from "@salesintel/postgres"
 import { type Sandbox, startSandbox } from "@salesintel/sandbox"
 import * as Effect from "effect/Effect"
-import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest"
 import { backends, open } from "../packages/postgres/src/testing/Backends.ts"
 import { contactMessages } from "../packages/postgres/src/testing/Records.ts"
-
-const root = join(dirname(fileURLToPath(import.meta.url)), "..")
-const bins = {
-  salesintel: join(root, "packages/cli/dist/bin.js"),
-  "source-salesintel": join(root, "packages/source/dist/bin.js"),
-  "salesintel-pg": join(root, "packages/postgres/dist/bin.js"),
-} as const
-type Bin = keyof typeof bins
-
-interface Ended {
-  readonly code: number | null
-  readonly stdout: string
-  readonly stderr: string
-}
-
-const run = (
-  bin: Bin,
-  args: ReadonlyArray<string>,
-  options: {
-    cwd?: string
-    input?: string
-    onStderr?: (stderr: string) => void
-    env?: Readonly<Record<string, string>>
-  } = {},
-) =>
-  new Promise<Ended>((resolve, reject) => {
-    const child = spawn(process.execPath, [bins[bin], ...args], {
-      cwd: options.cwd ?? root,
-      stdio: ["pipe", "pipe", "pipe"],
-      env: { ...process.env, DATABASE_URL: "", SALESINTEL_API_KEY: "", ...options.env },
-    })
-    let stdout = ""
-    let stderr = ""
-    child.stdout.on("data", (chunk) => {
-      stdout += chunk
-    })
-    child.stderr.on("data", (chunk) => {
-      stderr += chunk
-      options.onStderr?.(stderr)
-    })
-    child.on("error", reject)
-    child.on("close", (code) => resolve({ code, stdout, stderr }))
-    child.stdin.end(options.input ?? "")
-  })
+import { type Bin, type Ended, runInProcess as run } from "./bins.ts"
 
 const commandsOf: Record<Bin, ReadonlyArray<string>> = {
   salesintel: ["sync", "sql", "status"],
@@ -83,10 +40,10 @@ const expectUsageError = (ended: Ended, bin: Bin, says: RegExp) => {
   expect(ended.stderr).not.toContain(ansiEscape)
 }
 
-// Each invocation starts a whole node process: they run side by side, with room for a busy machine.
+// A sync, or a PGlite opened, takes seconds on a busy machine.
 const slow = { timeout: 240_000 }
 
-describe.each(Object.keys(bins) as Array<Bin>)("%s on the command line", (bin) => {
+describe.each(Object.keys(commandsOf) as Array<Bin>)("%s on the command line", (bin) => {
   it("has help written for people, on every command, in plain text when piped", slow, async () => {
     const first = commandsOf[bin][0] ?? ""
     const [top, version, versionAfter, helpOf, dashH, ...each] = await Promise.all([
@@ -566,36 +523,26 @@ describe("on a database synced from the sandbox", () => {
   })
 })
 
-// util-linux's `script` runs a command with a terminal as its stdout (as a person would).
-const hasScript = spawnSync("script", ["--version"]).status === 0
-
 describe("salesintel-pg load's stdout", () => {
-  it("carries the committed STATE messages in a pipe, and only their count on a terminal", slow, async () => {
-    const dir = mkdtempSync(join(tmpdir(), "salesintel-pg-tty-"))
-    const input = join(dir, "messages.jsonl")
-    writeFileSync(
-      input,
-      contactMessages(6, 2)
+  it(
+    "carries the committed STATE messages in a pipe (on a terminal: command-line.process.test.ts)",
+    slow,
+    async () => {
+      const dir = mkdtempSync(join(tmpdir(), "salesintel-pg-piped-"))
+      const input = contactMessages(6, 2)
         .map((message) => `${JSON.stringify(message)}\n`)
-        .join(""),
-    )
-    const piped = await run("salesintel-pg", ["load", "--pglite-dir", join(dir, "piped")], {
-      input: readFileSync(input, "utf8"),
-    })
-    expect(piped.code).toBe(0)
-    expect(
-      piped.stdout
-        .trim()
-        .split("\n")
-        .map((line) => JSON.parse(line).type),
-    ).toEqual(["STATE", "STATE", "STATE"])
-    if (!hasScript) return
-    const command = `${process.execPath} ${bins["salesintel-pg"]} load --pglite-dir ${join(dir, "tty")} < ${input}`
-    const tty = spawnSync("script", ["-qec", command, "/dev/null"], { encoding: "utf8", timeout: 200_000 })
-    expect(tty.status).toBe(0)
-    expect(tty.stdout).toContain("load succeeded (run 1): 6 records, 3 STATE messages committed (not echoed")
-    expect(tty.stdout).not.toContain('"type":"STATE"')
-  })
+        .join("")
+      const piped = await run("salesintel-pg", ["load", "--pglite-dir", join(dir, "piped")], { stdin: input })
+      expect(piped.code).toBe(0)
+      expect(
+        piped.stdout
+          .trim()
+          .split("\n")
+          .map((line) => JSON.parse(line).type),
+      ).toEqual(["STATE", "STATE", "STATE"])
+      rmSync(dir, { recursive: true, force: true })
+    },
+  )
 })
 
 describe.each(await backends())("salesintel sql on $name", (backend) => {
@@ -641,12 +588,13 @@ describe.each(await backends())("salesintel sql on $name", (backend) => {
     )
     const target = db.url === undefined ? ["--pglite-dir", db.pgliteDir ?? ""] : ["--database-url", db.url]
     await db.suspend()
+    // The time zone is the process's, and the command runs in this one: set here, for this test.
+    vi.stubEnv("TZ", "Europe/Berlin")
     try {
       // Berlin is an hour ahead of UTC in November: a date read as a JavaScript Date was shown a day early.
+      expect(new Date("2026-11-26T00:00:00Z").getTimezoneOffset()).toBe(-60)
       const sql = (...args: ReadonlyArray<string>) =>
-        run("salesintel", ["sql", ...target, "--schema", db.schema, ...args], {
-          env: { TZ: "Europe/Berlin" },
-        })
+        run("salesintel", ["sql", ...target, "--schema", db.schema, ...args])
       const values =
         "select date '2026-11-26' as d, timestamp '2026-11-26 10:00' as ts, timestamptz '2026-11-26 10:00+00' as tz, interval '1 day 2 hours' as i, array['a', 'b c']::text[] as arr, true as b, 1.50::numeric as n, 2 as k, 9007199254740993::int8 as big, '{\"x\": [1]}'::jsonb as j"
       const table = await sql(values)
@@ -704,6 +652,7 @@ describe.each(await backends())("salesintel sql on $name", (backend) => {
         },
       ])
     } finally {
+      vi.unstubAllEnvs()
       await db.resume()
       await db.close()
     }

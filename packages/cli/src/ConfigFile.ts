@@ -103,26 +103,32 @@ const checked = (config: unknown): Either.Either<unknown, string> =>
           ),
       })
 
-/** The config file at `path`, its key resolved (or its absence said); errors in the user's words. */
+/**
+ * The config file at `path` (relative to `cwd`, else to the process's directory), its key
+ * resolved (or its absence said); errors in the user's words.
+ */
 export const read = (
   path: string,
   env: Readonly<Record<string, string | undefined>>,
+  cwd?: string,
 ): Effect.Effect<ConfigFile, string> =>
   Effect.gen(function* () {
-    const parsed = yield* JsonFile.read(path, "config")
-    const resolved = yield* withApiKey(parsed, dirname(resolve(path)), env)
+    const parsed = yield* JsonFile.read(path, "config", cwd)
+    const resolved = yield* withApiKey(parsed, dirname(resolve(cwd ?? ".", path)), env)
     yield* checked(resolved.config)
     return resolved
   })
 
-/** `read`, its notes said on stderr (as --log-format writes log lines): the config alone. */
-export const load = (
-  path: string,
-  env: Readonly<Record<string, string | undefined>>,
-): Effect.Effect<unknown, string> =>
-  Effect.flatMap(read(path, env), ({ config, notes }) =>
-    Effect.as(
-      Effect.forEach(notes, (note) => CommandLine.logLine("INFO", note, note)),
-      config,
+/**
+ * `read` in the invocation's directory and environment, its notes said on stderr (as
+ * --log-format writes log lines): the config alone.
+ */
+export const load = (path: string): Effect.Effect<unknown, string, CommandLine.Io> =>
+  Effect.flatMap(CommandLine.Io, (io) =>
+    Effect.flatMap(read(path, io.env, io.cwd), ({ config, notes }) =>
+      Effect.as(
+        Effect.forEach(notes, (note) => CommandLine.logLine("INFO", note, note)),
+        config,
+      ),
     ),
   )

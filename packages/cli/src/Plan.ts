@@ -37,7 +37,7 @@ export interface TargetOptions {
   readonly databaseUrl: Option.Option<string>
   readonly pgliteDir: string
   readonly schema: string
-  /** Where DATABASE_URL is looked up when no URL is given (process.env in the CLI). */
+  /** Where DATABASE_URL is looked up when no URL is given (the invocation's environment in the CLI). */
   readonly env?: Readonly<Record<string, string | undefined>>
   /** Wait (bounded) for a run holding the target, instead of failing at once. */
   readonly wait?: boolean
@@ -325,7 +325,7 @@ export const toJson = (plan: Plan.Plan): string =>
   })
 
 const readConfig = (path: string) =>
-  Effect.mapError(ConfigFile.load(path, process.env), (description) => new PlanError({ description }))
+  Effect.mapError(ConfigFile.load(path), (description) => new PlanError({ description }))
 
 // The target's options, with what they mean for a plan (which only reads the saved state).
 const targetFlags = {
@@ -381,14 +381,15 @@ export const command = CommandLine.command(
   },
   ({ config, databaseUrl, schema, pgliteDir, wait, json, quick, fullRefresh }) =>
     Effect.gen(function* () {
+      const io = yield* CommandLine.Io
       const parsed = yield* readConfig(config)
       const unnamed = TargetNote.unnamed(
-        { databaseUrl, pgliteDir, env: process.env },
+        { databaseUrl, pgliteDir, env: io.env },
         "reading the saved state of",
       )
       if (unnamed !== undefined) yield* CommandLine.logLine("INFO", unnamed, unnamed)
       const { state, held } = yield* saved(
-        { databaseUrl, pgliteDir, schema, env: process.env, wait },
+        { databaseUrl, pgliteDir: CommandLine.pathIn(io, pgliteDir), schema, env: io.env, wait },
         heldKeysWanted(parsed),
       )
       const plan = yield* Effect.provideService(
@@ -406,18 +407,16 @@ export const command = CommandLine.command(
         HeldKeys.HeldKeys,
         held,
       )
-      const target = Target.fromOptions(databaseUrl, pgliteDir).description
-      yield* Effect.sync(() =>
-        process.stdout.write(
-          `${json ? toJson(plan) : render(plan, `${target}, schema ${schema}`).trimEnd()}\n`,
-        ),
+      const target = Target.fromOptions(io, databaseUrl, pgliteDir).description
+      yield* CommandLine.writeStdout(
+        `${json ? toJson(plan) : render(plan, `${target}, schema ${schema}`).trimEnd()}\n`,
       )
     }).pipe(
       Effect.catchAll((error) =>
-        Effect.sync(() => {
-          process.stderr.write(`salesintel: ${error.message}\n`)
-          process.exitCode = 1
-        }),
+        Effect.zipRight(
+          CommandLine.writeStderr(`salesintel: ${error.message}\n`),
+          CommandLine.setExitCode(1),
+        ),
       ),
     ),
 )

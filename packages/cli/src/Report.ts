@@ -99,28 +99,27 @@ export const command = CommandLine.command(
       default: "report.html",
     }),
   },
-  ({ databaseUrl, schema, pgliteDir, wait, out }) => {
-    const url = Option.getOrUndefined(databaseUrl) ?? process.env.DATABASE_URL
-    const onPGlite = url === undefined || url.length === 0
-    const target = Target.fromOptions(databaseUrl, pgliteDir, {
-      owner: "salesintel report",
-      existing: true,
-      wait: { wait },
-    })
-    return Effect.gen(function* () {
-      if (onPGlite) yield* requireExistingPGlite(pgliteDir)
+  ({ databaseUrl, schema, pgliteDir, wait, out }) =>
+    Effect.gen(function* () {
+      const io = yield* CommandLine.Io
+      const url = Option.getOrUndefined(databaseUrl) ?? io.env.DATABASE_URL
+      const target = Target.fromOptions(io, databaseUrl, pgliteDir, {
+        owner: "salesintel report",
+        existing: true,
+        wait: { wait },
+      })
+      if (url === undefined || url.length === 0)
+        yield* requireExistingPGlite(CommandLine.pathIn(io, pgliteDir))
       const html = yield* generate({ schema, target: target.description }).pipe(Effect.provide(target.layer))
-      yield* writeReport(out, html)
-      yield* Effect.sync(() =>
-        process.stdout.write(`wrote ${out} (${number.format(Buffer.byteLength(html))} bytes)\n`),
-      )
+      const path = CommandLine.pathIn(io, out)
+      yield* writeReport(path, html)
+      yield* CommandLine.writeStdout(`wrote ${path} (${number.format(Buffer.byteLength(html))} bytes)\n`)
     }).pipe(
       Effect.catchAll((error) =>
-        Effect.sync(() => {
-          process.stderr.write(`salesintel: ${error.message}\n`)
-          process.exitCode = 1
-        }),
+        Effect.zipRight(
+          CommandLine.writeStderr(`salesintel: ${error.message}\n`),
+          CommandLine.setExitCode(1),
+        ),
       ),
-    )
-  },
+    ),
 )

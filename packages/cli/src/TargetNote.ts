@@ -9,7 +9,7 @@ import * as Option from "effect/Option"
 export interface Named {
   readonly databaseUrl: Option.Option<string>
   readonly pgliteDir: string
-  /** Where DATABASE_URL is looked up (process.env in the CLI). */
+  /** Where DATABASE_URL is looked up (the invocation's environment in the CLI). */
   readonly env: Readonly<Record<string, string | undefined>>
 }
 

@@ -1,4 +1,8 @@
-/** @salesintel/cli as a library: `Sync.sync` is what `salesintel sync` and the demo run. */
+/**
+ * @salesintel/cli as a library: `Sync.sync` is what `salesintel sync` and the demo run; `Main.main`
+ * is the whole `salesintel` command on an Io (what its bin runs on the process).
+ */
+export * as Main from "./Main.ts"
 export * as Plan from "./Plan.ts"
 export * as Progress from "./Progress.ts"
 export * as Query from "./Query.ts"

@@ -5,6 +5,7 @@
  * ...992) is refused with its path instead of being read as another number.
  */
 import { readFile } from "node:fs/promises"
+import { resolve } from "node:path"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 
@@ -58,11 +59,14 @@ export const parse = (text: string, what: string): Either.Either<unknown, string
       )
 }
 
-/** The JSON of the file at `path`, or what is wrong with it (unreadable, not JSON, inexact). */
-export const read = (path: string, role: string): Effect.Effect<unknown, string> =>
+/**
+ * The JSON of the file at `path` (relative to `cwd`), or what is wrong with it (unreadable, not
+ * JSON, inexact), naming the file as `path` gives it.
+ */
+export const read = (path: string, role: string, cwd?: string): Effect.Effect<unknown, string> =>
   Effect.flatMap(
     Effect.tryPromise({
-      try: () => readFile(path, "utf8"),
+      try: () => readFile(cwd === undefined ? path : resolve(cwd, path), "utf8"),
       catch: (error) =>
         `cannot read the ${role} file ${path}: ${error instanceof Error ? error.message : String(error)}`,
     }),

@@ -6,6 +6,7 @@
 import * as Effect from "effect/Effect"
 import * as FiberRef from "effect/FiberRef"
 import * as Logger from "effect/Logger"
+import { Io } from "./Io.ts"
 import type { LogFormat } from "./Request.ts"
 
 /** The `--log-format` of the running command (text outside `run`). */
@@ -27,16 +28,18 @@ export const logLine = (
   message: string,
   text: string,
   annotations: Readonly<Record<string, unknown>> = {},
-): Effect.Effect<void> =>
-  Effect.flatMap(FiberRef.get(currentLogFormat), (format) =>
-    Effect.sync(() => {
-      process.stderr.write(
+): Effect.Effect<void, never, Io> =>
+  Effect.gen(function* () {
+    const format = yield* FiberRef.get(currentLogFormat)
+    const io = yield* Io
+    yield* Effect.sync(() =>
+      io.stderr.write(
         format === "json"
           ? `${JSON.stringify({ timestamp: new Date().toISOString(), logLevel: level, message, annotations })}\n`
           : `${text}\n`,
-      )
-    }),
-  )
+      ),
+    )
+  })
 
 /**
  * A writer for `--log-format json` that keeps stderr machine-readable: each line written to it

@@ -8,6 +8,7 @@ import * as Effect from "effect/Effect"
 import * as Logger from "effect/Logger"
 import type { Documented, Program } from "./Command.ts"
 import { commandHelp, programHelp, styleFor } from "./Help.ts"
+import { consoleOf, Io, type IoService, setExitCode, writeStderr, writeStdout } from "./Io.ts"
 import { currentLogFormat, logger } from "./Logging.ts"
 import { type Request, request, withValues } from "./Request.ts"
 
@@ -53,12 +54,10 @@ export const errorLine = (error: ValidationError.ValidationError): string => {
 }
 
 /** A usage error: one line on stderr, exit code 2. */
-const usageError = (program: string, command: string | undefined, message: string) =>
-  Effect.sync(() => {
-    const who = command === undefined ? program : `${program} ${command}`
-    process.stderr.write(`${who}: ${message} (see '${who} --help')\n`)
-    process.exitCode = 2
-  })
+const usageError = (program: string, command: string | undefined, message: string) => {
+  const who = command === undefined ? program : `${program} ${command}`
+  return Effect.zipRight(writeStderr(`${who}: ${message} (see '${who} --help')\n`), setExitCode(2))
+}
 
 type ErrorOf<C> = C extends Documented<infer _R, infer E> ? E : never
 type NeedsOf<C> = C extends Documented<infer R, infer _E> ? R : never
@@ -66,9 +65,13 @@ type NeedsOf<C> = C extends Documented<infer R, infer _E> ? R : never
 /** The chosen command, parsed and run by @effect/cli with the log options applied. */
 const runCommand = <const Commands extends ReadonlyArray<Documented<unknown, unknown>>>(
   program: Program<Commands>,
-  argv: ReadonlyArray<string>,
+  io: IoService,
   asked: Extract<Request, { _tag: "Run" }>,
-): Effect.Effect<void, ErrorOf<Commands[number]>, NeedsOf<Commands[number]> | CliApp.CliApp.Environment> => {
+): Effect.Effect<
+  void,
+  ErrorOf<Commands[number]>,
+  NeedsOf<Commands[number]> | CliApp.CliApp.Environment | Io
+> => {
   const [first, ...more] = program.commands.map((c) => c.command)
   if (first === undefined) return usageError(program.name, undefined, "no commands")
   const [name = "", ...words] = asked.args
@@ -77,55 +80,58 @@ const runCommand = <const Commands extends ReadonlyArray<Documented<unknown, unk
   if (typeof checked === "string") return usageError(program.name, name, checked)
   const root = Command.make(program.name).pipe(Command.withSubcommands([first, ...more]))
   const cli = Command.run(root, { name: program.name, version: program.version })
-  const parsed = cli([argv[0] ?? "node", argv[1] ?? program.name, name, ...checked]) as Effect.Effect<
+  // @effect/cli drops the first two words (a runtime and a script, as in process.argv).
+  const parsed = cli(["node", program.name, name, ...checked]) as Effect.Effect<
     void,
     ErrorOf<Commands[number]> | ValidationError.ValidationError,
-    NeedsOf<Commands[number]> | CliApp.CliApp.Environment
+    NeedsOf<Commands[number]> | CliApp.CliApp.Environment | Io
   >
-  return Effect.consoleWith((console) =>
-    parsed.pipe(
-      // @effect/cli prints a validation error itself (styled, over several lines) through
-      // Console.error before failing with it; it is reported here as one line instead. The
-      // commands write to process.stdout/stderr directly, never through Console.error. The
-      // logger writes through the console's `unsafe.error`, which stays: log lines are shown.
-      Effect.withConsole({ ...console, error: () => Effect.void }),
-      Effect.catchIf(
-        (error): error is ValidationError.ValidationError => ValidationError.isValidationError(error),
-        (error) => usageError(program.name, asked.args[0], errorLine(error)),
-      ),
-      Effect.provide(Logger.replace(Logger.defaultLogger, logger(asked.logFormat, process.stderr.isTTY))),
-      Logger.withMinimumLogLevel(asked.logLevel),
-      Effect.locally(currentLogFormat, asked.logFormat),
+  return parsed.pipe(
+    // @effect/cli prints a validation error itself (styled, over several lines) through
+    // Console.error before failing with it; it is reported here as one line instead. The
+    // commands write to the Io's streams directly, never through Console.error. The logger
+    // writes through the console's `unsafe.error`, which stays: log lines are shown.
+    Effect.withConsole({ ...consoleOf(io), error: () => Effect.void }),
+    Effect.catchIf(
+      (error): error is ValidationError.ValidationError => ValidationError.isValidationError(error),
+      (error) => usageError(program.name, asked.args[0], errorLine(error)),
     ),
+    Effect.provide(Logger.replace(Logger.defaultLogger, logger(asked.logFormat, io.stderr.isTTY))),
+    Logger.withMinimumLogLevel(asked.logLevel),
+    Effect.locally(currentLogFormat, asked.logFormat),
   )
 }
 
 /**
- * Runs the bin on `argv` (process.argv). A command's own failures are its to report: they come
- * back as E.
+ * Runs the bin on the Io's arguments, writing to its streams and setting its exit code. A
+ * command's own failures are its to report: they come back as E.
  */
 export const run = <const Commands extends ReadonlyArray<Documented<unknown, unknown>>>(
   program: Program<Commands>,
-  argv: ReadonlyArray<string>,
-): Effect.Effect<void, ErrorOf<Commands[number]>, NeedsOf<Commands[number]> | CliApp.CliApp.Environment> => {
-  const asked = request(
-    argv.slice(2),
-    program.commands.map((c) => c.doc.name),
-  )
-  const style = styleFor(process.stdout.isTTY, process.env)
-  const print = (text: string) => Effect.sync(() => process.stdout.write(`${text}\n`))
-  switch (asked._tag) {
-    case "Help": {
-      const documented = program.commands.find((c) => c.doc.name === asked.command)
-      return print(
-        documented === undefined ? programHelp(program, style) : commandHelp(program, documented, style),
-      )
+): Effect.Effect<
+  void,
+  ErrorOf<Commands[number]>,
+  NeedsOf<Commands[number]> | CliApp.CliApp.Environment | Io
+> =>
+  Effect.flatMap(Io, (io) => {
+    const asked = request(
+      io.args,
+      program.commands.map((c) => c.doc.name),
+    )
+    const style = styleFor(io.stdout.isTTY, io.env)
+    const print = (text: string) => writeStdout(`${text}\n`)
+    switch (asked._tag) {
+      case "Help": {
+        const documented = program.commands.find((c) => c.doc.name === asked.command)
+        return print(
+          documented === undefined ? programHelp(program, style) : commandHelp(program, documented, style),
+        )
+      }
+      case "Version":
+        return print(program.version)
+      case "Usage":
+        return usageError(program.name, asked.command, asked.message)
+      case "Run":
+        return runCommand(program, io, asked)
     }
-    case "Version":
-      return print(program.version)
-    case "Usage":
-      return usageError(program.name, asked.command, asked.message)
-    case "Run":
-      return runCommand(program, argv, asked)
-  }
-}
+  })

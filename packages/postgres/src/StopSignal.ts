@@ -5,13 +5,14 @@
  * (the transactions keep tables and state whole). Also the bins' runner, which, unlike
  * NodeRuntime.runMain, leaves signals to the run instead of interrupting it.
  */
+import { CommandLine } from "@salesintel/command-line"
 import * as Cause from "effect/Cause"
 import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import type * as Scope from "effect/Scope"
 
-export type Signal = "SIGINT" | "SIGTERM"
+export type Signal = CommandLine.Signal
 
 /** The shell's convention: 128 + the signal's number. */
 export const exitCode = (signal: Signal): number => (signal === "SIGINT" ? 130 : 143)
@@ -20,35 +21,31 @@ export const exitCode = (signal: Signal): number => (signal === "SIGINT" ? 130 :
 export const never: Effect.Effect<Deferred.Deferred<Signal>> = Deferred.make<Signal>()
 
 /**
- * Listens for SIGINT and SIGTERM until the scope closes: the first completes the returned
- * Deferred, a second ends the process at once.
+ * Listens for the invocation's SIGINT and SIGTERM until the scope closes: the first completes the
+ * returned Deferred, a second ends the process at once (only a process receives signals).
  */
-export const listen: Effect.Effect<Deferred.Deferred<Signal>, never, Scope.Scope> = Effect.gen(function* () {
+export const listen: Effect.Effect<
+  Deferred.Deferred<Signal>,
+  never,
+  Scope.Scope | CommandLine.Io
+> = Effect.gen(function* () {
+  const io = yield* CommandLine.Io
   const stop = yield* Deferred.make<Signal>()
   let received = false
-  const handler = (signal: Signal) => () => {
+  const handler = (signal: Signal) => {
     if (received) {
-      process.stderr.write(`\nsecond ${signal}: exiting now (what committed stays committed)\n`)
+      io.stderr.write(`\nsecond ${signal}: exiting now (what committed stays committed)\n`)
       process.exit(exitCode(signal))
     }
     received = true
-    process.stderr.write(
+    io.stderr.write(
       `\n${signal}: stopping; what is in flight lands and commits (${signal} again to exit at once)\n`,
     )
     Deferred.unsafeDone(stop, Exit.succeed(signal))
   }
-  const onInt = handler("SIGINT")
-  const onTerm = handler("SIGTERM")
   yield* Effect.acquireRelease(
-    Effect.sync(() => {
-      process.on("SIGINT", onInt)
-      process.on("SIGTERM", onTerm)
-    }),
-    () =>
-      Effect.sync(() => {
-        process.removeListener("SIGINT", onInt)
-        process.removeListener("SIGTERM", onTerm)
-      }),
+    Effect.sync(() => io.onSignal(handler)),
+    (stopListening) => Effect.sync(stopListening),
   )
   return stop
 })

@@ -166,12 +166,22 @@ export const options = {
   ),
 }
 
-/** The target of parsed options, with the process environment's DATABASE_URL as the fallback. */
+/**
+ * The target of a command's parsed options: DATABASE_URL from the invocation's environment as the
+ * fallback, a relative --pglite-dir in its working directory.
+ */
 export const fromOptions = (
+  io: CommandLine.IoService,
   databaseUrl: Option.Option<string>,
   pgliteDir: string,
   lock: LockOptions = { owner: "salesintel" },
-): Target => resolve({ databaseUrl: Option.getOrUndefined(databaseUrl), pgliteDir, env: process.env, lock })
+): Target =>
+  resolve({
+    databaseUrl: Option.getOrUndefined(databaseUrl),
+    pgliteDir: CommandLine.pathIn(io, pgliteDir),
+    env: io.env,
+    lock,
+  })
 
 /** `--wait`: a run waits (up to an hour) for the run holding its target, instead of failing at once. */
 export const waitOption = CommandLine.flag(Options.boolean("wait"), {
