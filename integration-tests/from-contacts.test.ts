@@ -6,6 +6,9 @@
  * middle leaves the rest due, and the next run buys exactly it (the held contacts' domains come
  * from the target). The contacts-with-technographics view and the report cover those companies.
  */
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
 import { Plan, ReportData, Sync } from "@salesintel/cli"
 import { Sql } from "@salesintel/postgres"
 import { type Sandbox, startSandbox } from "@salesintel/sandbox"
@@ -13,6 +16,8 @@ import { HeldKeys } from "@salesintel/source"
 import * as Effect from "effect/Effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { backends, open } from "../packages/postgres/src/testing/Backends.ts"
+import { runTag } from "../packages/postgres/src/testing/RunTag.ts"
+import { runInProcess } from "./bins.ts"
 import { searchA, searchB } from "./truth.ts"
 
 let sandbox: Sandbox
@@ -63,6 +68,30 @@ describe.each(await backends())("companies from contacts on $name", (backend) =>
     expect(outcome.creditsSpent).toBe(charged())
     return outcome
   }
+  /** What `salesintel plan` prints for `json` on this target, run in process. */
+  const planPrinted = async (json: ReturnType<typeof config>) => {
+    const directory = mkdtempSync(join(tmpdir(), `salesintel-from-contacts-${runTag()}-`))
+    const target =
+      database.url !== undefined
+        ? ["--database-url", database.url]
+        : ["--pglite-dir", String(database.pgliteDir)]
+    // PGlite's files are one user's at a time: the test's connection steps aside.
+    if (database.url === undefined) await database.suspend()
+    try {
+      writeFileSync(join(directory, "config.json"), JSON.stringify(json))
+      const printed = await runInProcess(
+        "salesintel",
+        ["plan", "--config", "config.json", ...target, "--schema", database.schema],
+        { cwd: directory, env: {} },
+      )
+      expect(printed.stderr).toBe("")
+      expect(printed.code).toBe(0)
+      return printed.stdout
+    } finally {
+      if (database.url === undefined) await database.resume()
+      rmSync(directory, { recursive: true, force: true })
+    }
+  }
   /** The contacts' company domains with no companies row. */
   const uncovered = () =>
     database.query(
@@ -91,6 +120,12 @@ describe.each(await backends())("companies from contacts on $name", (backend) =>
     expect(cut.creditsSpent).toBe(budget)
     expect(await count(`SELECT count(*) AS n FROM ${table("contacts")}`)).toBe(contacts)
     expect(await count(`SELECT count(*) AS n FROM ${table("companies")}`)).toBe(Math.floor(domains / 2))
+
+    // `salesintel plan` on the target says the same (the held contacts' domains read from it).
+    const left = domains - Math.floor(domains / 2)
+    expect(await planPrinted(config(1_000_000))).toContain(
+      `companies from contacts: ${domains} listed, ${Math.floor(domains / 2)} held, ${left} due (${left} new, 0 due again)`,
+    )
 
     // The rest is due; the next run buys exactly it, as planned.
     const restPlan = await planOf(config(1_000_000))
