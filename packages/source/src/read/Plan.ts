@@ -97,7 +97,7 @@ export interface KeysPlan {
 export interface CompaniesPlan {
   readonly domains: KeysPlan
   readonly names: KeysPlan
-  /** Keys the read asks for: new + stale of both. */
+  /** Keys the read asks for: new + stale of every kind (the contacts' companies too). */
   readonly due: number
   /** Of those, the keys not known to match a company (their credits are an upper bound). */
   readonly unconfirmed: number
@@ -327,15 +327,17 @@ const keysPlan = (counts: Counts | undefined): KeysPlan => ({
   unconfirmed: counts?.unconfirmed ?? 0,
 })
 
-const companiesPlan = (tallies: Tallies): CompaniesPlan => {
+/** The companies' figures: the configured keys by kind; what is due and unconfirmed over every work of the stream. */
+const companiesPlan = (tallies: Tallies, works: ReadonlyArray<WorkPlan>): CompaniesPlan => {
   const domains = tallies.get("companies domains")
   const names = tallies.get("companies names")
   const bought = tallies.get("companies")
+  const ofStream = works.filter((work) => work.stream === "companies")
   return {
     domains: keysPlan(domains),
     names: keysPlan(names),
-    due: dueIn(domains) + dueIn(names),
-    unconfirmed: (domains?.unconfirmed ?? 0) + (names?.unconfirmed ?? 0),
+    due: ofStream.reduce((sum, work) => sum + work.due, 0),
+    unconfirmed: ofStream.reduce((sum, work) => sum + (work.counts.unconfirmed ?? 0), 0),
     credits: bought?.bought ?? 0,
     requests: requestsIn(bought),
   }
@@ -374,7 +376,7 @@ export const plan = (
       ),
     )
     const contacts = contactsPlan(options, tallies)
-    const companies = config.companies === undefined ? undefined : companiesPlan(tallies)
+    const companies = config.companies === undefined ? undefined : companiesPlan(tallies, works)
     const taxonomy =
       config.taxonomy === undefined
         ? undefined
