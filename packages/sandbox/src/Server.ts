@@ -43,6 +43,11 @@ export interface Sandbox {
   accounts(): Record<string, ReturnType<Account["snapshot"]>>
   /** Restores balances, counters and faults, as POST /_sandbox/reset does. */
   reset(): void
+  /**
+   * Adds an account (or replaces one of the same key) while the sandbox runs: a test that takes a
+   * key of its own reads its own counters, whatever other tests of the file asked meanwhile.
+   */
+  addAccount(spec: AccountSpec): void
   /** Sets faults for one key or (without a key) globally, as POST /_sandbox/faults does. */
   setFaults(settings: FaultSettings, key?: string): void
   close(): Promise<void>
@@ -112,6 +117,10 @@ export class SandboxServer {
   reset(): void {
     for (const account of this.accounts.values()) account.reset()
     this.faults.reset()
+  }
+
+  addAccount(spec: AccountSpec): void {
+    this.accounts.set(spec.key, new Account(spec))
   }
 
   accountsSnapshot(): Record<string, ReturnType<Account["snapshot"]>> {
@@ -380,6 +389,7 @@ export const startSandbox = async (options: SandboxOptions = {}): Promise<Sandbo
     },
     accounts: () => sandbox.accountsSnapshot(),
     reset: () => sandbox.reset(),
+    addAccount: (spec) => sandbox.addAccount(spec),
     setFaults: (settings, key) => sandbox.faults.set(settings, key),
     close: () =>
       new Promise<void>((resolve, reject) => {
