@@ -133,3 +133,13 @@ export const open = async (backend: Backend, schemaPrefix: string) => {
     },
   }
 }
+
+/**
+ * The one backend for a case that does not test the loader's SQL (what the source buys, plans or
+ * prints, whatever holds it): the real Postgres when one answers (a case takes about half its time
+ * on PGlite), else PGlite. A case that tests the SQL runs on every backend (`backends`).
+ */
+export const oneBackend = async (): Promise<Backend> => {
+  const all = await backends()
+  return all.find((backend) => backend.name === "postgres") ?? all[0] ?? pglite
+}
