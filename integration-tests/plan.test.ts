@@ -1,21 +1,18 @@
 /**
- * `salesintel plan` against the sandbox, on each backend: the plan asks free requests only (the
- * sandbox charges nothing and sees no credited request), and its exact figure is what the next
- * `salesintel sync` spends, to the credit, as the sandbox counts it: on a first run under a budget
- * that cuts it short, after that partial run, and when nothing is new. `--quick` is never below the
- * exact figure. The command itself prints one JSON object and creates no PGlite directory.
- * Also the read's ESTIMATE traces: valid protocol messages whose figures match what was read.
+ * `salesintel plan` against the sandbox: the plan asks free requests only (the sandbox charges
+ * nothing and sees no credited request), and its exact figure is what the next `salesintel sync`
+ * spends, to the credit, as the sandbox counts it: on a first run under a budget that cuts it
+ * short, after that partial run, and when nothing is new. `--quick` is never below the exact
+ * figure. The command itself prints one JSON object and creates no PGlite directory. The plan reads
+ * the state from the target as it is given, on each backend. Also the read's ESTIMATE traces:
+ * valid protocol messages whose figures match what was read.
  */
-import { execFile } from "node:child_process"
-import { existsSync, mkdtempSync, writeFileSync } from "node:fs"
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import { fileURLToPath } from "node:url"
-import { promisify } from "node:util"
 import { Catalog, type Message } from "@salesintel/airbyte"
 import { Plan, Sync } from "@salesintel/cli"
 import { Sql } from "@salesintel/postgres"
-import { type Sandbox, startSandbox } from "@salesintel/sandbox"
 import { Commands } from "@salesintel/source"
 import * as Chunk from "effect/Chunk"
 import * as Effect from "effect/Effect"
@@ -23,31 +20,24 @@ import * as Option from "effect/Option"
 import * as Stream from "effect/Stream"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { messageProblems } from "../packages/airbyte/src/testing/AirbyteSchema.ts"
-import { backends, open } from "../packages/postgres/src/testing/Backends.ts"
+import { backends, oneBackend, open } from "../packages/postgres/src/testing/Backends.ts"
+import { runInProcess } from "./bins.ts"
+import { fastPace, sandboxForFile } from "./sandbox.ts"
 
-const cli = fileURLToPath(new URL("../packages/cli/bin/salesintel.js", import.meta.url))
-
-let sandbox: Sandbox
-beforeAll(async () => {
-  sandbox = await startSandbox({ seed: 42, contacts: 100_000, companies: 10_000 })
-})
-afterAll(async () => {
-  await sandbox?.close()
-})
+const sandbox = sandboxForFile({ seed: 42, contacts: 100_000, companies: 10_000 })
 
 const silent = { isTTY: false, write: () => true }
-const account = () => sandbox.accounts()["sandbox-full"]
-const charged = () => account()?.credits_charged ?? 0
 
 // "it-vps" lies inside "it" (bought once, by the first); "it" needs partitions (over 10,000).
 const itVps = { name: "it-vps", filters: { job_departments: ["it_is"], job_levels: ["vp"] } }
 const it_ = { name: "it", filters: { job_departments: ["it_is"] } }
+// Each plan and each sync asks with a key of its own (planOf, syncOf): its counters are its own.
 const config = (budget: number, extra: Record<string, unknown> = {}) => ({
-  api_key: "sandbox-full",
+  api_key: "unset",
   base_url: sandbox.url,
   credit_budget: budget,
   // The sandbox sets no request limit: the test need not wait for the real one.
-  requests_per_minute: 60_000,
+  requests_per_minute: fastPace,
   contacts: {
     searches: [itVps, it_],
     // Two contacts outside the searches' departments, one inside: bought once.
@@ -71,7 +61,11 @@ const emails = () => {
   return picked
 }
 
-describe.each(await backends())("salesintel plan against the sandbox, state on $name", (backend) => {
+type Json = Record<string, unknown>
+
+// What the plan counts and the sync spends is the source's doing, whatever holds the state: one
+// backend (the state as each backend gives it is the last describe's, and one-truth.test.ts's).
+describe.each([await oneBackend()])("salesintel plan against the sandbox, state on $name", (backend) => {
   let database: Awaited<ReturnType<typeof open>>
   beforeAll(async () => {
     database = await open(backend, "e2e plan")
@@ -80,24 +74,32 @@ describe.each(await backends())("salesintel plan against the sandbox, state on $
     await database?.close()
   })
 
-  const planOf = async (json: unknown, mode: "exact" | "quick" = "exact", now?: number) => {
+  const planOf = async (json: Json, mode: "exact" | "quick" = "exact", now?: number) => {
     const state = await database.run(Plan.savedStateIn(database.schema))
-    sandbox.reset()
+    const key = sandbox.key()
     const plan = await Effect.runPromise(
-      Plan.makePlan({ config: json, state, mode, ...(now === undefined ? {} : { now }) }),
+      Plan.makePlan({
+        config: { ...json, api_key: key },
+        state,
+        mode,
+        ...(now === undefined ? {} : { now }),
+      }),
     )
     // Free requests only: nothing charged, and no credited endpoint was even asked.
-    expect(charged()).toBe(0)
-    expect(Object.keys(account()?.requests ?? {}).sort()).toEqual(expect.arrayContaining(["people.preview"]))
-    for (const endpoint of Object.keys(account()?.requests ?? {}))
+    expect(sandbox.charged(key)).toBe(0)
+    const endpoints = Object.keys(sandbox.requests(key))
+    expect(endpoints).toEqual(expect.arrayContaining(["people.preview"]))
+    for (const endpoint of endpoints)
       expect(["people.preview", "taxonomy.products", "taxonomy.categories"]).toContain(endpoint)
     return plan
   }
-  const syncOf = async (json: unknown) => {
-    sandbox.reset()
-    const outcome = await database.run(Sync.sync({ config: json, schema: database.schema, progress: silent }))
+  const syncOf = async (json: Json) => {
+    const key = sandbox.key()
+    const outcome = await database.run(
+      Sync.sync({ config: { ...json, api_key: key }, schema: database.schema, progress: silent }),
+    )
     expect(outcome.error).toBeUndefined()
-    expect(outcome.creditsSpent).toBe(charged())
+    expect(outcome.creditsSpent).toBe(sandbox.charged(key))
     return outcome
   }
 
@@ -116,7 +118,7 @@ describe.each(await backends())("salesintel plan against the sandbox, state on $
     expect(plan.credits).toBe(budget)
     expect(quick.credits).toBeGreaterThanOrEqual(plan.credits)
     expect(plan.requests.total).toBe(plan.requests.free + plan.requests.credited)
-    expect(plan.seconds).toBeCloseTo((plan.requests.total * 60) / 60_000)
+    expect(plan.seconds).toBeCloseTo((plan.requests.total * 60) / fastPace)
 
     const outcome = await syncOf(config(budget))
     expect(outcome.creditsSpent).toBe(plan.credits)
@@ -164,6 +166,67 @@ describe.each(await backends())("salesintel plan against the sandbox, state on $
     expect(later.companies?.due).toBe(10)
     expect(later.credits).toBe(later.creditsNeeded)
   }, 300_000)
+})
+
+describe("the salesintel plan command", () => {
+  it("prints one JSON object whose credits are the plan's, and creates no PGlite directory", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "salesintel-plan-"))
+    try {
+      const file = join(dir, "config.json")
+      const json = { ...config(100_000), api_key: sandbox.key() }
+      writeFileSync(file, JSON.stringify(json))
+      const pgliteDir = join(dir, "never-created")
+      // In process (arguments in; output and exit code out): what it prints is the command's logic.
+      const env = { DATABASE_URL: "" }
+      const printedJson = await runInProcess(
+        "salesintel",
+        ["plan", "--config", file, "--pglite-dir", pgliteDir, "--json"],
+        { env },
+      )
+      expect(printedJson.code).toBe(0)
+      const printed = JSON.parse(printedJson.stdout) as {
+        credits: number
+        credits_needed: number
+        mode: string
+      }
+      const expected = await Effect.runPromise(Plan.makePlan({ config: json, state: [], mode: "exact" }))
+      expect(printed.mode).toBe("exact")
+      expect(printed.credits).toBe(expected.credits)
+      expect(printed.credits_needed).toBe(expected.creditsNeeded)
+      expect(existsSync(pgliteDir)).toBe(false)
+
+      const human = await runInProcess(
+        "salesintel",
+        ["plan", "--config", file, "--pglite-dir", pgliteDir, "--quick"],
+        { env },
+      )
+      expect(human.code).toBe(0)
+      expect(human.stdout).toContain("search it")
+      expect(human.stdout).toContain("credits:")
+      expect(existsSync(pgliteDir)).toBe(false)
+    } finally {
+      rmSync(dir, { recursive: true, force: true })
+    }
+  }, 300_000)
+})
+
+// How the plan reads the state is the loader's SQL: on every backend, over a state a sync wrote.
+describe.each(await backends())("salesintel plan's state, on $name", (backend) => {
+  let database: Awaited<ReturnType<typeof open>>
+  beforeAll(async () => {
+    database = await open(backend, "e2e plan state")
+    const outcome = await database.run(
+      Sync.sync({
+        config: { ...config(300), api_key: sandbox.key() },
+        schema: database.schema,
+        progress: silent,
+      }),
+    )
+    expect(outcome.error).toBeUndefined()
+  })
+  afterAll(async () => {
+    await database?.close()
+  })
 
   it("the command reads the state from the target as it is given, and writes nothing there", async () => {
     const expected = await database.run(Plan.savedStateIn(database.schema))
@@ -188,46 +251,18 @@ describe.each(await backends())("salesintel plan against the sandbox, state on $
   }, 120_000)
 })
 
-describe("the salesintel plan command", () => {
-  it("prints one JSON object whose credits are the plan's, and creates no PGlite directory", async () => {
-    const dir = mkdtempSync(join(tmpdir(), "salesintel-plan-"))
-    const file = join(dir, "config.json")
-    const json = config(100_000)
-    writeFileSync(file, JSON.stringify(json))
-    const pgliteDir = join(dir, "never-created")
-    const env = { ...process.env, DATABASE_URL: "" }
-    const { stdout } = await promisify(execFile)(
-      process.execPath,
-      [cli, "plan", "--config", file, "--pglite-dir", pgliteDir, "--json"],
-      { env },
-    )
-    const printed = JSON.parse(stdout) as { credits: number; credits_needed: number; mode: string }
-    const expected = await Effect.runPromise(Plan.makePlan({ config: json, state: [], mode: "exact" }))
-    expect(printed.mode).toBe("exact")
-    expect(printed.credits).toBe(expected.credits)
-    expect(printed.credits_needed).toBe(expected.creditsNeeded)
-    expect(existsSync(pgliteDir)).toBe(false)
-
-    const human = await promisify(execFile)(
-      process.execPath,
-      [cli, "plan", "--config", file, "--pglite-dir", pgliteDir, "--quick"],
-      { env },
-    )
-    expect(human.stdout).toContain("search it")
-    expect(human.stdout).toContain("credits:")
-    expect(existsSync(pgliteDir)).toBe(false)
-  }, 300_000)
-})
-
 const withoutTaxonomy = ({ taxonomy: _, ...rest }: ReturnType<typeof config>) => rest
 
 describe("ESTIMATE traces of a read", () => {
   const estimatesOf = async (syncMode: Catalog.SyncMode) => {
-    sandbox.reset()
     const messages = await Effect.runPromise(
       Stream.runCollect(
         Commands.read({
-          config: { ...withoutTaxonomy(config(100_000)), contacts: { searches: [itVps] } },
+          config: {
+            ...withoutTaxonomy(config(100_000)),
+            api_key: sandbox.key(),
+            contacts: { searches: [itVps] },
+          },
           catalog: Catalog.configuredAll(syncMode, ["contacts", "companies"]),
           state: [],
         }),
@@ -259,52 +294,46 @@ describe("ESTIMATE traces of a read", () => {
   )
 })
 
-describe.each((await backends()).slice(0, 1))(
-  "the plan's requests against the sync's, on $name",
-  (backend) => {
-    let database: Awaited<ReturnType<typeof open>>
-    beforeAll(async () => {
-      database = await open(backend, "e2e plan requests")
-    })
-    afterAll(async () => {
-      await database?.close()
-    })
-    // Every request the sandbox answered, by endpoint and status.
-    const requestsSeen = () =>
-      Object.values(account()?.requests ?? {})
-        .flatMap((byStatus) => Object.values(byStatus))
-        .reduce((sum, n) => sum + n, 0)
-    const contactsOnly = (searches: ReadonlyArray<unknown>) => ({
-      api_key: "sandbox-full",
-      base_url: sandbox.url,
-      credit_budget: 100_000,
-      requests_per_minute: 60_000,
-      contacts: { searches, refresh_after_days: 30 },
-    })
-    const planThenSync = async (json: unknown) => {
-      const state = await database.run(Plan.savedStateIn(database.schema))
-      sandbox.reset()
-      const plan = await Effect.runPromise(Plan.makePlan({ config: json, state, mode: "exact" }))
-      sandbox.reset()
-      const outcome = await database.run(
-        Sync.sync({ config: json, schema: database.schema, progress: silent }),
-      )
-      expect(outcome.error).toBeUndefined()
-      return { plan, outcome, requests: requestsSeen() }
-    }
+// The requests are the source's: one backend holds the state.
+describe.each([await oneBackend()])("the plan's requests against the sync's, on $name", (backend) => {
+  let database: Awaited<ReturnType<typeof open>>
+  beforeAll(async () => {
+    database = await open(backend, "e2e plan requests")
+  })
+  afterAll(async () => {
+    await database?.close()
+  })
+  const contactsOnly = (searches: ReadonlyArray<unknown>) => ({
+    base_url: sandbox.url,
+    credit_budget: 100_000,
+    requests_per_minute: fastPace,
+    contacts: { searches, refresh_after_days: 30 },
+  })
+  const planThenSync = async (json: Json) => {
+    const state = await database.run(Plan.savedStateIn(database.schema))
+    const plan = await Effect.runPromise(
+      Plan.makePlan({ config: { ...json, api_key: sandbox.key() }, state, mode: "exact" }),
+    )
+    // Every request the sandbox answered the sync, by endpoint and status, under its own key.
+    const key = sandbox.key()
+    const outcome = await database.run(
+      Sync.sync({ config: { ...json, api_key: key }, schema: database.schema, progress: silent }),
+    )
+    expect(outcome.error).toBeUndefined()
+    return { plan, outcome, requests: sandbox.requestCount(key) }
+  }
 
-    it("a first run read directly, then a run through the free listing: requests as planned", async () => {
-      // Nothing bought: the partitioned search is read straight through the credited search.
-      const first = await planThenSync(contactsOnly([it_]))
-      expect(first.outcome.creditsSpent).toBe(first.plan.credits)
-      expect(first.plan.requests.credited).toBeGreaterThan(0)
-      expect(first.requests).toBe(first.plan.requests.total)
-      // Now bought and fresh: both searches walk the free listing and buy nothing.
-      const second = await planThenSync(contactsOnly([it_, itVps]))
-      expect(second.plan.credits).toBe(0)
-      expect(second.outcome.creditsSpent).toBe(0)
-      expect(second.plan.requests.credited).toBe(0)
-      expect(second.requests).toBe(second.plan.requests.total)
-    }, 300_000)
-  },
-)
+  it("a first run read directly, then a run through the free listing: requests as planned", async () => {
+    // Nothing bought: the partitioned search is read straight through the credited search.
+    const first = await planThenSync(contactsOnly([it_]))
+    expect(first.outcome.creditsSpent).toBe(first.plan.credits)
+    expect(first.plan.requests.credited).toBeGreaterThan(0)
+    expect(first.requests).toBe(first.plan.requests.total)
+    // Now bought and fresh: both searches walk the free listing and buy nothing.
+    const second = await planThenSync(contactsOnly([it_, itVps]))
+    expect(second.plan.credits).toBe(0)
+    expect(second.outcome.creditsSpent).toBe(0)
+    expect(second.plan.requests.credited).toBe(0)
+    expect(second.requests).toBe(second.plan.requests.total)
+  }, 300_000)
+})
