@@ -5,19 +5,13 @@
  */
 import { Sync } from "@salesintel/cli"
 import { PgDatabase, Runs, Sql } from "@salesintel/postgres"
-import { type Sandbox, startSandbox } from "@salesintel/sandbox"
 import * as Effect from "effect/Effect"
 import pg from "pg"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { backends, open } from "../packages/postgres/src/testing/Backends.ts"
+import { fastPace, sandboxForFile } from "./sandbox.ts"
 
-let sandbox: Sandbox
-beforeAll(async () => {
-  sandbox = await startSandbox({ seed: 42, contacts: 100_000, companies: 10_000 })
-})
-afterAll(async () => {
-  await sandbox?.close()
-})
+const sandbox = sandboxForFile({ seed: 42, contacts: 100_000, companies: 10_000 })
 
 const silent = { isTTY: false, write: () => true }
 
@@ -36,18 +30,20 @@ describe.each(await backends())("sandbox -> salesintel sync -> SQL on $name", (b
   const table = (name: string) => Sql.qualified(database.schema, name)
 
   const domains = () => sandbox.dataset.companies.slice(0, 25).map((company) => company.domain)
-  const config = () => ({
-    api_key: "sandbox-full",
+  // Each sync asks with a key of its own: what the sandbox charged it is that sync's alone.
+  const config = (key: string) => ({
+    api_key: key,
     base_url: sandbox.url,
     credit_budget: 10_000,
+    requests_per_minute: fastPace,
     contacts: { searches: [{ name: "it-vps", filters: { job_departments: ["it_is"], job_levels: ["vp"] } }] },
     companies: { domains: domains() },
     taxonomy: { full_crawl: true },
   })
 
   it("lands every record in typed tables that match the provider's data", async () => {
-    sandbox.reset()
-    const outcome = await run(Sync.sync({ config: config(), schema: database.schema, progress: silent }))
+    const key = sandbox.key()
+    const outcome = await run(Sync.sync({ config: config(key), schema: database.schema, progress: silent }))
     expect(outcome.error).toBeUndefined()
     expect(outcome.status).toBe("succeeded")
 
@@ -90,7 +86,7 @@ describe.each(await backends())("sandbox -> salesintel sync -> SQL on $name", (b
     expect(products?.n).toBe(sandbox.dataset.taxonomy.products.length)
 
     // The run is recorded, and its credits agree with the provider's count.
-    const charged = sandbox.accounts()["sandbox-full"]?.credits_charged
+    const charged = sandbox.charged(key)
     expect(outcome.creditsSpent).toBe(charged)
     const [runRow] = await query(
       `SELECT status, streams::text AS streams FROM ${table("_sync_runs")} WHERE id = $1`,
@@ -111,11 +107,11 @@ describe.each(await backends())("sandbox -> salesintel sync -> SQL on $name", (b
   })
 
   it("a second sync reads its state from the database and buys nothing", async () => {
-    sandbox.reset()
+    const key = sandbox.key()
     const [before] = await query(`SELECT count(*)::int AS n FROM ${table("contacts")}`)
-    const outcome = await run(Sync.sync({ config: config(), schema: database.schema, progress: silent }))
+    const outcome = await run(Sync.sync({ config: config(key), schema: database.schema, progress: silent }))
     expect(outcome.status).toBe("succeeded")
-    expect(sandbox.accounts()["sandbox-full"]?.credits_charged).toBe(0)
+    expect(sandbox.charged(key)).toBe(0)
     const [after] = await query(`SELECT count(*)::int AS n FROM ${table("contacts")}`)
     expect(after?.n).toBe(before?.n)
     const runs = await query(`SELECT status FROM ${table("_sync_runs")} ORDER BY id`)
@@ -123,16 +119,21 @@ describe.each(await backends())("sandbox -> salesintel sync -> SQL on $name", (b
   })
 
   it("--reset-state starts a stream afresh on purpose; a run left running is marked abandoned", async () => {
-    sandbox.reset()
+    const key = sandbox.key()
     const refused = await run(
       Effect.flip(
-        Sync.sync({ config: config(), schema: database.schema, progress: silent, resetState: ["nope"] }),
+        Sync.sync({ config: config(key), schema: database.schema, progress: silent, resetState: ["nope"] }),
       ),
     )
     expect(refused.message).toContain("unknown stream nope in --reset-state")
     const dead = await run(Runs.start(database.schema))
     const outcome = await run(
-      Sync.sync({ config: config(), schema: database.schema, progress: silent, resetState: ["companies"] }),
+      Sync.sync({
+        config: config(key),
+        schema: database.schema,
+        progress: silent,
+        resetState: ["companies"],
+      }),
     )
     expect(outcome.status).toBe("succeeded")
     expect(outcome.abandoned).toEqual([dead])
@@ -140,7 +141,7 @@ describe.each(await backends())("sandbox -> salesintel sync -> SQL on $name", (b
     // The companies bought again, the contacts not.
     expect(credits.companies).toBeGreaterThan(0)
     expect(credits.contacts ?? 0).toBe(0)
-    expect(sandbox.accounts()["sandbox-full"]?.credits_charged).toBe(credits.companies)
+    expect(sandbox.charged(key)).toBe(credits.companies)
     const runs = await query(`SELECT id::int AS id, status FROM ${table("_sync_runs")} ORDER BY id`)
     expect(runs.find((r) => r.id === dead)?.status).toBe("abandoned")
     expect(runs.at(-1)?.status).toBe("succeeded")
@@ -150,13 +151,13 @@ describe.each(await backends())("sandbox -> salesintel sync -> SQL on $name", (b
     "a connection dropped mid-sync: the run fails with the cause, not the failed bookkeeping",
     { timeout: 60_000 },
     async () => {
-      sandbox.reset()
-      sandbox.setFaults({ latency_ms: 100 })
+      const key = sandbox.key()
+      sandbox.setFaults({ latency_ms: 100 }, key)
       const owner = `dropped sync ${Math.random().toString(36).slice(2)}`
       const syncing = run(
         Sync.sync({
           config: {
-            ...config(),
+            ...config(key),
             contacts: { searches: [{ name: "it-all", filters: { job_departments: ["it_is"] } }] },
           },
           schema: database.schema,
@@ -166,7 +167,7 @@ describe.each(await backends())("sandbox -> salesintel sync -> SQL on $name", (b
         }),
       )
       const deadline = Date.now() + 30_000
-      while ((sandbox.accounts()["sandbox-full"]?.credits_charged ?? 0) === 0 && Date.now() < deadline)
+      while (sandbox.charged(key) === 0 && Date.now() < deadline)
         await new Promise((resolve) => setTimeout(resolve, 25))
       const admin = new pg.Client({ connectionString: database.url })
       await admin.connect()
@@ -180,7 +181,6 @@ describe.each(await backends())("sandbox -> salesintel sync -> SQL on $name", (b
       // The server's reason when it could be read, else the lost connection: never the bookkeeping.
       expect(outcome.error, outcome.error).toMatch(/terminat|connection to the database was lost/i)
       expect(outcome.error).not.toContain("_sync_runs")
-      sandbox.reset()
       await database.suspend()
       await database.resume()
       // The run row says why it failed (written on a new connection), not left for the next run
