@@ -4,38 +4,40 @@
  * the budget (never exceeded, and equal to the sandbox's own count), a search past the 10,000-record
  * paging depth read whole through partitions, the error paths (401, 403, 402) and a flaky provider.
  */
-import { execFile } from "node:child_process"
-import { mkdtempSync, writeFileSync } from "node:fs"
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { Message, Streams } from "@salesintel/airbyte"
-import { type Sandbox, startSandbox } from "@salesintel/sandbox"
 import { Commands } from "@salesintel/source"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Stream from "effect/Stream"
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest"
+import { beforeEach, describe, expect, it } from "vitest"
 import { messageProblems } from "../packages/airbyte/src/testing/AirbyteSchema.ts"
 import { boughtIds } from "../packages/source/src/testing/BoughtIds.ts"
+import { runInProcess } from "./bins.ts"
+import { fastPace, sandboxForFile } from "./sandbox.ts"
 
-let sandbox: Sandbox
+const sandbox = sandboxForFile({ seed: 42, contacts: 100_000, companies: 10_000 })
 
-beforeAll(async () => {
-  sandbox = await startSandbox({ seed: 42, contacts: 100_000, companies: 10_000 })
-})
-afterAll(async () => {
-  await sandbox?.close()
-})
+// Each test (and each read of a test that reads twice) asks with a key of its own: `configFor`
+// takes the current one, `charged()` counts it.
+let key = ""
+const freshKey = () => {
+  key = sandbox.key()
+  return key
+}
 beforeEach(() => {
-  sandbox.reset()
+  freshKey()
 })
 
 const itVps = { name: "it-vps", filters: { job_departments: ["it_is"], job_levels: ["vp"] } }
 
 const configFor = (overrides: Record<string, unknown> = {}) => ({
-  api_key: "sandbox-full",
+  api_key: key,
   base_url: sandbox.url,
   credit_budget: 100_000,
+  requests_per_minute: fastPace,
   // Keep retries quick: the sandbox's faults are passing by construction.
   retry: { initial_delay_ms: 5, max_delay_ms: 50 },
   ...overrides,
@@ -86,13 +88,13 @@ const read = async (config: unknown, catalog: unknown, state?: unknown): Promise
   }
 }
 
-const charged = (key = "sandbox-full") => sandbox.accounts()[key]?.credits_charged ?? 0
+const charged = (of = key) => sandbox.charged(of)
 const previewCount = async (filters: Record<string, string>) => {
   const url = new URL("/service/people/preview", sandbox.url)
   for (const [key, value] of Object.entries({ ...filters, page: "1", page_size: "1" }))
     url.searchParams.set(key, value)
   const response = await fetch(url, {
-    headers: { "X-CB-ApiKey": "sandbox-full", Accept: "application/json" },
+    headers: { "X-CB-ApiKey": sandbox.key(), Accept: "application/json" },
   })
   return ((await response.json()) as { result_count: number }).result_count
 }
@@ -101,17 +103,14 @@ const matchIds = (records: ReadonlyArray<Record<string, unknown>>) => records.ma
 describe("source-salesintel against the sandbox", () => {
   it("spec, check and discover through the bin: protocol lines only on stdout", async () => {
     const dir = mkdtempSync(join(tmpdir(), "source-"))
-    const bin = join(import.meta.dirname, "../packages/source/dist/bin.js")
-    // Asynchronous on purpose: the sandbox answers from this process's event loop.
-    const run = (args: ReadonlyArray<string>) =>
-      new Promise<{ status: number; messages: Array<Message.Message> }>((resolve) => {
-        execFile(process.execPath, [bin, ...args], { timeout: 60_000 }, (error, stdout) => {
-          const lines = stdout.split("\n").filter((line) => line.length > 0)
-          const messages = lines.map((line) => JSON.parse(line) as Message.Message)
-          for (const message of messages) expect(messageProblems(message)).toEqual([])
-          resolve({ status: error === null ? 0 : Number(error.code ?? 1), messages })
-        })
-      })
+    // The bin's whole program, in process (a real process's exit code: command-line.process.test.ts).
+    const run = async (args: ReadonlyArray<string>) => {
+      const ended = await runInProcess("source-salesintel", args)
+      const lines = ended.stdout.split("\n").filter((line) => line.length > 0)
+      const messages = lines.map((line) => JSON.parse(line) as Message.Message)
+      for (const message of messages) expect(messageProblems(message)).toEqual([])
+      return { status: ended.code, messages }
+    }
     const write = (name: string, value: unknown) => {
       const path = join(dir, name)
       writeFileSync(path, JSON.stringify(value))
@@ -152,6 +151,7 @@ describe("source-salesintel against the sandbox", () => {
     expect(bad.messages).toMatchObject([
       { type: "TRACE", trace: { error: { failure_type: "config_error" } } },
     ])
+    rmSync(dir, { recursive: true, force: true })
   })
 
   it("reads every stream, and an incremental rerun with its state spends zero credits", async () => {
@@ -180,8 +180,7 @@ describe("source-salesintel against the sandbox", () => {
     expect(spent).toBe(contacts.length + first.records("companies").length)
     expect(first.logs.at(-1)).toContain(`${spent} of 5000 credits spent`)
 
-    sandbox.reset()
-    const second = await read(config, catalog, first.state)
+    const second = await read({ ...config, api_key: freshKey() }, catalog, first.state)
     expect(second.trace).toBeUndefined()
     expect(second.records("contacts")).toHaveLength(0)
     expect(second.records("companies")).toHaveLength(0)
@@ -202,7 +201,7 @@ describe("source-salesintel against the sandbox", () => {
     expect(warning).toContain(`${total - firstSpent} records were left unread`)
     expect(warning).toContain(`needing about ${total - firstSpent} credits in all`)
 
-    sandbox.reset()
+    freshKey()
     const second = await read(
       configFor({ credit_budget: 5_000, contacts: { searches: [itVps] } }),
       catalog,
@@ -221,18 +220,14 @@ describe("source-salesintel against the sandbox", () => {
     expect(total).toBeGreaterThan(10_000)
     const managers = { searches: [{ name: "it", filters: { job_departments: ["it_is"] } }] }
     const catalog = catalogOf({ contacts: "full_refresh" })
-    const result = await read(configFor({ contacts: managers, requests_per_minute: 60_000 }), catalog)
+    const result = await read(configFor({ contacts: managers }), catalog)
     expect(result.trace).toBeUndefined()
     const ids = matchIds(result.records("contacts"))
     expect(ids).toHaveLength(total)
     expect(new Set(ids).size).toBe(total)
     expect(charged()).toBe(total)
 
-    sandbox.reset()
-    const sequential = await read(
-      configFor({ contacts: managers, concurrency: 1, requests_per_minute: 60_000 }),
-      catalog,
-    )
+    const sequential = await read(configFor({ contacts: managers, concurrency: 1 }), catalog)
     expect(matchIds(sequential.records("contacts"))).toEqual(ids)
   })
 
@@ -258,7 +253,8 @@ describe("source-salesintel against the sandbox", () => {
   })
 
   it("on a 402 mid-run, checkpoints what was emitted; the next read buys nothing twice", async () => {
-    const lowCredit = "sandbox-low-credit"
+    // A key of 100 credits, as the sandbox's sandbox-low-credit: it runs out mid-read.
+    const lowCredit = sandbox.key(100)
     const catalog = catalogOf({ contacts: "incremental" })
     const first = await read(configFor({ api_key: lowCredit, contacts: { searches: [itVps] } }), catalog)
     expect(first.trace?.trace.error.message).toContain("HTTP 402")
@@ -274,10 +270,10 @@ describe("source-salesintel against the sandbox", () => {
     expect(known).toEqual(new Set(bought))
 
     // The read's own summary (what `salesintel sync` records) counts what the failed read spent.
-    sandbox.reset()
+    const lowCreditAgain = sandbox.key(100)
     const prepared = Either.getOrThrow(
       Commands.prepareRead({
-        config: configFor({ api_key: lowCredit, contacts: { searches: [itVps] } }),
+        config: configFor({ api_key: lowCreditAgain, contacts: { searches: [itVps] } }),
         catalog,
       }),
     )
@@ -288,14 +284,14 @@ describe("source-salesintel against the sandbox", () => {
     const last = [...items].at(-1)
     const summary = last?._tag === "Summary" ? last.summary : undefined
     expect(summary?.failure?.failureType).toBe("config_error")
-    expect(summary?.creditsSpent).toBe(charged(lowCredit))
+    expect(summary?.creditsSpent).toBe(charged(lowCreditAgain))
     expect(summary?.streams[0]?.pages).toBeGreaterThan(0)
-    sandbox.reset()
+    freshKey()
 
     const second = await read(configFor({ contacts: { searches: [itVps] } }), catalog, first.state)
     expect(second.trace).toBeUndefined()
     const total = await previewCount({ job_departments: "it_is", job_levels: "vp" })
-    expect(charged("sandbox-full")).toBe(total - bought.length)
+    expect(charged()).toBe(total - bought.length)
     expect(new Set([...bought, ...matchIds(second.records("contacts"))]).size).toBe(total)
   })
 
@@ -303,19 +299,16 @@ describe("source-salesintel against the sandbox", () => {
     const config = configFor({ contacts: { searches: [itVps] } })
     const catalog = catalogOf({ contacts: "full_refresh" })
     const clean = await read(config, catalog)
-    sandbox.reset()
-    sandbox.setFaults({
-      error_rate: 0.1,
-      rate_limit_rate: 0.05,
-      retry_after_s: 0,
-      drop_rate: 0.05,
-      truncate_rate: 0.05,
-    })
-    const flaky = await read(config, catalog)
+    const flakyKey = freshKey()
+    sandbox.setFaults(
+      { error_rate: 0.1, rate_limit_rate: 0.05, retry_after_s: 0, drop_rate: 0.05, truncate_rate: 0.05 },
+      flakyKey,
+    )
+    const flaky = await read({ ...config, api_key: flakyKey }, catalog)
     expect(flaky.trace).toBeUndefined()
     expect(matchIds(flaky.records("contacts"))).toEqual(matchIds(clean.records("contacts")))
     expect(charged()).toBe(clean.records("contacts").length)
-    const statuses = Object.keys(sandbox.accounts()["sandbox-full"]?.requests["people.search"] ?? {})
+    const statuses = Object.keys(sandbox.requests(flakyKey)["people.search"] ?? {})
     expect(statuses).toEqual(expect.arrayContaining(["200", "500"]))
   })
 
@@ -346,19 +339,19 @@ describe("source-salesintel against the sandbox", () => {
       expect.arrayContaining(["Marketing", "Sales"]),
     )
     expect(charged()).toBe(0)
-    const requests = sandbox.accounts()["sandbox-full"]?.requests["taxonomy.products"]?.["200"] ?? 0
+    const requests = sandbox.requests(key)["taxonomy.products"]?.["200"] ?? 0
     expect(requests).toBeGreaterThanOrEqual(36)
   })
 
   it("keeps requests under the configured rate, so the provider never answers 429", async () => {
-    sandbox.setFaults({ requests_per_minute: 600 })
+    sandbox.setFaults({ requests_per_minute: 600 }, key)
     const started = Date.now()
     const result = await read(
       configFor({ requests_per_minute: 600, contacts: { searches: [itVps] } }),
       catalogOf({ contacts: "full_refresh" }),
     )
     expect(result.trace).toBeUndefined()
-    const requests = sandbox.accounts()["sandbox-full"]?.requests ?? {}
+    const requests = sandbox.requests(key)
     const statuses = Object.values(requests).flatMap((byStatus) => Object.keys(byStatus))
     expect(statuses).not.toContain("429")
     const count = Object.values(requests).reduce((sum, byStatus) => sum + (byStatus["200"] ?? 0), 0)
