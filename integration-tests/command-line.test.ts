@@ -13,12 +13,13 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, 
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { Database } from "@salesintel/postgres"
-import { type Sandbox, startSandbox } from "@salesintel/sandbox"
+import { startSandbox } from "@salesintel/sandbox"
 import * as Effect from "effect/Effect"
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest"
 import { backends, open } from "../packages/postgres/src/testing/Backends.ts"
 import { contactMessages } from "../packages/postgres/src/testing/Records.ts"
 import { type Bin, type Ended, runInProcess as run } from "./bins.ts"
+import { fastPace, sandboxForFile, sharedKey } from "./sandbox.ts"
 
 const commandsOf: Record<Bin, ReadonlyArray<string>> = {
   salesintel: ["sync", "sql", "status"],
@@ -188,6 +189,7 @@ describe("a config that does not hold is refused in the user's words, naming the
       }
       // Nothing was created for any of them.
       expect(existsSync(join(cwd, "db"))).toBe(false)
+      rmSync(cwd, { recursive: true, force: true })
     },
   )
 })
@@ -240,6 +242,7 @@ describe("database options", () => {
     }
     expect(readdirSync(cwd)).toEqual(["empty"])
     expect(readdirSync(empty)).toEqual([])
+    rmSync(cwd, { recursive: true, force: true })
   })
 
   it("sync creates no database when its config does not validate", slow, async () => {
@@ -254,15 +257,15 @@ describe("database options", () => {
     })
     expect(unknown.stderr).toMatch(/unknown stream nosuch in --full-refresh/)
     expect(existsSync(join(cwd, ".salesintel"))).toBe(false)
+    rmSync(cwd, { recursive: true, force: true })
   })
 })
 
 describe("on a database synced from the sandbox", () => {
-  let sandbox: Sandbox
+  const sandbox = sandboxForFile({ seed: 7, contacts: 3_000, companies: 300 })
   let cwd: string
   let target: ReadonlyArray<string>
   beforeAll(async () => {
-    sandbox = await startSandbox({ seed: 7, contacts: 3_000, companies: 300 })
     cwd = mkdtempSync(join(tmpdir(), "salesintel-cli-synced-"))
     target = ["--pglite-dir", join(cwd, "db")]
     writeFileSync(
@@ -271,16 +274,19 @@ describe("on a database synced from the sandbox", () => {
         api_key: "sandbox-full",
         base_url: sandbox.url,
         credit_budget: 5_000,
+        requests_per_minute: fastPace,
         contacts: { searches: [{ name: "vps", filters: { job_levels: ["vp"] } }] },
         companies: { domains: sandbox.dataset.companies.slice(0, 5).map((company) => company.domain) },
       }),
     )
   })
-  afterAll(async () => {
-    await sandbox?.close()
+
+  afterAll(() => {
+    rmSync(cwd, { recursive: true, force: true })
   })
 
-  const charged = () => sandbox.accounts()["sandbox-full"]?.credits_charged ?? 0
+  // Every sync of these cases asks with the config file's key: each case reads what it added.
+  const charged = () => sandbox.charged(sharedKey)
   const sql = (...args: ReadonlyArray<string>) => run("salesintel", ["sql", ...target, ...args], { cwd })
   const status = async () => {
     const ended = await run("salesintel", ["status", "--json", ...target], { cwd })
