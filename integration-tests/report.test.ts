@@ -11,22 +11,16 @@ import { join } from "node:path"
 import { fileURLToPath, pathToFileURL } from "node:url"
 import { Report, ReportData, Sync } from "@salesintel/cli"
 import { Ddl, Sql } from "@salesintel/postgres"
-import { type Sandbox, startSandbox } from "@salesintel/sandbox"
 import * as Effect from "effect/Effect"
 import puppeteer from "puppeteer-core"
-import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { afterAll, beforeAll, describe, expect, it, onTestFinished } from "vitest"
 import { backends, open } from "../packages/postgres/src/testing/Backends.ts"
+import { runInProcess } from "./bins.ts"
+import { fastPace, sandboxForFile } from "./sandbox.ts"
 
-const cli = fileURLToPath(new URL("../packages/cli/dist/bin.js", import.meta.url))
 const chromium = "/usr/bin/chromium"
 
-let sandbox: Sandbox
-beforeAll(async () => {
-  sandbox = await startSandbox({ seed: 7, contacts: 10_000, companies: 1_000 })
-})
-afterAll(async () => {
-  await sandbox?.close()
-})
+const sandbox = sandboxForFile({ seed: 7, contacts: 10_000, companies: 1_000 })
 
 const silent = { isTTY: false, write: () => true }
 
@@ -54,12 +48,8 @@ const run = (file: string, args: ReadonlyArray<string>, cwd: string) =>
     })
   })
 
-const runCli = (args: ReadonlyArray<string>) =>
-  new Promise<{ code: number; stdout: string; stderr: string }>((resolve) => {
-    execFile(process.execPath, [cli, ...args], { timeout: 120_000 }, (error, stdout, stderr) => {
-      resolve({ code: error === null ? 0 : Number(error.code ?? 1), stdout, stderr })
-    })
-  })
+/** `salesintel ARGS`, in process: what it prints and its exit code are the command's logic. */
+const runCli = (args: ReadonlyArray<string>) => runInProcess("salesintel", args, { env: {} })
 
 // The test's own size bands, written out independently of the report's SizeBands.ts.
 const band = (size: number | null): string => {
@@ -78,11 +68,11 @@ describe.each(await backends())("salesintel report on $name", (backend) => {
   let watched: ReadonlyArray<string> = []
   beforeAll(async () => {
     database = await open(backend, "e2e report")
-    sandbox.reset()
     const config = {
-      api_key: "sandbox-full",
+      api_key: sandbox.key(),
       base_url: sandbox.url,
       credit_budget: 5_000,
+      requests_per_minute: fastPace,
       contacts: {
         searches: [
           {
@@ -467,7 +457,9 @@ describe.each(await backends())("salesintel report on $name", (backend) => {
     "the command writes the file from a PGlite directory, refuses one that holds no database, and Chromium draws it without an error",
     { timeout: 180_000 },
     async () => {
-      const out = join(mkdtempSync(join(tmpdir(), "salesintel-report-")), "report.html")
+      const dir = mkdtempSync(join(tmpdir(), "salesintel-report-"))
+      onTestFinished(() => rmSync(dir, { recursive: true, force: true }))
+      const out = join(dir, "report.html")
       const nowhere = join(tmpdir(), `salesintel-no-db-${Math.random().toString(36).slice(2)}`)
       const refused = await runCli(["report", "--pglite-dir", nowhere, "--out", out])
       expect(refused.code).toBe(1)
