@@ -11,31 +11,25 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { Plan, ReportData, Sync } from "@salesintel/cli"
 import { Sql } from "@salesintel/postgres"
-import { type Sandbox, startSandbox } from "@salesintel/sandbox"
 import { HeldKeys } from "@salesintel/source"
 import * as Effect from "effect/Effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { backends, open } from "../packages/postgres/src/testing/Backends.ts"
 import { runTag } from "../packages/postgres/src/testing/RunTag.ts"
 import { runInProcess } from "./bins.ts"
+import { fastPace, sandboxForFile } from "./sandbox.ts"
 import { searchA, searchB } from "./truth.ts"
 
-let sandbox: Sandbox
-beforeAll(async () => {
-  sandbox = await startSandbox({ seed: 11, contacts: 20_000, companies: 2_000 })
-})
-afterAll(async () => {
-  await sandbox?.close()
-})
+const sandbox = sandboxForFile({ seed: 11, contacts: 20_000, companies: 2_000 })
 
 const silent = { isTTY: false, write: () => true }
-const charged = () => sandbox.accounts()["sandbox-full"]?.credits_charged ?? 0
 
+// Each plan and each sync asks with a key of its own (planOf, syncOf): its counters are its own.
 const config = (budget: number) => ({
-  api_key: "sandbox-full",
+  api_key: "unset",
   base_url: sandbox.url,
   credit_budget: budget,
-  requests_per_minute: 60_000,
+  requests_per_minute: fastPace,
   contacts: { searches: [searchA, searchB] },
   companies: { from_contacts: true },
 })
@@ -54,18 +48,24 @@ describe.each(await backends())("companies from contacts on $name", (backend) =>
   /** The plan of the next sync of `json`, from the target's state and held contacts. */
   const planOf = async (json: ReturnType<typeof config>) => {
     const { state, held } = await database.run(Plan.savedIn(database.schema, Plan.heldKeysWanted(json)))
-    sandbox.reset()
+    const key = sandbox.key()
     const plan = await Effect.runPromise(
-      Effect.provideService(Plan.makePlan({ config: json, state, mode: "exact" }), HeldKeys.HeldKeys, held),
+      Effect.provideService(
+        Plan.makePlan({ config: { ...json, api_key: key }, state, mode: "exact" }),
+        HeldKeys.HeldKeys,
+        held,
+      ),
     )
-    expect(charged()).toBe(0)
+    expect(sandbox.charged(key)).toBe(0)
     return plan
   }
   const syncOf = async (json: ReturnType<typeof config>) => {
-    sandbox.reset()
-    const outcome = await database.run(Sync.sync({ config: json, schema: database.schema, progress: silent }))
+    const key = sandbox.key()
+    const outcome = await database.run(
+      Sync.sync({ config: { ...json, api_key: key }, schema: database.schema, progress: silent }),
+    )
     expect(outcome.error).toBeUndefined()
-    expect(outcome.creditsSpent).toBe(charged())
+    expect(outcome.creditsSpent).toBe(sandbox.charged(key))
     return outcome
   }
   /** What `salesintel plan` prints for `json` on this target, run in process. */
@@ -78,7 +78,7 @@ describe.each(await backends())("companies from contacts on $name", (backend) =>
     // PGlite's files are one user's at a time: the test's connection steps aside.
     if (database.url === undefined) await database.suspend()
     try {
-      writeFileSync(join(directory, "config.json"), JSON.stringify(json))
+      writeFileSync(join(directory, "config.json"), JSON.stringify({ ...json, api_key: sandbox.key() }))
       const printed = await runInProcess(
         "salesintel",
         ["plan", "--config", "config.json", ...target, "--schema", database.schema],
