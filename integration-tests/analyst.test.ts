@@ -6,17 +6,11 @@
  */
 import { Sync } from "@salesintel/cli"
 import { Sql } from "@salesintel/postgres"
-import { type Sandbox, startSandbox } from "@salesintel/sandbox"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { backends, open } from "../packages/postgres/src/testing/Backends.ts"
+import { fastPace, sandboxForFile } from "./sandbox.ts"
 
-let sandbox: Sandbox
-beforeAll(async () => {
-  sandbox = await startSandbox({ seed: 5, contacts: 40_000, companies: 3_000 })
-})
-afterAll(async () => {
-  await sandbox?.close()
-})
+const sandbox = sandboxForFile({ seed: 5, contacts: 40_000, companies: 3_000 })
 
 const silent = { isTTY: false, write: () => true }
 
@@ -29,6 +23,7 @@ describe.each(await backends())("analyst queries after a sync on $name", (backen
       Sync.sync({
         config: {
           api_key: "sandbox-full",
+          requests_per_minute: fastPace,
           base_url: sandbox.url,
           credit_budget: 5_000,
           contacts: {

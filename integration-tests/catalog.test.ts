@@ -5,14 +5,14 @@
  * keys the provider adds later.
  */
 import { type Message, Streams } from "@salesintel/airbyte"
-import { type Sandbox, startSandbox } from "@salesintel/sandbox"
 import { Commands } from "@salesintel/source"
 import { Ajv } from "ajv"
 import addFormats from "ajv-formats"
 import * as Chunk from "effect/Chunk"
 import * as Effect from "effect/Effect"
 import * as Stream from "effect/Stream"
-import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { describe, expect, it } from "vitest"
+import { fastPace, sandboxForFile } from "./sandbox.ts"
 
 type JsonSchemaNode = { readonly [key: string]: unknown }
 
@@ -55,18 +55,13 @@ const closesObjects = (node: unknown): boolean => {
   return Object.values(node).some(closesObjects)
 }
 
-let sandbox: Sandbox
-beforeAll(async () => {
-  sandbox = await startSandbox({ seed: 11, contacts: 20_000, companies: 2_000 })
-})
-afterAll(async () => {
-  await sandbox?.close()
-})
+const sandbox = sandboxForFile({ seed: 11, contacts: 20_000, companies: 2_000 })
 
 describe("discover's catalog against the records read", () => {
   it("declares, types and validates every field of every stream's records", { timeout: 60_000 }, async () => {
     const config = {
       api_key: "sandbox-full",
+      requests_per_minute: fastPace,
       base_url: sandbox.url,
       credit_budget: 5_000,
       retry: { initial_delay_ms: 5, max_delay_ms: 50 },

@@ -7,32 +7,19 @@
 import { createServer } from "node:http"
 import type { AddressInfo } from "node:net"
 import { Message } from "@salesintel/airbyte"
-import {
-  type Permission,
-  permissionCombinations,
-  permissionKey,
-  permissions,
-  type Sandbox,
-  startSandbox,
-} from "@salesintel/sandbox"
+import { type Permission, permissionCombinations, permissionKey, permissions } from "@salesintel/sandbox"
 import { Commands } from "@salesintel/source"
 import * as Effect from "effect/Effect"
 import * as Stream from "effect/Stream"
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest"
+import { beforeEach, describe, expect, it } from "vitest"
 import { messageProblems } from "../packages/airbyte/src/testing/AirbyteSchema.ts"
+import { sandboxForFile } from "./sandbox.ts"
 
-let sandbox: Sandbox
-
-beforeAll(async () => {
-  sandbox = await startSandbox({
-    seed: 7,
-    contacts: 3_000,
-    companies: 300,
-    accounts: permissionCombinations(),
-  })
-})
-afterAll(async () => {
-  await sandbox?.close()
+const sandbox = sandboxForFile({
+  seed: 7,
+  contacts: 3_000,
+  companies: 300,
+  accounts: permissionCombinations(),
 })
 beforeEach(() => {
   sandbox.reset()
@@ -117,7 +104,7 @@ describe("check: each permission probed by the request that needs it", () => {
             expect(status.message, context).not.toContain(phrase)
       }
       // The probes are free: the technologies probe asks for a domain no company has.
-      for (const [key, account] of Object.entries(sandbox.accounts()))
+      for (const [key, account] of Object.entries(sandbox.running.accounts()))
         expect(account.credits_charged, key).toBe(0)
     })
   }
@@ -164,8 +151,8 @@ describe("a provider 400 during a read", () => {
     expect(trace?.trace.error.message).toContain("'mobile_phone' must be 7 to 15 digits")
     expect(trace?.trace.error.message).toContain("Correct mobile_phone in the config's filters")
     expect(messages.filter((m) => m.type === "RECORD")).toEqual([])
-    expect(sandbox.accounts()["sandbox-full"]?.requests["people.preview"]?.["400"]).toBe(1)
-    expect(sandbox.accounts()["sandbox-full"]?.credits_charged).toBe(0)
+    expect(sandbox.requests()["people.preview"]?.["400"]).toBe(1)
+    expect(sandbox.charged()).toBe(0)
   })
 
   it("the config refuses up front what needs no request: a ZIP radius without ZIP codes, a bare LinkedIn token", async () => {
@@ -187,7 +174,7 @@ describe("a provider 400 during a read", () => {
     expect(trace?.trace.error.message).toContain(
       "contacts.searches[1].filters.linkedin_url: linkedin_url must be a full profile URL",
     )
-    expect(sandbox.accounts()["sandbox-full"]?.requests).toEqual({})
+    expect(sandbox.requests()).toEqual({})
   })
 })
 

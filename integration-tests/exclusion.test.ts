@@ -12,18 +12,12 @@ import { join } from "node:path"
 import { FieldPaths, type Message, Streams } from "@salesintel/airbyte"
 import { Sync } from "@salesintel/cli"
 import { Sql } from "@salesintel/postgres"
-import { type Sandbox, startSandbox } from "@salesintel/sandbox"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { messageProblems } from "../packages/airbyte/src/testing/AirbyteSchema.ts"
 import { backends, open } from "../packages/postgres/src/testing/Backends.ts"
+import { fastPace, sandboxForFile } from "./sandbox.ts"
 
-let sandbox: Sandbox
-beforeAll(async () => {
-  sandbox = await startSandbox({ seed: 7, contacts: 30_000, companies: 3_000 })
-})
-afterAll(async () => {
-  await sandbox?.close()
-})
+const sandbox = sandboxForFile({ seed: 7, contacts: 30_000, companies: 3_000 })
 
 const silent = { isTTY: false, write: () => true }
 const itVps = { name: "it-vps", filters: { job_departments: ["it_is"], job_levels: ["vp"] } }
@@ -40,6 +34,7 @@ const contactExclusions = [
 
 const config = (overrides: Record<string, unknown> = {}) => ({
   api_key: "sandbox-full",
+  requests_per_minute: fastPace,
   base_url: sandbox.url,
   credit_budget: 20_000,
   retry: { initial_delay_ms: 5, max_delay_ms: 50 },

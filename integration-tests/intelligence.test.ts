@@ -7,19 +7,14 @@
  */
 import { Sync } from "@salesintel/cli"
 import { Loader, Sql } from "@salesintel/postgres"
-import { type Sandbox, startSandbox } from "@salesintel/sandbox"
+import type { Sandbox } from "@salesintel/sandbox"
 import * as Stream from "effect/Stream"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { backends, open } from "../packages/postgres/src/testing/Backends.ts"
 import { state } from "../packages/postgres/src/testing/Records.ts"
+import { sandboxForFile } from "./sandbox.ts"
 
-let sandbox: Sandbox
-beforeAll(async () => {
-  sandbox = await startSandbox({ seed: 23, contacts: 6_000, companies: 400 })
-})
-afterAll(async () => {
-  await sandbox?.close()
-})
+const sandbox = sandboxForFile({ seed: 23, contacts: 6_000, companies: 400 })
 
 const silent = { isTTY: false, write: () => true }
 const generations = [0, 1, 2]

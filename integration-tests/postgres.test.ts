@@ -5,21 +5,17 @@
  */
 import { Catalog } from "@salesintel/airbyte"
 import { Database, Loader, PGliteDatabase, Runs, State } from "@salesintel/postgres"
-import { type Sandbox, startSandbox } from "@salesintel/sandbox"
 import { Commands } from "@salesintel/source"
 import * as Effect from "effect/Effect"
 import * as ManagedRuntime from "effect/ManagedRuntime"
-import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { afterAll, describe, expect, it } from "vitest"
+import { fastPace, sandboxForFile } from "./sandbox.ts"
 
-let sandbox: Sandbox
+const sandbox = sandboxForFile({ seed: 7, contacts: 20_000, companies: 2_000 })
 const runtime = ManagedRuntime.make(PGliteDatabase.layer())
 const schema = "salesintel"
 
-beforeAll(async () => {
-  sandbox = await startSandbox({ seed: 7, contacts: 20_000, companies: 2_000 })
-})
 afterAll(async () => {
-  await sandbox?.close()
   await runtime.dispose()
 })
 
@@ -27,6 +23,7 @@ describe("source -> loader in process", () => {
   it("syncs every stream, and the saved state makes the rerun free", { timeout: 120_000 }, async () => {
     const config = {
       api_key: "sandbox-full",
+      requests_per_minute: fastPace,
       base_url: sandbox.url,
       credit_budget: 5_000,
       retry: { initial_delay_ms: 5, max_delay_ms: 50 },
@@ -86,6 +83,6 @@ describe("source -> loader in process", () => {
     sandbox.reset()
     const second = await runtime.runPromise(sync)
     expect(second.summary.streams.contacts?.records ?? 0).toBe(0)
-    expect(sandbox.accounts()["sandbox-full"]?.credits_charged ?? 0).toBe(0)
+    expect(sandbox.charged() ?? 0).toBe(0)
   })
 })

@@ -3,20 +3,13 @@
  * none), at a rate that would exhaust max_attempts many times over, they never end the read; it
  * ends with exactly the records (and credits) of a clean read.
  */
-import { type Sandbox, startSandbox } from "@salesintel/sandbox"
 import { Commands } from "@salesintel/source"
 import * as Effect from "effect/Effect"
 import * as Stream from "effect/Stream"
-import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { describe, expect, it } from "vitest"
+import { sandboxForFile } from "./sandbox.ts"
 
-let sandbox: Sandbox
-
-beforeAll(async () => {
-  sandbox = await startSandbox({ seed: 42, contacts: 100_000, companies: 10_000 })
-})
-afterAll(async () => {
-  await sandbox?.close()
-})
+const sandbox = sandboxForFile({ seed: 42, contacts: 100_000, companies: 10_000 })
 
 const config = () => ({
   api_key: "sandbox-full",
@@ -53,9 +46,8 @@ describe("429s", () => {
     const limited = await matchIdsOfRead()
     expect(limited.error).toBeUndefined()
     expect(limited.ids).toEqual(clean.ids)
-    const account = sandbox.accounts()["sandbox-full"]
-    expect(account?.credits_charged).toBe(clean.ids.length)
-    const rateLimited = Object.values(account?.requests ?? {}).reduce(
+    expect(sandbox.charged()).toBe(clean.ids.length)
+    const rateLimited = Object.values(sandbox.requests()).reduce(
       (sum, byStatus) => sum + (byStatus["429"] ?? 0),
       0,
     )

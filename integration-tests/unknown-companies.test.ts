@@ -11,13 +11,13 @@ import { tmpdir } from "node:os"
 import { dirname, join } from "node:path"
 import { fileURLToPath } from "node:url"
 import { Catalog, type Message } from "@salesintel/airbyte"
-import { type Sandbox, startSandbox } from "@salesintel/sandbox"
 import { Commands } from "@salesintel/source"
 import * as Chunk from "effect/Chunk"
 import * as Effect from "effect/Effect"
 import * as Stream from "effect/Stream"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { runTag } from "../packages/postgres/src/testing/RunTag.ts"
+import { sandboxForFile } from "./sandbox.ts"
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..")
 const salesintel = join(root, "packages/cli/dist/bin.js")
@@ -43,18 +43,16 @@ const salesintelRun = (args: ReadonlyArray<string>, cwd: string) =>
 
 const unknownDomain = "no-such-company-anywhere.example"
 
-let sandbox: Sandbox
+const sandbox = sandboxForFile({ seed: 11, contacts: 500, companies: 50 })
 let cwd: string
 beforeAll(async () => {
-  sandbox = await startSandbox({ seed: 11, contacts: 500, companies: 50 })
   cwd = mkdtempSync(join(tmpdir(), `salesintel-unknown-companies-${runTag()}-`))
 })
 afterAll(async () => {
-  await sandbox?.close()
   if (cwd !== undefined) rmSync(cwd, { recursive: true, force: true })
 })
 
-const account = () => sandbox.accounts()["sandbox-full"]
+const account = () => sandbox.running.accounts()["sandbox-full"]
 const known = () => sandbox.dataset.companies.slice(0, 3).map((company) => company.domain)
 const config = () => ({
   api_key: "sandbox-full",
