@@ -173,7 +173,9 @@ describe("the salesintel plan command", () => {
     const dir = mkdtempSync(join(tmpdir(), "salesintel-plan-"))
     try {
       const file = join(dir, "config.json")
-      const json = { ...config(100_000), api_key: sandbox.key() }
+      // One search: what the command prints is what the plan says, whatever it holds (the
+      // partitioned search's figures are the describe above's).
+      const json = { ...config(100_000), contacts: { searches: [itVps] }, api_key: sandbox.key() }
       writeFileSync(file, JSON.stringify(json))
       const pgliteDir = join(dir, "never-created")
       // In process (arguments in; output and exit code out): what it prints is the command's logic.
@@ -201,7 +203,7 @@ describe("the salesintel plan command", () => {
         { env },
       )
       expect(human.code).toBe(0)
-      expect(human.stdout).toContain("search it")
+      expect(human.stdout).toContain("search it-vps")
       expect(human.stdout).toContain("credits:")
       expect(existsSync(pgliteDir)).toBe(false)
     } finally {
