@@ -137,12 +137,15 @@ describe.each(await backends())("salesintel sync's lifecycle on $name", (backend
   }, async () => {
     const { database, args, count, statuses } = await target()
     try {
-      // The first run holds the target while its pages take 2 s each (20 s after its first page:
-      // room for the other two to start on a busy machine); released once both have answered.
+      // The first run holds the target: once its first page is bought (its requests answered in
+      // 300 ms until then, so it cannot end before that is seen: 10 pages are left), its pages take
+      // 2 s each (18 s or more: room for the other two to start on a busy machine); released once
+      // both have answered.
       const holder = sandbox.key()
-      sandbox.setFaults({ latency_ms: 2_000 }, holder)
+      sandbox.setFaults({ latency_ms: 300 }, holder)
       const first = started(args(configFor(holder)))
       await untilCharged(holder, 10)
+      sandbox.setFaults({ latency_ms: 2_000 }, holder)
       // The other two side by side: one refused at once, one waiting.
       const refused = sandbox.key()
       const waiter = sandbox.key()
