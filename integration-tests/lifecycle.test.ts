@@ -17,7 +17,7 @@ import { tmpdir } from "node:os"
 import { dirname, join } from "node:path"
 import { fileURLToPath } from "node:url"
 import { Sql } from "@salesintel/postgres"
-import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { backends, open } from "../packages/postgres/src/testing/Backends.ts"
 import { runTag } from "../packages/postgres/src/testing/RunTag.ts"
 import { fastPace, sandboxForFile } from "./sandbox.ts"
@@ -63,11 +63,18 @@ interface Ended {
   readonly stderr: string
 }
 
-/** The children still running: a test that failed half-way leaves none behind. */
+/** The children still running: a test that failed half-way ends them before it drops its target. */
 const running = new Set<ChildProcess>()
-afterEach(() => {
-  for (const child of running) child.kill("SIGKILL")
-})
+const endLeftovers = () =>
+  Promise.all(
+    [...running].map(
+      (child) =>
+        new Promise((resolve) => {
+          child.once("exit", resolve)
+          child.kill("SIGKILL")
+        }),
+    ),
+  )
 
 const started = (args: ReadonlyArray<string>) => {
   const child: ChildProcess = spawn(process.execPath, [cli, "sync", ...args], {
@@ -174,6 +181,7 @@ describe.each(await backends())("salesintel sync's lifecycle on $name", (backend
       expect(sandbox.charged(waiter)).toBe(0)
       expect(await statuses()).toEqual(["succeeded", "succeeded"])
     } finally {
+      await endLeftovers()
       await database.close()
     }
   })
@@ -237,6 +245,7 @@ describe.each(await backends())("salesintel sync's lifecycle on $name", (backend
       expect(sandbox.charged(last)).toBe(after - afterInt)
       expect(await statuses()).toEqual(["interrupted", "interrupted", "succeeded"])
     } finally {
+      await endLeftovers()
       await database.close()
     }
   })
