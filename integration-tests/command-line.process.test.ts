@@ -3,13 +3,14 @@
  * process: the exit code a command sets becomes the process's (2 for a usage error, 1 for a
  * failure, in each bin's own wiring), the one line on stderr and an empty stdout, and
  * `salesintel-pg load` on a real terminal (util-linux's `script`), where it shows a count instead
- * of echoing STATE messages.
+ * of echoing STATE messages (into one backend: what it shows is the same whatever it loads into).
  */
 import { spawn, spawnSync } from "node:child_process"
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { describe, expect, it } from "vitest"
+import { oneBackend, open } from "../packages/postgres/src/testing/Backends.ts"
 import { contactMessages } from "../packages/postgres/src/testing/Records.ts"
 import { type Bin, binFiles, type Ended } from "./bins.ts"
 
@@ -67,8 +68,11 @@ describe("the bins as processes", () => {
   it.skipIf(!hasScript)(
     "salesintel-pg load on a terminal shows a count, not the STATE messages",
     slow,
-    () => {
+    async () => {
       const dir = mkdtempSync(join(tmpdir(), "salesintel-pg-tty-"))
+      // What the terminal shows is the loader's, whatever it loads into: Postgres when it answers
+      // (a process opening PGlite takes seconds).
+      const database = await open(await oneBackend(), "tty load")
       try {
         const input = join(dir, "messages.jsonl")
         writeFileSync(
@@ -77,18 +81,23 @@ describe("the bins as processes", () => {
             .map((message) => `${JSON.stringify(message)}\n`)
             .join(""),
         )
-        const command = `${process.execPath} ${binFiles["salesintel-pg"]} load --pglite-dir ${join(dir, "tty")} < ${input}`
+        // The schema's name has spaces, no quote: quoted for the shell.
+        const target = `${database.url === undefined ? `--pglite-dir ${database.pgliteDir ?? ""}` : `--database-url ${database.url}`} --schema '${database.schema}'`
+        const command = `${process.execPath} ${binFiles["salesintel-pg"]} load ${target} < ${input}`
         const tty = spawnSync("script", ["-qec", command, "/dev/null"], {
           encoding: "utf8",
           timeout: 100_000,
+          // The target is the one named on the command line alone.
+          env: { ...process.env, DATABASE_URL: "" },
         })
-        expect(tty.status).toBe(0)
+        expect(tty.status, tty.stdout).toBe(0)
         expect(tty.stdout).toContain(
           "load succeeded (run 1): 6 records, 3 STATE messages committed (not echoed",
         )
         expect(tty.stdout).not.toContain('"type":"STATE"')
       } finally {
         rmSync(dir, { recursive: true, force: true })
+        await database.close()
       }
     },
   )

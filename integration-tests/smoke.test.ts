@@ -11,11 +11,11 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { fileURLToPath } from "node:url"
 import { Sql } from "@salesintel/postgres"
-import { type Sandbox, startSandbox } from "@salesintel/sandbox"
 import pg from "pg"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { backends } from "../packages/postgres/src/testing/Backends.ts"
 import { runTag } from "../packages/postgres/src/testing/RunTag.ts"
+import { fastPace, sandboxForFile } from "./sandbox.ts"
 
 const root = fileURLToPath(new URL("../", import.meta.url))
 const commands = {
@@ -49,29 +49,28 @@ const run = (command: keyof typeof commands, args: ReadonlyArray<string>): Promi
     child.on("close", (code) => resolve({ code, stdout, stderr }))
   })
 
-let sandbox: Sandbox
+// The search below finds 56 contacts here: what a smoke test needs, each a row to load.
+const sandbox = sandboxForFile({ seed: 42, contacts: 5_000, companies: 500 })
 let directory: string
-beforeAll(async () => {
-  sandbox = await startSandbox({ seed: 42, contacts: 20_000, companies: 2_000 })
+beforeAll(() => {
   directory = mkdtempSync(join(tmpdir(), `salesintel-smoke-${runTag()}-`))
 })
-afterAll(async () => {
-  await sandbox?.close()
+afterAll(() => {
   if (directory !== undefined) rmSync(directory, { recursive: true, force: true })
 })
 
-const charged = () => sandbox.accounts()["sandbox-full"]?.credits_charged ?? 0
 const writeJson = (name: string, value: unknown) => {
   const path = join(directory, name)
   writeFileSync(path, JSON.stringify(value))
   return path
 }
-const config = () =>
-  writeJson("config.json", {
-    api_key: "sandbox-full",
+/** A config buying with `key`, a key of its own for each command that asks the sandbox. */
+const config = (key: string) =>
+  writeJson(`config-${key}.json`, {
+    api_key: key,
     base_url: sandbox.url,
     credit_budget: 2_000,
-    requests_per_minute: 60_000,
+    requests_per_minute: fastPace,
     contacts: { searches: [{ name: "it-vps", filters: { job_departments: ["it_is"], job_levels: ["vp"] } }] },
   })
 
@@ -80,16 +79,19 @@ const server = (await backends()).find((backend) => backend.name !== "pglite")
 
 describe("the commands as processes (smoke)", () => {
   it("sync into PGlite, sql and plan over it: exit codes and figures", async () => {
-    const version = await run("salesintel", ["--version"])
+    const pglite = join(directory, "pglite")
+    const key = sandbox.key()
+    // --version beside the sync: it reads nothing the sync writes.
+    const [version, synced] = await Promise.all([
+      run("salesintel", ["--version"]),
+      run("salesintel", ["sync", "--config", config(key), "--pglite-dir", pglite]),
+    ])
     expect(version.code).toBe(0)
     expect(version.stdout).toMatch(/\d+\.\d+\.\d+/)
-    const pglite = join(directory, "pglite")
-    sandbox.reset()
-    const synced = await run("salesintel", ["sync", "--config", config(), "--pglite-dir", pglite])
     expect(synced.code, synced.stderr).toBe(0)
     expect(synced.stdout).toMatch(/^sync succeeded/)
-    expect(synced.stdout).toContain(`credits spent: ${charged()} of 2000`)
-    expect(charged()).toBeGreaterThan(0)
+    expect(synced.stdout).toContain(`credits spent: ${sandbox.charged(key)} of 2000`)
+    expect(sandbox.charged(key)).toBeGreaterThan(0)
     const counted = await run("salesintel", [
       "sql",
       "--pglite-dir",
@@ -99,12 +101,19 @@ describe("the commands as processes (smoke)", () => {
       "select count(*) from contacts",
     ])
     expect(counted.code, counted.stderr).toBe(0)
-    expect(counted.stdout.split(/\r?\n/)[1]).toBe(String(charged()))
-    sandbox.reset()
-    const planned = await run("salesintel", ["plan", "--config", config(), "--pglite-dir", pglite, "--json"])
+    expect(counted.stdout.split(/\r?\n/)[1]).toBe(String(sandbox.charged(key)))
+    const planKey = sandbox.key()
+    const planned = await run("salesintel", [
+      "plan",
+      "--config",
+      config(planKey),
+      "--pglite-dir",
+      pglite,
+      "--json",
+    ])
     expect(planned.code, planned.stderr).toBe(0)
     expect(JSON.parse(planned.stdout).credits).toBe(0)
-    expect(charged()).toBe(0)
+    expect(sandbox.charged(planKey)).toBe(0)
   })
 
   it.skipIf(server === undefined)(
@@ -117,10 +126,10 @@ describe("the commands as processes (smoke)", () => {
           { stream: { name: "contacts" }, sync_mode: "incremental", destination_sync_mode: "append_dedup" },
         ],
       })
-      sandbox.reset()
+      const key = sandbox.key()
       const source = spawn(
         commands["source-salesintel"],
-        ["read", "--config", config(), "--catalog", catalog],
+        ["read", "--config", config(key), "--catalog", catalog],
         {
           stdio: ["ignore", "pipe", "inherit"],
         },
@@ -143,7 +152,7 @@ describe("the commands as processes (smoke)", () => {
         const { rows } = await client.query(
           `SELECT count(*)::int AS n FROM ${Sql.qualified(schema, "contacts")}`,
         )
-        expect(rows[0]?.n).toBe(charged())
+        expect(rows[0]?.n).toBe(sandbox.charged(key))
       } finally {
         await client.query(`DROP SCHEMA IF EXISTS ${Sql.ident(schema)} CASCADE`)
         await client.end()

@@ -1,15 +1,21 @@
 /**
  * `salesintel-pg load` as a process (`dist/bin.js`, built by `npm test`), on PGlite and a real
- * Postgres: a second load into the same target fails at once naming the holder; an input that
- * ends early (here: empty) empties no overwrite table and exits 1; SIGINT mid-input keeps what
- * committed, records the run interrupted and exits 130.
+ * Postgres: a second load into the same target fails at once naming the holder; SIGINT mid-input
+ * keeps what committed, records the run interrupted and exits 130. Between the two, an input that
+ * ends early (here: empty) empties no overwrite table and ends in exit code 1: run in process, as
+ * nothing in it is a process's (how exit code 1 leaves the bin's process is
+ * integration-tests/command-line.process.test.ts's).
  */
 import { type ChildProcess, spawn } from "node:child_process"
-import { mkdtempSync, writeFileSync } from "node:fs"
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { dirname, join } from "node:path"
 import { fileURLToPath } from "node:url"
+import * as NodeContext from "@effect/platform-node/NodeContext"
+import * as Effect from "effect/Effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { runInProcess } from "../../command-line/src/testing/InProcess.ts"
+import { main } from "./Main.ts"
 import { qualified } from "./Sql.ts"
 import { type Backend, backends, open } from "./testing/Backends.ts"
 import { contactMessages } from "./testing/Records.ts"
@@ -52,10 +58,12 @@ describe.each((await backends()).map((backend): [string, Backend] => [backend.na
   "salesintel-pg load, the process, on %s",
   (_, backend) => {
     let env: Awaited<ReturnType<typeof open>>
+    let dir: string
     let catalog: string
     beforeAll(async () => {
       env = await open(backend, "load bin")
-      catalog = join(mkdtempSync(join(tmpdir(), "salesintel-load-bin-")), "catalog.json")
+      dir = mkdtempSync(join(tmpdir(), "salesintel-load-bin-"))
+      catalog = join(dir, "catalog.json")
       writeFileSync(
         catalog,
         JSON.stringify({
@@ -67,18 +75,12 @@ describe.each((await backends()).map((backend): [string, Backend] => [backend.na
     })
     afterAll(async () => {
       await env?.close()
+      if (dir !== undefined) rmSync(dir, { recursive: true, force: true })
     })
 
     const target = () =>
       env.url === undefined ? ["--pglite-dir", env.pgliteDir ?? ""] : ["--database-url", env.url]
     const args = (...more: ReadonlyArray<string>) => [...target(), "--schema", env.schema, ...more]
-    /** Queries with the target to ourselves (PGlite's files are one process's at a time). */
-    const query = async (sql: string) => {
-      await env.resume()
-      const rows = await env.query(sql)
-      await env.suspend()
-      return rows
-    }
 
     it("one load at a time; an early end empties nothing; SIGINT keeps what committed", {
       timeout: 120_000,
@@ -94,10 +96,12 @@ describe.each((await backends()).map((backend): [string, Backend] => [backend.na
       first.child.stdin?.end()
       expect((await first.ended).code).toBe(0)
 
-      // Empty input, overwrite catalog: nothing emptied, exit 1.
-      const empty = started(args("--catalog", catalog))
-      empty.child.stdin?.end()
-      const emptied = await empty.ended
+      // Empty input, overwrite catalog: nothing emptied, exit 1 (in process: the target is free).
+      const emptied = await runInProcess(
+        Effect.provide(main, NodeContext.layer),
+        ["load", ...args("--catalog", catalog)],
+        { stdin: "" },
+      )
       expect(emptied.code).toBe(1)
       expect(emptied.stderr).toContain("the input ended before contacts completed")
 
@@ -110,9 +114,11 @@ describe.each((await backends()).map((backend): [string, Backend] => [backend.na
       expect(ended.code).toBe(130)
       expect(ended.stderr).toContain('"status":"interrupted"')
 
-      const [count] = await query(`SELECT count(*)::int AS n FROM ${qualified(env.schema, "contacts")}`)
+      // The children are done: the target is ours again (PGlite's files are one process's at a time).
+      await env.resume()
+      const [count] = await env.query(`SELECT count(*)::int AS n FROM ${qualified(env.schema, "contacts")}`)
       expect(count?.n).toBe(20)
-      const runs = await query(`SELECT status FROM ${qualified(env.schema, "_sync_runs")} ORDER BY id`)
+      const runs = await env.query(`SELECT status FROM ${qualified(env.schema, "_sync_runs")} ORDER BY id`)
       expect(runs.map((r) => r.status)).toEqual(["succeeded", "failed", "interrupted"])
     })
   },
