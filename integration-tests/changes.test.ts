@@ -34,6 +34,7 @@ const key = (row: Record<string, unknown>): string => JSON.stringify(row)
 const sortedKeys = (rows: ReadonlyArray<Record<string, unknown>>): ReadonlyArray<string> =>
   rows.map(key).sort()
 
+// Every backend: the change tables are written by the loader's SQL.
 describe.each(await backends())("change tables on $name", (backend) => {
   let database: Awaited<ReturnType<typeof open>>
   let key = ""

@@ -26,7 +26,7 @@ import * as Effect from "effect/Effect"
 import * as Stream from "effect/Stream"
 import { beforeEach, describe, expect, it } from "vitest"
 import { messageProblems } from "../packages/airbyte/src/testing/AirbyteSchema.ts"
-import { backends, open } from "../packages/postgres/src/testing/Backends.ts"
+import { oneBackend, open } from "../packages/postgres/src/testing/Backends.ts"
 import { boughtIds } from "../packages/source/src/testing/BoughtIds.ts"
 import { fastPace, sandboxForFile } from "./sandbox.ts"
 
@@ -48,7 +48,9 @@ const since = () => {
   mark = sandbox.charged(key)
 }
 
-const servers = (await backends()).filter((backend) => backend.name !== "pglite")
+// One backend for the SQL NULL state: what the sync makes of a saved state it cannot decode,
+// whatever holds it.
+const backend = await oneBackend()
 
 const itVps = { name: "it-vps", filters: { job_departments: ["it_is"], job_levels: ["vp"] } }
 const itDirectors = { name: "it-dirs", filters: { job_departments: ["it_is"], job_levels: ["dir", "vp"] } }
@@ -446,7 +448,7 @@ describe("a state that does not decode is refused with its path, and nothing is 
     expect(charged()).toBe(0)
   })
 
-  it.each(servers)(
+  it.each([backend])(
     "a _state row whose state is SQL NULL, on $name",
     async (backend) => {
       const database = await open(backend, "conformance null state")

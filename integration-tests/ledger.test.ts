@@ -50,6 +50,7 @@ const pipeRead = async (key: string, state: unknown) => {
   return { records: messages.filter((m) => m.type === "RECORD").length, state: last?.state }
 }
 
+// Every backend: what the ledger `_bought` and `_state` hold after a sync is the loader's SQL.
 describe.each(await backends())("the ledger of what was bought, on $name", (backend) => {
   let database: Awaited<ReturnType<typeof open>>
   beforeAll(async () => {

@@ -42,6 +42,7 @@ const spentBy = async <A>(json: Config, run: () => Promise<A>): Promise<{ result
   return { result, charged: sandbox.charged(json.api_key) - before }
 }
 
+// Every backend: what the tables and the ledger hold after loads, deletes and rebuilds is the SQL's.
 describe.each(await backends())("one truth for what was bought, on $name", (backend) => {
   let database: Awaited<ReturnType<typeof open>>
   beforeAll(async () => {
