@@ -124,7 +124,7 @@ describe.each(await backends())("change tables on $name", (backend) => {
 
   beforeAll(async () => {
     database = await open(backend, "e2e changes")
-    // The database starts here (PGlite boots in seconds), not in the first step's time.
+    // The database starts here (PGlite takes a second or more to boot), not in the first step's time.
     await database.query("SELECT 1")
     key = sandbox.key()
     await setGeneration(0)

@@ -14,7 +14,7 @@
  * with a key of its own.
  */
 import { execFile } from "node:child_process"
-import { mkdtempSync, readFileSync, writeFileSync } from "node:fs"
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { fileURLToPath } from "node:url"
@@ -24,7 +24,7 @@ import { Sync } from "@salesintel/cli"
 import { Commands } from "@salesintel/source"
 import * as Effect from "effect/Effect"
 import * as Stream from "effect/Stream"
-import { beforeEach, describe, expect, it } from "vitest"
+import { afterAll, beforeEach, describe, expect, it } from "vitest"
 import { messageProblems } from "../packages/airbyte/src/testing/AirbyteSchema.ts"
 import { oneBackend, open } from "../packages/postgres/src/testing/Backends.ts"
 import { boughtIds } from "../packages/source/src/testing/BoughtIds.ts"
@@ -68,6 +68,7 @@ const configFor = (overrides: Record<string, unknown> = {}) => ({
 })
 
 const directory = mkdtempSync(join(tmpdir(), "salesintel-conformance-"))
+afterAll(() => rmSync(directory, { recursive: true, force: true }))
 let files = 0
 const fileOf = (value: unknown): string => {
   const path = join(directory, `${files++}.json`)

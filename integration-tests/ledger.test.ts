@@ -55,7 +55,7 @@ describe.each(await backends())("the ledger of what was bought, on $name", (back
   let database: Awaited<ReturnType<typeof open>>
   beforeAll(async () => {
     database = await open(backend, "ledger")
-    // The database starts here (PGlite boots in seconds), not in the first test's time.
+    // The database starts here (PGlite takes a second or more to boot), not in the first test's time.
     await database.query("SELECT 1")
   })
   afterAll(async () => {

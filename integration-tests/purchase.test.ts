@@ -9,7 +9,7 @@
  * leaves parts not begun, and resuming reads no more than that. Each read has a key of its own.
  */
 import { spawn } from "node:child_process"
-import { mkdtempSync, writeFileSync } from "node:fs"
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { Message } from "@salesintel/airbyte"
@@ -326,7 +326,7 @@ describe("the purchase engine against the sandbox", () => {
         clearTimeout(timer)
         resolve({ stderr: text })
       })
-    })
+    }).finally(() => rmSync(dir, { recursive: true, force: true }))
     const lines = stderr.split("\n").filter((line) => line.length > 0)
     expect(lines).toEqual([expect.stringContaining("stdout closed"), "source exit 1"])
     const atExit = sandbox.charged(key)
