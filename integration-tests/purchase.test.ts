@@ -283,15 +283,37 @@ describe("the purchase engine against the sandbox", () => {
     stopped = { records, state: result.state }
   })
 
-  it("the run after a stop resumes from its checkpoint: nothing is bought twice", async () => {
+  // The rest after the stop, ~10,200 contacts, in two runs (the first ends at a budget), so that
+  // neither step reads them all: the second goes on from the first's state.
+  let resumed:
+    | { readonly records: ReadonlyArray<Record<string, unknown>>; readonly state: unknown }
+    | undefined
+
+  it("the run after a stop resumes from its checkpoint: nothing is bought twice (to a budget)", async () => {
     if (stopped === undefined) throw new Error("the stop's step did not run")
     const next = await read({
-      config: configFor(sandbox.key(), { contacts: { searches: [managers] } }),
+      config: configFor(sandbox.key(), { credit_budget: 5_000, contacts: { searches: [managers] } }),
       catalog: catalogOf({ contacts: "full_refresh" }),
       state: stopped.state,
     })
+    expect(next.records("contacts").length).toBeGreaterThan(4_000)
+    expect(next.records("contacts").length).toBeLessThanOrEqual(5_000)
     const all = [...ids(stopped.records), ...ids(next.records("contacts"))]
     expect(new Set(all).size).toBe(all.length)
+    resumed = { records: [...stopped.records, ...next.records("contacts")], state: next.state }
+  })
+
+  it("the run after that reads the rest: nothing is bought twice", async () => {
+    if (resumed === undefined) throw new Error("the resume's step did not run")
+    const next = await read({
+      config: configFor(sandbox.key(), { contacts: { searches: [managers] } }),
+      catalog: catalogOf({ contacts: "full_refresh" }),
+      state: resumed.state,
+    })
+    const all = [...ids(resumed.records), ...ids(next.records("contacts"))]
+    expect(new Set(all).size).toBe(all.length)
+    // The three runs bought the search whole.
+    expect(all).toHaveLength(await previewCount(sandbox.key(), { job_levels: "mgr" }))
   })
 
   it("stops buying when the reader of its stdout goes away (EPIPE)", async () => {
