@@ -3,34 +3,32 @@
  * PGlite and a real Postgres: `salesintel sync` keeps the contacts bought there and a state of a
  * few bytes; the pipe goes on from that database with the state `salesintel-pg state` prints
  * (the ids written back), and a sync goes on from a state the pipe wrote (its ids moved into the
- * ledger): neither way buys anything again.
+ * ledger): neither way buys anything again. Each purchase (a sync, a pipe) has a key of its own,
+ * whose charges are its own.
  */
 import type { Message } from "@salesintel/airbyte"
 import { Sync } from "@salesintel/cli"
 import { Ledger, Sql, State } from "@salesintel/postgres"
-import { type Sandbox, startSandbox } from "@salesintel/sandbox"
 import { Commands } from "@salesintel/source"
 import * as Effect from "effect/Effect"
 import * as Stream from "effect/Stream"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { backends, open } from "../packages/postgres/src/testing/Backends.ts"
 import { boughtIds } from "../packages/source/src/testing/BoughtIds.ts"
+import { fastPace, sandboxForFile } from "./sandbox.ts"
 
-let sandbox: Sandbox
-beforeAll(async () => {
-  sandbox = await startSandbox({ seed: 42, contacts: 100_000, companies: 10_000 })
-})
-afterAll(async () => {
-  await sandbox?.close()
-})
+// 20,000 contacts: the search below finds 565 of them.
+const sandbox = sandboxForFile({ seed: 42, contacts: 20_000, companies: 2_000 })
 
 const silent = { isTTY: false, write: () => true }
-const charged = () => sandbox.accounts()["sandbox-full"]?.credits_charged ?? 0
-const config = () => ({
-  api_key: "sandbox-full",
+const config = (key: string) => ({
+  api_key: key,
   base_url: sandbox.url,
   credit_budget: 10_000,
-  contacts: { searches: [{ name: "it-vps", filters: { job_departments: ["it_is"], job_levels: ["vp"] } }] },
+  requests_per_minute: fastPace,
+  contacts: {
+    searches: [{ name: "it-leaders", filters: { job_departments: ["it_is"], job_levels: ["vp", "dir"] } }],
+  },
 })
 const catalog = {
   streams: [
@@ -38,11 +36,11 @@ const catalog = {
   ],
 }
 
-/** The source through the pipe: its contacts records and its last contacts STATE. */
-const pipeRead = async (state: unknown) => {
+/** The source through the pipe, with `key`: its contacts records and its last contacts STATE. */
+const pipeRead = async (key: string, state: unknown) => {
   const messages: Array<Message.Message> = []
   await Effect.runPromise(
-    Stream.runForEach(Commands.read({ config: config(), catalog, state }), (message) =>
+    Stream.runForEach(Commands.read({ config: config(key), catalog, state }), (message) =>
       Effect.sync(() => messages.push(message)),
     ),
   )
@@ -52,58 +50,67 @@ const pipeRead = async (state: unknown) => {
   return { records: messages.filter((m) => m.type === "RECORD").length, state: last?.state }
 }
 
+// Every backend: what the ledger `_bought` and `_state` hold after a sync is the loader's SQL.
 describe.each(await backends())("the ledger of what was bought, on $name", (backend) => {
   let database: Awaited<ReturnType<typeof open>>
   beforeAll(async () => {
     database = await open(backend, "ledger")
+    // The database starts here (PGlite takes a second or more to boot), not in the first test's time.
+    await database.query("SELECT 1")
   })
   afterAll(async () => {
     await database?.close()
   })
   const table = (name: string) => Sql.qualified(database.schema, name)
-  const sync = () => database.run(Sync.sync({ config: config(), schema: database.schema, progress: silent }))
+  const sync = (key: string) =>
+    database.run(Sync.sync({ config: config(key), schema: database.schema, progress: silent }))
   const contactsState = async () =>
     (await database.query(`SELECT state FROM ${table("_state")} WHERE stream = 'contacts'`))[0]?.state
   const ledgerCount = async () =>
     (await database.query(`SELECT count(*)::int AS n FROM ${table("_bought")} WHERE stream = 'contacts'`))[0]
       ?.n
 
-  it("sync keeps the ids in the ledger; the pipe goes on from the state salesintel-pg state prints", async () => {
-    sandbox.reset()
-    const first = await sync()
+  // In two steps: the pipe's goes on from the database the sync's left.
+  let bought = 0
+  it("sync keeps the ids in the ledger, and a state of a few bytes", async () => {
+    const key = sandbox.key()
+    const first = await sync(key)
     expect(first.status).toBe("succeeded")
-    const bought = charged()
+    bought = sandbox.charged(key)
     expect(bought).toBeGreaterThan(500)
     expect(await contactsState()).toMatchObject({ known: "ledger" })
     expect(JSON.stringify(await contactsState()).length).toBeLessThan(200)
     expect(await ledgerCount()).toBe(bought)
+  })
 
+  it("the pipe goes on from the state salesintel-pg state prints, and buys nothing", async () => {
+    expect(bought, "the sync's step ran first").toBeGreaterThan(0)
     // What `salesintel-pg state` prints: the ids back in the state, every one of them.
     const exported = await database.run(
       Effect.flatMap(State.read(database.schema), (saved) => Ledger.exported(database.schema, saved)),
     )
     const contacts = exported.find((entry) => entry.stream.stream_descriptor.name === "contacts")
     expect(boughtIds(contacts?.stream.stream_state?.known).size).toBe(bought)
-    sandbox.reset()
-    const piped = await pipeRead(exported)
+    const pipeKey = sandbox.key()
+    const piped = await pipeRead(pipeKey, exported)
     expect(piped.records).toBe(0)
-    expect(charged()).toBe(0)
+    expect(sandbox.charged(pipeKey)).toBe(0)
   })
 
   it("a sync goes on from a state the pipe wrote: its ids move into the ledger, nothing is bought", async () => {
     await database.query(`DELETE FROM ${table("_state")}`)
     await database.query(`DELETE FROM ${table("_bought")}`)
-    sandbox.reset()
-    const piped = await pipeRead([])
-    const bought = charged()
+    const pipeKey = sandbox.key()
+    const piped = await pipeRead(pipeKey, [])
+    const bought = sandbox.charged(pipeKey)
     expect(piped.records).toBe(bought)
     expect(boughtIds(piped.state?.stream.stream_state?.known).size).toBe(bought)
     await database.run(State.write(database.schema, "contacts", piped.state?.stream.stream_state))
 
-    sandbox.reset()
-    const next = await sync()
+    const key = sandbox.key()
+    const next = await sync(key)
     expect(next.status).toBe("succeeded")
-    expect(charged()).toBe(0)
+    expect(sandbox.charged(key)).toBe(0)
     expect(await ledgerCount()).toBe(bought)
     expect(await contactsState()).toMatchObject({ known: "ledger" })
   })

@@ -12,41 +12,44 @@ import { Readable } from "node:stream"
 import { Ndjson } from "@salesintel/airbyte"
 import { Plan, Sync } from "@salesintel/cli"
 import { Ledger, Sql, State } from "@salesintel/postgres"
-import { type Sandbox, startSandbox } from "@salesintel/sandbox"
 import { Commands } from "@salesintel/source"
 import * as Effect from "effect/Effect"
 import * as Stream from "effect/Stream"
 import fc from "fast-check"
 import { afterAll, beforeAll, expect, it } from "vitest"
 import { loadRun } from "../packages/postgres/src/LoadRun.ts"
-import { backends, open } from "../packages/postgres/src/testing/Backends.ts"
-import { apartIn, configOver, contactsCatalog, outsideEmails, searchA, searchB } from "./truth.ts"
+import { oneBackend, open } from "../packages/postgres/src/testing/Backends.ts"
+import { sandboxForFile } from "./sandbox.ts"
+import {
+  apartIn,
+  configOver,
+  contactsCatalog,
+  outsideEmails,
+  searchA,
+  searchB,
+  truthSandbox,
+} from "./truth.ts"
 
-let sandbox: Sandbox
+const sandbox = sandboxForFile(truthSandbox)
 let database: Awaited<ReturnType<typeof open>>
 beforeAll(async () => {
-  sandbox = await startSandbox({ seed: 42, contacts: 100_000, companies: 10_000 })
   // One backend: the loader's SQL is tested on both elsewhere; here the sequences are the point.
-  const all = await backends()
-  const backend = all.find((candidate) => candidate.name !== "pglite") ?? all[0]
-  if (backend === undefined) throw new Error("no backend")
-  database = await open(backend, "e2e truth property")
+  database = await open(await oneBackend(), "e2e truth property")
 })
 afterAll(async () => {
   await database?.close()
-  await sandbox?.close()
 })
 
-const charged = () => sandbox.accounts()["sandbox-full"]?.credits_charged ?? 0
 /** The configs a sequence moves between (a config change is a step to another). */
 const configs = () => [
   { searches: [searchA] },
   { searches: [searchB] },
   { searches: [searchA, searchB] },
-  { searches: [searchA], emails: outsideEmails(sandbox) },
+  { searches: [searchA], emails: outsideEmails(sandbox.dataset) },
   { searches: [searchA], exclude_fields: ["job_title"] },
 ]
-const configOf = (index: number) => configOver(sandbox, configs()[index] ?? {})
+/** Config `index` with a key of its own: what the sandbox charges that key is one step's spend. */
+const configOf = (index: number) => configOver(sandbox.url, sandbox.key(), configs()[index] ?? {})
 const catalog = contactsCatalog
 
 type Step =
@@ -64,14 +67,22 @@ const step: fc.Arbitrary<Step> = fc.oneof(
 const table = (name: string) => Sql.qualified(database.schema, name)
 const apart = () => apartIn(database.query, database.schema)
 
-/** The plan's credits for `config`, from the saved state as `salesintel plan` reads it. */
-const planned = async (config: unknown, fullRefresh: boolean) => {
+/**
+ * The plan's credits for `config`, from the saved state as `salesintel plan` reads it, asked with a
+ * key of its own (it must charge nothing).
+ */
+const planned = async (config: ReturnType<typeof configOf>, fullRefresh: boolean) => {
   const state = await database.run(Plan.savedStateIn(database.schema))
-  sandbox.reset()
+  const own = { ...config, api_key: sandbox.key() }
   const plan = await Effect.runPromise(
-    Plan.makePlan({ config, state, mode: "exact", ...(fullRefresh ? { fullRefresh: ["contacts"] } : {}) }),
+    Plan.makePlan({
+      config: own,
+      state,
+      mode: "exact",
+      ...(fullRefresh ? { fullRefresh: ["contacts"] } : {}),
+    }),
   )
-  expect(charged()).toBe(0)
+  expect(sandbox.charged(own.api_key)).toBe(0)
   return plan.credits
 }
 
@@ -94,7 +105,7 @@ const run = async (next: Step): Promise<{ planned: number; charged: number } | u
   const config = configOf(next.config)
   const fullRefresh = next.kind === "full refresh"
   const plan = await planned(config, fullRefresh)
-  sandbox.reset()
+  const charged = () => sandbox.charged(config.api_key)
   if (next.kind === "pipe") {
     // `salesintel-pg state | source-salesintel read --state - | salesintel-pg load`, in process.
     const state = await database.run(

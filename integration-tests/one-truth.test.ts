@@ -4,17 +4,19 @@
  * After any run its keys are the table's keys; a full refresh re-reads every configured path (the
  * emails too) and forgets in the ledger what it deletes; `salesintel-pg state` and `plan` read the
  * set as the tables hold it whatever `_state` says; a ledger emptied by hand is rebuilt from the
- * rows, and nothing the tables hold is bought again.
+ * rows, and nothing the tables hold is bought again. A search whose results move while it is read
+ * (case 10) is the source's to notice, so it runs on one backend; a connection lost (case 7) needs
+ * a server. Each test buys with a key of its own, on a sandbox of 20,000 contacts (truth.ts).
  */
 import { Plan, Sync } from "@salesintel/cli"
 import { Ledger, Loader, PgDatabase, Sql, State } from "@salesintel/postgres"
-import { type Sandbox, startSandbox } from "@salesintel/sandbox"
 import { Commands } from "@salesintel/source"
 import * as Effect from "effect/Effect"
 import pg from "pg"
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest"
-import { backends, open } from "../packages/postgres/src/testing/Backends.ts"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { backends, oneBackend, open } from "../packages/postgres/src/testing/Backends.ts"
 import { boughtIds } from "../packages/source/src/testing/BoughtIds.ts"
+import { sandboxForFile } from "./sandbox.ts"
 import {
   apartIn,
   configOver,
@@ -22,32 +24,37 @@ import {
   outsideEmails as outsideEmails_,
   searchA,
   searchB,
+  truthSandbox,
 } from "./truth.ts"
 
-let sandbox: Sandbox
-beforeAll(async () => {
-  sandbox = await startSandbox({ seed: 42, contacts: 100_000, companies: 10_000 })
-})
-afterAll(async () => {
-  await sandbox?.close()
-})
+const sandbox = sandboxForFile(truthSandbox)
 
-const charged = () => sandbox.accounts()["sandbox-full"]?.credits_charged ?? 0
-const outsideEmails = () => outsideEmails_(sandbox)
-const config = (contacts: Record<string, unknown>) => configOver(sandbox, contacts)
+const outsideEmails = () => outsideEmails_(sandbox.dataset)
+type Config = ReturnType<typeof configOver>
+/** A config with the test's own key: its charges are the sandbox's counters for that key. */
+const config = (key: string, contacts: Record<string, unknown>): Config =>
+  configOver(sandbox.url, key, contacts)
 const catalog = contactsCatalog
+/** What the sandbox charges `json`'s key while `run` runs. */
+const spentBy = async <A>(json: Config, run: () => Promise<A>): Promise<{ result: A; charged: number }> => {
+  const before = sandbox.charged(json.api_key)
+  const result = await run()
+  return { result, charged: sandbox.charged(json.api_key) - before }
+}
 
+// Every backend: what the tables and the ledger hold after loads, deletes and rebuilds is the SQL's.
 describe.each(await backends())("one truth for what was bought, on $name", (backend) => {
   let database: Awaited<ReturnType<typeof open>>
   beforeAll(async () => {
     database = await open(backend, "e2e truth")
+    // The database starts here (PGlite takes a second or more to boot), not in the first test's time.
+    await database.query("SELECT 1")
   })
   afterAll(async () => {
     await database?.close()
   })
-  beforeEach(async () => {
-    await database.query(`DROP SCHEMA IF EXISTS ${Sql.ident(database.schema)} CASCADE`)
-  })
+  /** A test that starts from an empty schema (case 2 goes on from case 1's). */
+  const fresh = () => database.query(`DROP SCHEMA IF EXISTS ${Sql.ident(database.schema)} CASCADE`)
   const table = (name: string) => Sql.qualified(database.schema, name)
   const count = async (sql: string) => Number((await database.query(sql))[0]?.n ?? 0)
   const contactRows = () => count(`SELECT count(*)::int AS n FROM ${table("contacts")}`)
@@ -56,20 +63,21 @@ describe.each(await backends())("one truth for what was bought, on $name", (back
   const inStep = { extraKeys: 0, missingKeys: 0 }
 
   /** `salesintel sync`, in process: what it printed, its outcome, and what the sandbox charged. */
-  const sync = async (json: unknown, fullRefresh?: ReadonlyArray<string>) => {
-    sandbox.reset()
+  const sync = async (json: Config, fullRefresh?: ReadonlyArray<string>) => {
     const lines: Array<string> = []
-    const outcome = await database.run(
-      Sync.sync({
-        config: json,
-        schema: database.schema,
-        progress: { isTTY: false, write: (text: string) => lines.push(text) > 0 },
-        ...(fullRefresh === undefined ? {} : { fullRefresh }),
-      }),
+    const { result: outcome, charged } = await spentBy(json, () =>
+      database.run(
+        Sync.sync({
+          config: json,
+          schema: database.schema,
+          progress: { isTTY: false, write: (text: string) => lines.push(text) > 0 },
+          ...(fullRefresh === undefined ? {} : { fullRefresh }),
+        }),
+      ),
     )
     expect(outcome.error).toBeUndefined()
-    expect(outcome.creditsSpent).toBe(charged())
-    return { outcome, charged: charged(), printed: lines.join("") }
+    expect(outcome.creditsSpent).toBe(charged)
+    return { outcome, charged, printed: lines.join("") }
   }
   /** What `salesintel-pg state` prints. */
   const exported = () =>
@@ -77,39 +85,47 @@ describe.each(await backends())("one truth for what was bought, on $name", (back
       Effect.flatMap(State.read(database.schema), (saved) => Ledger.exported(database.schema, saved)),
     )
   /** The pipe, in process: the source's read from `state`, loaded (`source read | salesintel-pg load`). */
-  const pipe = async (json: unknown, state: unknown) => {
-    sandbox.reset()
-    const summary = await database.run(
-      Loader.load(Commands.read({ config: json, catalog, state }), { schema: database.schema }),
+  const pipe = async (json: Config, state: unknown) => {
+    const { result: summary, charged } = await spentBy(json, () =>
+      database.run(Loader.load(Commands.read({ config: json, catalog, state }), { schema: database.schema })),
     )
     expect(summary.sourceErrors).toEqual([])
-    return charged()
+    return charged
   }
   /** The plan, from the saved state as `salesintel plan` reads it: free requests only. */
-  const planOf = async (json: unknown, fullRefresh?: ReadonlyArray<string>) => {
+  const planOf = async (json: Config, fullRefresh?: ReadonlyArray<string>) => {
     const state = await database.run(Plan.savedStateIn(database.schema))
-    sandbox.reset()
-    const plan = await Effect.runPromise(
-      Plan.makePlan({
-        config: json,
-        state,
-        mode: "exact",
-        ...(fullRefresh === undefined ? {} : { fullRefresh }),
-      }),
+    const { result: plan, charged } = await spentBy(json, () =>
+      Effect.runPromise(
+        Plan.makePlan({
+          config: json,
+          state,
+          mode: "exact",
+          ...(fullRefresh === undefined ? {} : { fullRefresh }),
+        }),
+      ),
     )
-    expect(charged()).toBe(0)
+    expect(charged).toBe(0)
     return plan
   }
-  const planned = async (json: unknown) => (await planOf(json)).credits
+  const planned = async (json: Config) => (await planOf(json)).credits
 
-  it("a full refresh buys the emails' contacts again, and what it deletes leaves the ledger (cases 1, 2)", async () => {
-    const emails = outsideEmails()
-    const both = config({ searches: [searchA, searchB], emails })
+  // Cases 1 and 2, in three steps: each goes on from the schema and the config the one before left.
+  let emails: ReadonlyArray<string> = []
+  let held = 0
+  it("the first sync buys the searches' and the emails' contacts (case 1, before the refresh)", async () => {
+    await fresh()
+    emails = outsideEmails()
+    const both = config(sandbox.key(), { searches: [searchA, searchB], emails })
     const first = await sync(both)
-    const held = await contactRows()
+    held = await contactRows()
     expect(first.charged).toBe(held)
     expect(held).toBeGreaterThan(emails.length)
+  })
 
+  it("a full refresh buys the emails' contacts again, and deletes nothing configured (case 1)", async () => {
+    expect(held, "the first sync ran first").toBeGreaterThan(0)
+    const both = config(sandbox.key(), { searches: [searchA, searchB], emails })
     // Case 1: searches and emails alike are read again; nothing is deleted that was configured.
     const planBoth = await planOf(both, ["contacts"])
     expect([planBoth.credits, planBoth.contacts?.notReadAgain]).toEqual([held, 0])
@@ -119,10 +135,15 @@ describe.each(await backends())("one truth for what was bought, on $name", (back
     expect(await apart()).toEqual(inStep)
     expect(await planned(both)).toBe(0)
     expect((await sync(both)).charged).toBe(0)
+  })
 
-    // Case 2: a full refresh of A alone deletes B's rows and the emails', and forgets them; the
-    // plan and the sync's first line say so first, with what buying them back would cost.
-    const onlyA = config({ searches: [searchA] })
+  it("a full refresh of fewer searches deletes the rest and forgets them in the ledger (case 2)", async () => {
+    expect(held, "case 1 ran first").toBeGreaterThan(0)
+    const key = sandbox.key()
+    const both = config(key, { searches: [searchA, searchB], emails })
+    // A full refresh of A alone deletes B's rows and the emails', and forgets them; the plan and
+    // the sync's first line say so first, with what buying them back would cost.
+    const onlyA = config(key, { searches: [searchA] })
     const planA = await planOf(onlyA, ["contacts"])
     const refreshA = await sync(onlyA, ["contacts"])
     const rowsOfA = await contactRows()
@@ -142,8 +163,10 @@ describe.each(await backends())("one truth for what was bought, on $name", (back
   })
 
   it("salesintel-pg state and plan read the set the tables hold, whatever _state says (case 3)", async () => {
-    const a = config({ searches: [searchA] })
-    const b = config({ searches: [searchB] })
+    await fresh()
+    const key = sandbox.key()
+    const a = config(key, { searches: [searchA] })
+    const b = config(key, { searches: [searchB] })
     await sync(a)
     const stateAfterA = await exported()
     const boughtB = (await sync(b)).charged
@@ -164,7 +187,8 @@ describe.each(await backends())("one truth for what was bought, on $name", (back
   })
 
   it("a ledger emptied or dropped by hand is rebuilt from the rows, and says so (case 4)", async () => {
-    const a = config({ searches: [searchA] })
+    await fresh()
+    const a = config(sandbox.key(), { searches: [searchA] })
     await sync(a)
     const held = await contactRows()
     await database.query(`TRUNCATE ${table("_bought")}`)
@@ -183,20 +207,21 @@ describe.each(await backends())("one truth for what was bought, on $name", (back
   })
 })
 
+// The source's reaction to a search that moves under it: what holds the rows is not the point.
 describe("records that shift under a direct read (case 10)", () => {
   it("switches to listing once a page shows the results moved: the waste is the pages in flight", async () => {
-    const postgres = (await backends()).find((backend) => backend.name !== "pglite") ?? (await backends())[0]
-    if (postgres === undefined) throw new Error("no backend")
-    const database = await open(postgres, "e2e shift")
+    const database = await open(await oneBackend(), "e2e shift")
+    const contacts = truthSandbox.contacts
     try {
       const concurrency = 4
+      const key = sandbox.key()
       const json = {
-        ...config({ searches: [{ name: "it", filters: { job_departments: ["it_is"] } }] }),
+        ...config(key, { searches: [{ name: "it", filters: { job_departments: ["it_is"] } }] }),
         concurrency,
-        // 50 requests a second: the read of ~240 pages lasts seconds, so the change lands inside it.
+        // Paced on purpose, 50 requests a second: the read of ~50 pages lasts about a second, so
+        // the change lands inside it.
         requests_per_minute: 3_000,
       }
-      sandbox.reset()
       const lines: Array<string> = []
       const running = database.run(
         Sync.sync({
@@ -205,13 +230,14 @@ describe("records that shift under a direct read (case 10)", () => {
           progress: { isTTY: false, write: (text: string) => lines.push(text) > 0 },
         }),
       )
-      // Contacts appear at the provider while the first read is under way (offset paging shifts).
-      const deadline = Date.now() + 60_000
-      while (charged() < 2_000 && Date.now() < deadline)
+      // Contacts appear at the provider while the first read is under way (offset paging shifts),
+      // once a sixth of the search's 2,362 contacts is bought.
+      const deadline = Date.now() + 20_000
+      while (sandbox.charged(key) < 400 && Date.now() < deadline)
         await new Promise((resolve) => setTimeout(resolve, 2))
       await fetch(`${sandbox.url}/_sandbox/dataset`, {
         method: "POST",
-        body: JSON.stringify({ contacts: 110_000 }),
+        body: JSON.stringify({ contacts: contacts + contacts / 10 }),
       })
       const outcome = await running
       const rows = Number(
@@ -219,17 +245,18 @@ describe("records that shift under a direct read (case 10)", () => {
           await database.query(`SELECT count(*)::int AS n FROM ${Sql.qualified(database.schema, "contacts")}`)
         )[0]?.n,
       )
+      const charged = sandbox.charged(key)
       expect(outcome.status).toBe("succeeded")
-      expect(outcome.creditsSpent).toBe(charged())
+      expect(outcome.creditsSpent).toBe(charged)
       expect(lines.join("")).toMatch(
         /contacts search "it": its results changed at the provider while it was read/,
       )
       // Paid for twice: only what the pages in flight held when the shift showed.
-      expect(charged() - rows).toBeLessThanOrEqual(concurrency * 50)
+      expect(charged - rows).toBeLessThanOrEqual(concurrency * 50)
     } finally {
       await fetch(`${sandbox.url}/_sandbox/dataset`, {
         method: "POST",
-        body: JSON.stringify({ contacts: 100_000 }),
+        body: JSON.stringify({ contacts }),
       })
       await database.close()
     }
@@ -253,7 +280,7 @@ describe.skipIf(server === undefined)(
     })
 
     it("ends the run failed with the lost connection as its cause, not left running", async () => {
-      const a = config({ searches: [searchA] })
+      const a = config(sandbox.key(), { searches: [searchA] })
       const first = await database.run(
         Sync.sync({ config: a, schema: database.schema, progress: { isTTY: false, write: () => true } }),
       )

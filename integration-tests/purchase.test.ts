@@ -4,40 +4,35 @@
  * searches and emails, exact reservations under a small budget, state files checked, STREAM_STATUS
  * per stream, a graceful stop that lands and checkpoints the pages in flight, and a closed pipe
  * that stops the buying at once.
+ *
+ * 40,000 contacts: the managers (10,376) still pass the 10,000-deep paging limit, so that a stop
+ * leaves parts not begun, and resuming reads no more than that. Each read has a key of its own.
  */
 import { spawn } from "node:child_process"
-import { mkdtempSync, writeFileSync } from "node:fs"
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { Message } from "@salesintel/airbyte"
-import { type Sandbox, startSandbox } from "@salesintel/sandbox"
 import { Commands, type Read } from "@salesintel/source"
 import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Stream from "effect/Stream"
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest"
+import { describe, expect, it } from "vitest"
 import { messageProblems } from "../packages/airbyte/src/testing/AirbyteSchema.ts"
+import { fastPace, sandboxForFile } from "./sandbox.ts"
 
-let sandbox: Sandbox
-
-beforeAll(async () => {
-  sandbox = await startSandbox({ seed: 42, contacts: 100_000, companies: 10_000 })
-})
-afterAll(async () => {
-  await sandbox?.close()
-})
-beforeEach(() => {
-  sandbox.reset()
-})
+const sandbox = sandboxForFile({ seed: 42, contacts: 40_000, companies: 4_000 })
 
 const itVps = { name: "it-vps", filters: { job_departments: ["it_is"], job_levels: ["vp"] } }
 const managers = { name: "managers", filters: { job_levels: ["mgr"] } }
 
-const configFor = (overrides: Record<string, unknown> = {}) => ({
-  api_key: "sandbox-full",
+/** A config of `key`, at the tests' pace unless `overrides` set another. */
+const configFor = (key: string, overrides: Record<string, unknown> = {}) => ({
+  api_key: key,
   base_url: sandbox.url,
   credit_budget: 100_000,
+  requests_per_minute: fastPace,
   retry: { initial_delay_ms: 5, max_delay_ms: 50 },
   ...overrides,
 })
@@ -50,7 +45,6 @@ const catalogOf = (streams: Record<string, "full_refresh" | "incremental">) => (
   })),
 })
 
-const charged = () => sandbox.accounts()["sandbox-full"]?.credits_charged ?? 0
 const sleep = (millis: number) => new Promise((resolve) => setTimeout(resolve, millis))
 
 /** Runs a read in process; every message is checked against the official protocol schema. */
@@ -92,12 +86,12 @@ const views = (messages: ReadonlyArray<Message.Message>) => {
   }
 }
 
-const previewCount = async (filters: Record<string, string>) => {
+const previewCount = async (key: string, filters: Record<string, string>) => {
   const url = new URL("/service/people/preview", sandbox.url)
   for (const [key, value] of Object.entries({ ...filters, page: "1", page_size: "1" }))
     url.searchParams.set(key, value)
   const response = await fetch(url, {
-    headers: { "X-CB-ApiKey": "sandbox-full", Accept: "application/json" },
+    headers: { "X-CB-ApiKey": key, Accept: "application/json" },
   })
   return ((await response.json()) as { result_count: number }).result_count
 }
@@ -107,10 +101,11 @@ const ids = (records: ReadonlyArray<Record<string, unknown>>) => records.map((r)
 describe("the purchase engine against the sandbox", () => {
   it("timeouts under latency jitter with a small budget never push the provider's charges past it", async () => {
     // Answers take 0-600 ms; credited requests give up after 150 ms, so many outcomes are unknown.
-    sandbox.setFaults({ latency_ms: 0, jitter_ms: 600 }, "sandbox-full")
+    const key = sandbox.key()
+    sandbox.setFaults({ latency_ms: 0, jitter_ms: 600 }, key)
     const budget = 300
     const result = await read({
-      config: configFor({
+      config: configFor(key, {
         credit_budget: budget,
         credited_timeout_ms: 150,
         page_size: 25,
@@ -119,7 +114,7 @@ describe("the purchase engine against the sandbox", () => {
       catalog: catalogOf({ contacts: "full_refresh" }),
     })
     await sleep(800) // every answer the provider was still preparing is charged by now
-    const providerCharged = charged()
+    const providerCharged = sandbox.charged(key)
     expect(providerCharged).toBeLessThanOrEqual(budget)
     // Our count is never below the provider's: what may have been charged is counted as spent.
     expect(result.summary.creditsSpent).toBeGreaterThanOrEqual(providerCharged)
@@ -132,53 +127,61 @@ describe("the purchase engine against the sandbox", () => {
 
   it("an email a search already bought costs nothing more, and keeps its search", async () => {
     const catalog = catalogOf({ contacts: "incremental" })
-    const first = await read({ config: configFor({ contacts: { searches: [itVps] } }), catalog })
+    const first = await read({
+      config: configFor(sandbox.key(), { contacts: { searches: [itVps] } }),
+      catalog,
+    })
     const bought = first.records("contacts")
     expect(bought.length).toBeGreaterThan(3)
     const emails = bought.slice(0, 3).map((record) => String(record.email))
 
-    sandbox.reset()
+    const secondKey = sandbox.key()
     const second = await read({
-      config: configFor({ contacts: { searches: [itVps], emails } }),
+      config: configFor(secondKey, { contacts: { searches: [itVps], emails } }),
       catalog,
       state: first.state,
     })
     expect(second.trace).toBeUndefined()
     expect(second.records("contacts")).toHaveLength(0)
-    expect(charged()).toBe(0)
+    expect(sandbox.charged(secondKey)).toBe(0)
 
     // The same in one run: the search buys them, the emails find them bought.
-    sandbox.reset()
-    const together = await read({ config: configFor({ contacts: { searches: [itVps], emails } }), catalog })
+    const togetherKey = sandbox.key()
+    const together = await read({
+      config: configFor(togetherKey, { contacts: { searches: [itVps], emails } }),
+      catalog,
+    })
     expect(new Set(ids(together.records("contacts"))).size).toBe(together.records("contacts").length)
-    expect(charged()).toBe(bought.length)
+    expect(sandbox.charged(togetherKey)).toBe(bought.length)
     for (const record of together.records("contacts")) expect(record._salesintel_search).toBe("it-vps")
   })
 
   it("a budget smaller than page_size buys what it can, and says how much is left", async () => {
     const domains = sandbox.dataset.companies.slice(0, 30).map((company) => company.domain)
+    const companiesKey = sandbox.key()
     const companies = await read({
-      config: configFor({ credit_budget: 10, companies: { domains } }),
+      config: configFor(companiesKey, { credit_budget: 10, companies: { domains } }),
       catalog: catalogOf({ companies: "incremental" }),
     })
-    expect(charged()).toBe(10)
+    expect(sandbox.charged(companiesKey)).toBe(10)
     expect(companies.records("companies")).toHaveLength(10)
     const warning = companies.logs.find((log) => log.startsWith("credit budget reached"))
     expect(warning).toContain("0 unspent")
     expect(warning).toContain("20 records were left unread")
     expect(companies.statuses("companies")).toEqual(["STARTED", "RUNNING", "INCOMPLETE"])
 
-    sandbox.reset()
+    const contactsKey = sandbox.key()
     const contacts = await read({
-      config: configFor({ credit_budget: 7, contacts: { searches: [itVps] } }),
+      config: configFor(contactsKey, { credit_budget: 7, contacts: { searches: [itVps] } }),
       catalog: catalogOf({ contacts: "incremental" }),
     })
-    expect(charged()).toBe(7)
+    expect(sandbox.charged(contactsKey)).toBe(7)
     expect(contacts.records("contacts")).toHaveLength(7)
   })
 
   it("refuses a malformed state with the path of the bad field, and buys nothing", async () => {
-    const config = configFor({ contacts: { searches: [itVps] } })
+    const key = sandbox.key()
+    const config = configFor(key, { contacts: { searches: [itVps] } })
     const catalog = catalogOf({ contacts: "incremental" })
     // Refused before any request: the read is only the TRACE error.
     const refused = async (state: unknown) =>
@@ -195,12 +198,15 @@ describe("the purchase engine against the sandbox", () => {
     expect(result.trace?.trace.error.failure_type).toBe("config_error")
     expect(result.trace?.trace.error.message).toContain("knwon")
     expect(result.records("contacts")).toHaveLength(0)
-    expect(charged()).toBe(0)
+    expect(sandbox.charged(key)).toBe(0)
   })
 
   it("says when each stream starts, runs and completes", async () => {
     const result = await read({
-      config: configFor({ contacts: { searches: [itVps] }, taxonomy: { products: ["cloud"] } }),
+      config: configFor(sandbox.key(), {
+        contacts: { searches: [itVps] },
+        taxonomy: { products: ["cloud"] },
+      }),
       catalog: catalogOf({
         taxonomy_categories: "full_refresh",
         contacts: "incremental",
@@ -214,15 +220,23 @@ describe("the purchase engine against the sandbox", () => {
     expect(result.statuses("companies")).toEqual(["STARTED", "COMPLETE"])
   })
 
+  // What the stop's step hands on to the resume's: the records it bought and the state it saved.
+  let stopped:
+    | { readonly records: ReadonlyArray<Record<string, unknown>>; readonly state: unknown }
+    | undefined
+
   it("a stop request lands the pages in flight, checkpoints them, and ends INCOMPLETE", async () => {
-    sandbox.setFaults({ latency_ms: 100 }, "sandbox-full")
+    const key = sandbox.key()
+    sandbox.setFaults({ latency_ms: 100 }, key)
     const stop = Effect.runSync(Deferred.make<void>())
     const prepared = Either.getOrThrow(
       Commands.prepareRead({
-        config: configFor({
+        config: configFor(key, {
           contacts: { searches: [managers] },
           companies: { domains: ["acme.com"] },
           concurrency: 4,
+          // The provider's pace: the stop lands while pages are in flight at the pace a real run has.
+          requests_per_minute: 1_800,
         }),
         catalog: catalogOf({
           contacts: "full_refresh",
@@ -251,7 +265,7 @@ describe("the purchase engine against the sandbox", () => {
     expect(result.trace).toBeUndefined()
     const records = result.records("contacts")
     // Every credit the provider charged was delivered and emitted: the pages in flight landed.
-    expect(charged()).toBe(records.length)
+    expect(sandbox.charged(key)).toBe(records.length)
     expect(records.length).toBeGreaterThanOrEqual(100)
     expect(records.length).toBeLessThan(1_000)
     expect(result.statuses("contacts")).toEqual(["STARTED", "RUNNING", "INCOMPLETE"])
@@ -263,31 +277,59 @@ describe("the purchase engine against the sandbox", () => {
     expect(types.lastIndexOf("STATE")).toBeGreaterThan(types.lastIndexOf("RECORD"))
     expect(summaryOf(items).stopped).toBe(true)
     // What was left is counted whole: the refused part's rest and the parts not begun.
-    const total = await previewCount({ job_levels: "mgr" })
+    const total = await previewCount(key, { job_levels: "mgr" })
     const warning = result.logs.find((log) => log.startsWith("stopped on request"))
     expect(warning).toContain(`${total - records.length} records were left unread`)
+    stopped = { records, state: result.state }
+  })
 
-    // The next run resumes from that checkpoint: nothing is bought twice.
-    sandbox.reset()
-    sandbox.setFaults({ latency_ms: 0 }, "sandbox-full")
+  // The rest after the stop, ~10,200 contacts, in two runs (the first ends at a budget), so that
+  // neither step reads them all: the second goes on from the first's state.
+  let resumed:
+    | { readonly records: ReadonlyArray<Record<string, unknown>>; readonly state: unknown }
+    | undefined
+
+  it("the run after a stop resumes from its checkpoint: nothing is bought twice (to a budget)", async () => {
+    if (stopped === undefined) throw new Error("the stop's step did not run")
     const next = await read({
-      config: configFor({ contacts: { searches: [managers] }, requests_per_minute: 60_000 }),
+      config: configFor(sandbox.key(), { credit_budget: 5_000, contacts: { searches: [managers] } }),
       catalog: catalogOf({ contacts: "full_refresh" }),
-      state: result.state,
+      state: stopped.state,
     })
-    const all = [...ids(records), ...ids(next.records("contacts"))]
+    expect(next.records("contacts").length).toBeGreaterThan(4_000)
+    expect(next.records("contacts").length).toBeLessThanOrEqual(5_000)
+    const all = [...ids(stopped.records), ...ids(next.records("contacts"))]
     expect(new Set(all).size).toBe(all.length)
-  }, 120_000)
+    resumed = { records: [...stopped.records, ...next.records("contacts")], state: next.state }
+  })
+
+  it("the run after that reads the rest: nothing is bought twice", async () => {
+    if (resumed === undefined) throw new Error("the resume's step did not run")
+    const next = await read({
+      config: configFor(sandbox.key(), { contacts: { searches: [managers] } }),
+      catalog: catalogOf({ contacts: "full_refresh" }),
+      state: resumed.state,
+    })
+    const all = [...ids(resumed.records), ...ids(next.records("contacts"))]
+    expect(new Set(all).size).toBe(all.length)
+    // The three runs bought the search whole.
+    expect(all).toHaveLength(await previewCount(sandbox.key(), { job_levels: "mgr" }))
+  })
 
   it("stops buying when the reader of its stdout goes away (EPIPE)", async () => {
-    sandbox.setFaults({ latency_ms: 20 }, "sandbox-full")
+    const key = sandbox.key()
+    sandbox.setFaults({ latency_ms: 20 }, key)
     const dir = mkdtempSync(join(tmpdir(), "source-epipe-"))
     const write = (name: string, value: unknown) => {
       const path = join(dir, name)
       writeFileSync(path, JSON.stringify(value))
       return path
     }
-    const config = write("config.json", configFor({ contacts: { searches: [managers] } }))
+    const config = write(
+      "config.json",
+      // The provider's pace: how soon the source sees the closed pipe is measured in pages at it.
+      configFor(key, { contacts: { searches: [managers] }, requests_per_minute: 1_800 }),
+    )
     const catalog = write("catalog.json", catalogOf({ contacts: "full_refresh" }))
     const bin = join(import.meta.dirname, "../packages/source/dist/bin.js")
     // The reader takes 20 kB and exits; the source's exit status is printed after it.
@@ -306,12 +348,12 @@ describe("the purchase engine against the sandbox", () => {
         clearTimeout(timer)
         resolve({ stderr: text })
       })
-    })
+    }).finally(() => rmSync(dir, { recursive: true, force: true }))
     const lines = stderr.split("\n").filter((line) => line.length > 0)
     expect(lines).toEqual([expect.stringContaining("stdout closed"), "source exit 1"])
-    const atExit = charged()
+    const atExit = sandbox.charged(key)
     await sleep(1_000)
-    expect(charged()).toBe(atExit)
+    expect(sandbox.charged(key)).toBe(atExit)
     // 20 kB is a few dozen records: the source stopped within a few pages of them.
     expect(atExit).toBeLessThan(1_000)
   }, 90_000)

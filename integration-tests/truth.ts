@@ -1,31 +1,39 @@
 /**
- * What the one-truth tests share (one-truth.test.ts, one-truth.property.test.ts): two disjoint
- * searches and three emails outside both, a config over the sandbox, and the check that the ledger
- * is the contacts table's index.
+ * What the one-truth tests share (one-truth.test.ts, one-truth.property.test.ts): the sandbox they
+ * read (small: nothing there needs a search past the 10,000-deep paging limit), two disjoint
+ * searches and three emails outside both, a config over the sandbox with a key of its own, and the
+ * check that the ledger is the contacts table's index.
  */
 import { Sql } from "@salesintel/postgres"
-import type { Sandbox } from "@salesintel/sandbox"
+import type { Dataset } from "@salesintel/sandbox"
+import { fastPace } from "./sandbox.ts"
+
+/**
+ * 20,000 contacts: searchA finds 193 of them, searchB 159, and "it" (case 10) 2,362, which a read
+ * paced at 50 requests a second takes about a second to page through.
+ */
+export const truthSandbox = { seed: 42, contacts: 20_000, companies: 2_000 }
 
 export const searchA = { name: "it-vps", filters: { job_departments: ["it_is"], job_levels: ["vp"] } }
 export const searchB = { name: "finance-vps", filters: { job_departments: ["fnad"], job_levels: ["vp"] } }
 
 /** Three emails of contacts outside both searches (in neither department). */
-export const outsideEmails = (sandbox: Sandbox): ReadonlyArray<string> => {
+export const outsideEmails = (dataset: Dataset): ReadonlyArray<string> => {
   const picked: Array<string> = []
   for (let index = 0; picked.length < 3 && index < 5_000; index++) {
-    const contact = sandbox.dataset.contact(index)
+    const contact = dataset.contact(index)
     if (contact.job_department !== "it_is" && contact.job_department !== "fnad")
       picked.push(String(contact.email))
   }
   return picked
 }
 
-/** A config of the sandbox's full key with these contacts settings. */
-export const configOver = (sandbox: Sandbox, contacts: Record<string, unknown>) => ({
-  api_key: "sandbox-full",
-  base_url: sandbox.url,
+/** A config of the sandbox at `url`, with `key` and these contacts settings, at the tests' pace. */
+export const configOver = (url: string, key: string, contacts: Record<string, unknown>) => ({
+  api_key: key,
+  base_url: url,
   credit_budget: 20_000,
-  requests_per_minute: 60_000,
+  requests_per_minute: fastPace,
   contacts,
 })
 
