@@ -78,9 +78,12 @@ const config = (key: string) =>
 const server = (await backends()).find((backend) => backend.name !== "pglite")
 
 describe("the commands as processes (smoke)", () => {
-  it("sync into PGlite, sql and plan over it: exit codes and figures", async () => {
-    const pglite = join(directory, "pglite")
-    const key = sandbox.key()
+  // Three steps over one PGlite directory (each a process that opens it): sync, sql, plan.
+  let pglite = ""
+  let key = ""
+  it("sync into PGlite: exit code and figures", async () => {
+    pglite = join(directory, "pglite")
+    key = sandbox.key()
     // --version beside the sync: it reads nothing the sync writes.
     const [version, synced] = await Promise.all([
       run("salesintel", ["--version"]),
@@ -92,6 +95,10 @@ describe("the commands as processes (smoke)", () => {
     expect(synced.stdout).toMatch(/^sync succeeded/)
     expect(synced.stdout).toContain(`credits spent: ${sandbox.charged(key)} of 2000`)
     expect(sandbox.charged(key)).toBeGreaterThan(0)
+  })
+
+  it("sql over it: the contacts the sync bought", async () => {
+    expect(pglite).not.toBe("")
     const counted = await run("salesintel", [
       "sql",
       "--pglite-dir",
@@ -102,6 +109,10 @@ describe("the commands as processes (smoke)", () => {
     ])
     expect(counted.code, counted.stderr).toBe(0)
     expect(counted.stdout.split(/\r?\n/)[1]).toBe(String(sandbox.charged(key)))
+  })
+
+  it("plan over it: nothing left to buy, and nothing charged", async () => {
+    expect(pglite).not.toBe("")
     const planKey = sandbox.key()
     const planned = await run("salesintel", [
       "plan",

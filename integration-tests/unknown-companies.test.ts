@@ -1,15 +1,6 @@
-/**
- * A company domain that matches no company at the provider, end to end against the sandbox: the
- * append returns nothing for it and the sandbox charges nothing for it; `salesintel plan` says its
- * companies figure is an upper bound (it cannot know the domain matches nothing); `salesintel
- * sync` names the domain in a WARN line on stderr and spends what the sandbox charged, one credit
- * per company returned; and the source's read says the same in an Airbyte LOG message at WARN.
- */
-import { spawn } from "node:child_process"
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
-import { dirname, join } from "node:path"
-import { fileURLToPath } from "node:url"
+import { join } from "node:path"
 import { Catalog, type Message } from "@salesintel/airbyte"
 import { Commands } from "@salesintel/source"
 import * as Chunk from "effect/Chunk"
@@ -17,29 +8,12 @@ import * as Effect from "effect/Effect"
 import * as Stream from "effect/Stream"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { runTag } from "../packages/postgres/src/testing/RunTag.ts"
+import { runInProcess } from "./bins.ts"
 import { sandboxForFile } from "./sandbox.ts"
 
-const root = join(dirname(fileURLToPath(import.meta.url)), "..")
-const salesintel = join(root, "packages/cli/dist/bin.js")
-
+/** `salesintel ARGS` in process (what it prints and its exit code are the command's logic). */
 const salesintelRun = (args: ReadonlyArray<string>, cwd: string) =>
-  new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve, reject) => {
-    const child = spawn(process.execPath, [salesintel, ...args], {
-      cwd,
-      stdio: ["ignore", "pipe", "pipe"],
-      env: { ...process.env, DATABASE_URL: "", SALESINTEL_API_KEY: "" },
-    })
-    let stdout = ""
-    let stderr = ""
-    child.stdout.on("data", (chunk) => {
-      stdout += chunk
-    })
-    child.stderr.on("data", (chunk) => {
-      stderr += chunk
-    })
-    child.on("error", reject)
-    child.on("close", (code) => resolve({ code, stdout, stderr }))
-  })
+  runInProcess("salesintel", args, { cwd, env: {} })
 
 const unknownDomain = "no-such-company-anywhere.example"
 
