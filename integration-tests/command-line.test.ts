@@ -13,7 +13,6 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, 
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { Database } from "@salesintel/postgres"
-import { startSandbox } from "@salesintel/sandbox"
 import * as Effect from "effect/Effect"
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest"
 import { backends, open } from "../packages/postgres/src/testing/Backends.ts"
@@ -666,8 +665,8 @@ describe.each(await backends())("salesintel sql on $name", (backend) => {
 })
 
 describe.each(await backends())("salesintel sync with a key the provider refuses, on $name", (backend) => {
+  const sandbox = sandboxForFile({ seed: 3, contacts: 200, companies: 20 })
   it("checks the key with a free request before it opens the target: nothing is created", slow, async () => {
-    const sandbox = await startSandbox({ seed: 3, contacts: 200, companies: 20 })
     const db = await open(backend, "cli refused key")
     const cwd = mkdtempSync(join(tmpdir(), "salesintel-cli-refused-"))
     try {
@@ -696,7 +695,6 @@ describe.each(await backends())("salesintel sync with a key the provider refuses
       else expect(await db.query("SELECT 1 FROM pg_namespace WHERE nspname = $1", [db.schema])).toEqual([])
     } finally {
       await db.close()
-      await sandbox.close()
       rmSync(cwd, { recursive: true, force: true })
     }
   })
