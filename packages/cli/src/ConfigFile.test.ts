@@ -1,16 +1,26 @@
-import { mkdtempSync, writeFileSync } from "node:fs"
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
-import { describe, expect, it } from "vitest"
+import { afterAll, describe, expect, it } from "vitest"
 import * as ConfigFile from "./ConfigFile.ts"
+
+// The directories these tests make, removed when the file's tests end.
+const madeDirectories: Array<string> = []
+const made = (directory: string): string => {
+  madeDirectories.push(directory)
+  return directory
+}
+afterAll(() => {
+  for (const directory of madeDirectories) rmSync(directory, { recursive: true, force: true })
+})
 
 const base = { credit_budget: 100 }
 
 /** A config file in a new directory, and (when given) a key file beside it. */
 const files = (config: unknown, keyFile?: { readonly name: string; readonly text: string }) => {
-  const directory = mkdtempSync(join(tmpdir(), "salesintel-config-file-"))
+  const directory = made(mkdtempSync(join(tmpdir(), "salesintel-config-file-")))
   writeFileSync(join(directory, "config.json"), JSON.stringify(config))
   if (keyFile !== undefined) writeFileSync(join(directory, keyFile.name), keyFile.text)
   return join(directory, "config.json")

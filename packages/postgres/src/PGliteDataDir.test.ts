@@ -4,16 +4,26 @@
  * A database's system identifier tells them apart: every copy has the prepared one, an initdb
  * makes a new one.
  */
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs"
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import * as Effect from "effect/Effect"
-import { describe, expect, it } from "vitest"
+import { afterAll, describe, expect, it } from "vitest"
 import { Database } from "./Database.ts"
 import * as PGliteDatabase from "./PGliteDatabase.ts"
 import * as PGliteDataDir from "./PGliteDataDir.ts"
 
-const newDirectory = () => mkdtempSync(join(tmpdir(), "salesintel-pglite-datadir-"))
+// The directories these tests make, removed when the file's tests end.
+const madeDirectories: Array<string> = []
+const made = (directory: string): string => {
+  madeDirectories.push(directory)
+  return directory
+}
+afterAll(() => {
+  for (const directory of madeDirectories) rmSync(directory, { recursive: true, force: true })
+})
+
+const newDirectory = () => made(mkdtempSync(join(tmpdir(), "salesintel-pglite-datadir-")))
 
 const systemIdentifier = Effect.flatMap(Database, (db) =>
   db.query("SELECT system_identifier::text AS id FROM pg_control_system()"),

@@ -3,13 +3,23 @@
  * parsed rows, COPY data, Postgres errors with their detail) arrives whole, it stays one session,
  * and the thread ends with the layer's scope.
  */
-import { mkdtempSync, writeFileSync } from "node:fs"
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import * as Effect from "effect/Effect"
-import { describe, expect, it } from "vitest"
+import { afterAll, describe, expect, it } from "vitest"
 import { Database, DatabaseError } from "./Database.ts"
 import * as PGliteDatabase from "./PGliteDatabase.ts"
+
+// The directories these tests make, removed when the file's tests end.
+const madeDirectories: Array<string> = []
+const made = (directory: string): string => {
+  madeDirectories.push(directory)
+  return directory
+}
+afterAll(() => {
+  for (const directory of madeDirectories) rmSync(directory, { recursive: true, force: true })
+})
 
 describe("PGliteDatabase (PGlite in a worker thread)", () => {
   it("carries parameters, rows, COPY data and Postgres errors (message and detail) across the thread", async () => {
@@ -47,13 +57,13 @@ describe("PGliteDatabase (PGlite in a worker thread)", () => {
   })
 
   it("ends the worker thread when the scope closes, and when opening fails", async () => {
-    const dir = mkdtempSync(join(tmpdir(), "salesintel-pglite-worker-"))
+    const dir = made(mkdtempSync(join(tmpdir(), "salesintel-pglite-worker-")))
     await Effect.runPromise(
       Effect.flatMap(Database, (db) => db.query("SELECT 1")).pipe(Effect.provide(PGliteDatabase.layer(dir))),
     )
     expect(PGliteDatabase.runningWorkers()).toBe(0)
     // A data directory PGlite cannot start on: the open fails as a DatabaseError, no thread left.
-    const broken = mkdtempSync(join(tmpdir(), "salesintel-pglite-broken-"))
+    const broken = made(mkdtempSync(join(tmpdir(), "salesintel-pglite-broken-")))
     writeFileSync(join(broken, "PG_VERSION"), "not a version\n")
     const failure = await Effect.runPromise(
       Effect.flip(
@@ -68,7 +78,7 @@ describe("PGliteDatabase (PGlite in a worker thread)", () => {
   })
 
   it("refuses a request when the directory's disk has less room than it needs, naming the directory", async () => {
-    const dir = mkdtempSync(join(tmpdir(), "salesintel-pglite-disk-"))
+    const dir = made(mkdtempSync(join(tmpdir(), "salesintel-pglite-disk-")))
     // A reserve no disk has: what a full disk looks like to the guard.
     const reserve = { copy: Number.MAX_SAFE_INTEGER, other: 1 }
     const { copied, selected } = await Effect.runPromise(

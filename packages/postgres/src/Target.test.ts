@@ -1,11 +1,21 @@
-import { existsSync, mkdirSync, mkdtempSync, readdirSync } from "node:fs"
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Layer from "effect/Layer"
-import { describe, expect, it } from "vitest"
+import { afterAll, describe, expect, it } from "vitest"
 import * as Target from "./Target.ts"
+
+// The directories these tests make, removed when the file's tests end.
+const madeDirectories: Array<string> = []
+const made = (directory: string): string => {
+  madeDirectories.push(directory)
+  return directory
+}
+afterAll(() => {
+  for (const directory of madeDirectories) rmSync(directory, { recursive: true, force: true })
+})
 
 describe("Target.resolve", () => {
   it("uses --database-url first, then DATABASE_URL, and never prints a password", () => {
@@ -52,7 +62,7 @@ describe("Target checks", () => {
   })
 
   it("opens an existing database only, creating nothing otherwise", async () => {
-    const dir = mkdtempSync(join(tmpdir(), "salesintel-target-existing-"))
+    const dir = made(mkdtempSync(join(tmpdir(), "salesintel-target-existing-")))
     mkdirSync(join(dir, "empty"))
     for (const [path, says] of [
       [join(dir, "missing"), /the directory does not exist; nothing was created/],
