@@ -446,7 +446,13 @@ const loadRead = (
           HeldKeys.HeldKeys,
           Bought.heldOnDatabase(options.schema, yield* Database.Database),
         ),
-        Stream.tap((item) => Effect.map(budget.snapshot, (snapshot) => follow.see(item, snapshot))),
+        // One snapshot a chunk: a tap per item would cut the stream into chunks of one.
+        Stream.mapChunksEffect((chunk) =>
+          Effect.map(budget.snapshot, (snapshot) => {
+            for (const item of chunk) follow.see(item, snapshot)
+            return chunk
+          }),
+        ),
       )
       const result = yield* Effect.either(
         Loader.load(Read.messagesOf(seen), {

@@ -22,6 +22,7 @@
 import { Catalog, Message, type StreamState } from "@salesintel/airbyte"
 import { ApiError, type Client, CreditBudget } from "@salesintel/core"
 import * as Cause from "effect/Cause"
+import * as Chunk from "effect/Chunk"
 import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
@@ -406,8 +407,14 @@ const streamItems = (run: Run, entry: Catalog.ConfiguredStream, turn: Turns.Turn
       const items = (
         budget === undefined ? read : Stream.provideService(read, CreditBudget.CreditBudget, budget)
       ).pipe(
-        Stream.mapEffect((output) => itemsOf(stream, output)),
-        Stream.flattenIterables,
+        // A chunk at a time (a page's outputs): Stream.mapEffect would emit each output's items as a
+        // chunk of their own, and every stage after it would then run once per record.
+        Stream.mapChunksEffect((outputs) =>
+          Effect.map(
+            Effect.forEach(outputs, (output) => itemsOf(stream, output)),
+            (items) => Chunk.unsafeFromArray(items.flat()),
+          ),
+        ),
         // Excluded fields (config exclude_fields, catalog field selection) leave before the record does.
         Stream.map((item) => (item._tag === "Message" ? message(exclude(item.message)) : item)),
       )

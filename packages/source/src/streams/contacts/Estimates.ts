@@ -5,6 +5,7 @@
  * it read once it ends.
  */
 import { CreditBudget, type Partitioner } from "@salesintel/core"
+import * as Chunk from "effect/Chunk"
 import * as Effect from "effect/Effect"
 import * as Ref from "effect/Ref"
 import * as Stream from "effect/Stream"
@@ -145,8 +146,15 @@ export const revisedAtEnd = (
     Effect.map(Ref.make(0), (records) =>
       Stream.concat(
         outputs.pipe(
-          Stream.tap((output) =>
-            output._tag === "Record" ? Ref.update(records, (n) => n + 1) : Effect.void,
+          // Counted a chunk at a time: a tap per output would cut the stream into chunks of one.
+          Stream.mapChunksEffect((chunk) =>
+            Effect.as(
+              Ref.update(
+                records,
+                (n) => n + Chunk.reduce(chunk, 0, (sum, output) => sum + (output._tag === "Record" ? 1 : 0)),
+              ),
+              chunk,
+            ),
           ),
         ),
         Stream.fromEffect(Effect.map(Ref.get(records), (read) => Output.estimate(read, key))),
