@@ -33,7 +33,15 @@ const stagedTables = (mapping: StreamMapping): ReadonlyArray<{ table: TableShape
   ...mapping.children.map((child) => ({ table: child.table, ordered: child.parentKey === undefined })),
 ]
 
-/** Creates (once per session) and empties the stream's staging tables. Outside any transaction is fine. */
+/**
+ * Creates (once per session) and empties the stream's staging tables. Outside any transaction is
+ * fine. They empty themselves at each COMMIT (ON COMMIT DELETE ROWS, a truncation in place), and a
+ * merge empties them with DELETE for the next batch of its transaction: a TRUNCATE gives a table
+ * a new file in each transaction, and with a commit a page that was a quarter of the merge's
+ * time on PGlite (`salesintel sync` of 19,863 contacts: 10.5 s with TRUNCATE, 8.8 s without).
+ * Every staging statement runs in a transaction (the loader's, a migration's), so nothing staged
+ * is emptied before its merge.
+ */
 export const prepare = (mapping: StreamMapping): Effect.Effect<void, DatabaseError, Database> =>
   Effect.flatMap(Database, (db) =>
     db.exec(
@@ -43,7 +51,7 @@ export const prepare = (mapping: StreamMapping): Effect.Effect<void, DatabaseErr
             `CREATE TEMP TABLE IF NOT EXISTS ${stageName(table)} (${[
               ...table.columns.map((column) => `${ident(column.name)} ${column.type}`),
               ...(ordered ? [`${stageOrder} bigint GENERATED ALWAYS AS IDENTITY`] : []),
-            ].join(", ")});\nTRUNCATE ${stageOf(table)};`,
+            ].join(", ")}) ON COMMIT DELETE ROWS;\nTRUNCATE ${stageOf(table)};`,
         )
         .join("\n"),
     ),
@@ -142,13 +150,13 @@ export const mergeBatch = (
       if (!stagedChildren.has(index)) continue
       statements.push(
         child.parentKey === undefined ? upsertSql(schema, child.table, true) : insertSql(schema, child.table),
-        `TRUNCATE ${stageOf(child.table)}`,
+        `DELETE FROM ${stageOf(child.table)}`,
       )
     }
     // What the batch bought, in the ledger, committed with the records (a migration buys nothing).
     const bought =
       mode === "rederive" ? undefined : Ledger.recordSql(schema, mapping.stream, stageOf(mapping.table))
     if (bought !== undefined) statements.push(bought)
-    statements.push(`TRUNCATE ${stageOf(mapping.table)}`)
+    statements.push(`DELETE FROM ${stageOf(mapping.table)}`)
     yield* db.exec(statements.join(";\n"))
   })
