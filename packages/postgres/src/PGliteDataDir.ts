@@ -12,8 +12,8 @@
  * once the database is whole: a run killed halfway leaves it, and the next run removes the
  * half-made database's files (only Postgres's own entries) and starts again.
  */
-import { existsSync, readdirSync, readFileSync, rmSync, unlinkSync, writeFileSync } from "node:fs"
-import { cp } from "node:fs/promises"
+import { existsSync, readFileSync, rmSync, unlinkSync, writeFileSync } from "node:fs"
+import { copyFile, mkdir, readdir } from "node:fs/promises"
 import { createRequire } from "node:module"
 import { dirname, join } from "node:path"
 import { fileURLToPath } from "node:url"
@@ -135,7 +135,23 @@ export const markCreated = (directory: string): void => unlinkSync(join(director
  * PGlite takes a directory with PG_VERSION for a whole database.
  */
 export const copyInto = async (from: Prepared, directory: string): Promise<void> => {
-  for (const entry of readdirSync(from.directory).filter((name) => name !== "PG_VERSION"))
-    await cp(join(from.directory, entry), join(directory, entry), { recursive: true })
-  await cp(join(from.directory, "PG_VERSION"), join(directory, "PG_VERSION"))
+  await copyTree(from.directory, directory, (name) => name !== "PG_VERSION")
+  await copyFile(join(from.directory, "PG_VERSION"), join(directory, "PG_VERSION"))
+}
+
+/**
+ * Copies a tree's files side by side (libuv's threads), not one after another: the prepared
+ * directory is ~970 files, and `fs.cp` took 0.5 to 0.9 s over them where this takes about half.
+ */
+const copyTree = async (from: string, to: string, keep: (name: string) => boolean): Promise<void> => {
+  const entries = (await readdir(from, { withFileTypes: true })).filter((entry) => keep(entry.name))
+  await Promise.all(
+    entries.map(async (entry) => {
+      const source = join(from, entry.name)
+      const target = join(to, entry.name)
+      if (!entry.isDirectory()) return copyFile(source, target)
+      await mkdir(target, { recursive: true })
+      return copyTree(source, target, () => true)
+    }),
+  )
 }
