@@ -16,6 +16,7 @@ import * as Layer from "effect/Layer"
 import { Database, DatabaseError, type DatabaseService, type Result, type Row } from "./Database.ts"
 import * as PGliteDataDir from "./PGliteDataDir.ts"
 import type { Reply, Request, Started, WireError, WorkerData } from "./PGliteProtocol.ts"
+import * as PGliteWasm from "./PGliteWasm.ts"
 
 /** The directory `salesintel-pg` uses when no database URL is given. */
 export const defaultDirectory = "./.salesintel/pglite"
@@ -98,7 +99,10 @@ const stop = async (worker: Worker): Promise<void> => {
 }
 
 /** Starts a worker and waits for its `Started` message; the worker is ended if that fails. */
-const start = (data: WorkerData): Effect.Effect<Worker, DatabaseError> =>
+const start = (data: Omit<WorkerData, "module">): Effect.Effect<Worker, DatabaseError> =>
+  Effect.flatMap(PGliteWasm.compiled, (module) => started({ ...data, module }))
+
+const started = (data: WorkerData): Effect.Effect<Worker, DatabaseError> =>
   Effect.async<Worker, DatabaseError>((resume) => {
     const operation = `open PGlite in ${data.directory ?? "memory"}`
     const worker = new Worker(workerUrl, { workerData: data })

@@ -14,6 +14,8 @@ export interface WorkerData {
    * that PGlite's `loadDataDir` unpacks instead of running initdb. Undefined: initdb.
    */
   readonly loadDataDir?: string | undefined
+  /** PGlite's WebAssembly, compiled once in the process (PGliteWasm.ts); undefined: PGlite compiles its own. */
+  readonly module: WebAssembly.Module | undefined
 }
 
 /** One request; the worker answers each with a Reply of the same id, strictly in order. */

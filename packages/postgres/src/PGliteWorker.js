@@ -65,12 +65,14 @@ const toWire = (error) => {
 
 const port = parentPort
 if (port === null) throw new Error("PGliteWorker.js runs only as a worker thread")
-const { directory, initOnly, loadDataDir } = /** @type {WorkerData} */ (workerData)
+const { directory, initOnly, loadDataDir, module } = /** @type {WorkerData} */ (workerData)
 
 /** @returns {Promise<PGlite | undefined>} undefined when it failed (and the main thread was told) */
 const open = async () => {
   try {
     return await PGlite.create(directory, {
+      // Compiled once in the process, not again in each thread (PGliteWasm.ts).
+      ...(module === undefined ? {} : { pgliteWasmModule: module }),
       startParams: [...PGlite.defaultStartParams, ...settings.flatMap((setting) => ["-c", setting])],
       // The MIME type tells PGlite to gunzip it.
       ...(loadDataDir === undefined
