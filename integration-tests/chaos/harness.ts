@@ -201,14 +201,17 @@ export const openSandbox = (
  * one waiting for its checkpoint and the one in the loader's open transaction. The first run now
  * buys throughout (a search with nothing bought is read directly), so that pipeline is full
  * whenever the kill comes: concurrency + 3 pages. The streams are read at once (source/src/read/Read.ts:
- * the credited in turn, the free beside them), merged into one stream whose queue holds a page more
- * for the reader: concurrency + 4 pages (measured: 350 at most, 300 before). And the companies begin
+ * the credited in turn, the free beside them), merged into one stream: its queue holds a page for
+ * the reader, and the stream feeding it holds the next until there is room (a page is handed over
+ * whole, one chunk, since the read stopped splitting pages into a chunk per record):
+ * concurrency + 5 pages (measured: 400 at most; 350 while the merge handed records over one by
+ * one, 300 before the streams were merged). And the companies begin
  * once the contacts have reserved their last page, so their batch, bought while the contacts' last
  * pages land, may be paid for and not committed beside them: its 25 domains, one batch.
  */
 export const suiteConcurrency = 3
 export const suiteCompanies = 25
-export const sigkillBound = (suiteConcurrency + 4) * 50 + suiteCompanies
+export const sigkillBound = (suiteConcurrency + 5) * 50 + suiteCompanies
 
 /**
  * Through the pipe (the source on its own, where the bought set is in the state), the set is
@@ -226,8 +229,8 @@ export const sigkillBound = (suiteConcurrency + 4) * 50 + suiteCompanies
 export const checkpointInterval = (contactsHeld: number, pageSize = 50) =>
   pageSize * Math.max(1, Math.ceil(Math.floor(contactsHeld / 50) / pageSize))
 export const groupLimit = 500
-/** The ledger's bound: the pager's pages, the page being mapped and the one the merge holds, and the groups. */
-export const sigkillBoundLedger = () => (suiteConcurrency + 2) * 50 + 3 * groupLimit
+/** The ledger's bound: the pager's pages, the page being mapped and the two the merge holds, and the groups. */
+export const sigkillBoundLedger = () => (suiteConcurrency + 3) * 50 + 3 * groupLimit
 
 export const charged = (sandbox: Sandbox, key = "sandbox-full"): number =>
   sandbox.accounts()[key]?.credits_charged ?? 0

@@ -52,6 +52,37 @@ describe("Ndjson.fromReadable", () => {
     expect(error.reason).toContain("not JSON")
   })
 
+  it("a last line cut off in the middle ends the input, said to onCutOff; without it, or a bad line with its newline, fails", async () => {
+    const whole = `${record(1, "a")}\n${record(2, "b")}\n`
+    const cut = record(3, "c").slice(0, 40)
+    const positions: Array<number> = []
+    const options: Ndjson.ReadOptions = {
+      onCutOff: (position) => Effect.sync(() => positions.push(position)),
+    }
+    const names = await Effect.runPromise(
+      Stream.runCollect(Ndjson.fromReadable(Readable.from([whole, cut]), options)),
+    ).then((messages) =>
+      Chunk.toReadonlyArray(messages).map((m) => (m.type === "RECORD" ? m.record.data.match_id : m.type)),
+    )
+    expect(names).toEqual(["m-1", "m-2"])
+    expect(positions).toEqual([3])
+    // Without onCutOff the cut line fails the input as before; with its newline it is a bad line.
+    const unheeded = await Effect.runPromise(
+      Effect.flip(Stream.runDrain(Ndjson.fromReadable(Readable.from([whole, cut])))),
+    )
+    expect(unheeded.reason).toContain("not JSON")
+    const terminated = await Effect.runPromise(
+      Effect.flip(Stream.runDrain(Ndjson.fromReadable(Readable.from([whole, `${cut}\n`]), options))),
+    )
+    expect(terminated.position).toBe(3)
+    expect(positions).toEqual([3])
+    // A last line without a newline that is JSON but no message is refused as such.
+    const notMessage = await Effect.runPromise(
+      Effect.flip(Stream.runDrain(Ndjson.fromReadable(Readable.from([whole, '{"x": 1}']), options))),
+    )
+    expect(notMessage.reason).toContain("no type")
+  })
+
   it("emits the messages before a bad line, then fails", async () => {
     const state = JSON.stringify({
       type: "STATE",

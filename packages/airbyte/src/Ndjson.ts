@@ -25,6 +25,8 @@ import * as RecordLine from "./RecordLine.ts"
 export class InvalidMessage extends Data.TaggedError("InvalidMessage")<{
   readonly position: number
   readonly reason: string
+  /** The line does not parse as JSON at all (rather than being JSON that is not a message). */
+  readonly notJson?: boolean
 }> {
   override get message(): string {
     return `message ${this.position}: ${this.reason}`
@@ -66,6 +68,7 @@ export const parseLine = (
       new InvalidMessage({
         position,
         reason: `not JSON (${error instanceof Error ? error.message : error})`,
+        notJson: true,
       }),
     )
   }
@@ -101,13 +104,20 @@ export const parseLine = (
 const newline = 10
 
 /**
+ * A block's lines; `unterminated`: its one line is the input's last and has no newline (a writer
+ * stopped in the middle of it, or one that does not end its last line).
+ */
+interface Lines {
+  readonly lines: ReadonlyArray<string>
+  readonly unterminated: boolean
+}
+
+/**
  * The input's lines, one array per block read (a line may span blocks). Lines are cut on the
  * bytes and each decoded alone: one newline byte never sits inside a multi-byte UTF-8 character,
  * and decoding a whole block into one string to split it costs twice as much (measured).
  */
-async function* blocksOfLines(
-  input: AsyncIterable<Uint8Array | string>,
-): AsyncGenerator<ReadonlyArray<string>> {
+async function* blocksOfLines(input: AsyncIterable<Uint8Array | string>): AsyncGenerator<Lines> {
   let rest: Buffer | undefined
   let first = true
   // A byte order mark opening the input is not part of the first line (TextDecoder drops it too).
@@ -130,16 +140,29 @@ async function* blocksOfLines(
     }
     // Copied, so that the rest does not keep the whole block alive.
     rest = start < block.length ? Buffer.from(block.subarray(start)) : undefined
-    yield lines
+    yield { lines, unterminated: false }
   }
-  if (rest !== undefined) yield [withoutMark(rest.toString("utf8"))]
+  if (rest !== undefined) yield { lines: [withoutMark(rest.toString("utf8"))], unterminated: true }
+}
+
+/** What a reader is told of the input beyond its messages. */
+export interface ReadOptions {
+  /**
+   * The input ended in the middle of a line that is not JSON (its writer stopped while writing it:
+   * a source killed mid-write): that line, at `position`, is not a message, and the input ends
+   * before it instead of failing on it. Without this, such a line fails the input as not JSON.
+   */
+  readonly onCutOff?: (position: number) => Effect.Effect<void>
 }
 
 /**
  * The messages of a JSON-lines input, read as it arrives: the input is pulled in blocks (with
  * backpressure, so memory stays flat whatever its size), each block's lines parsed together.
  */
-export const fromReadable = (input: Readable): Stream.Stream<Incoming, InvalidMessage> =>
+export const fromReadable = (
+  input: Readable,
+  options: ReadOptions = {},
+): Stream.Stream<Incoming, InvalidMessage> =>
   Stream.suspend(() => {
     let position = 0
     return Stream.fromAsyncIterable(
@@ -148,11 +171,13 @@ export const fromReadable = (input: Readable): Stream.Stream<Incoming, InvalidMe
     ).pipe(
       // A bad line fails the input only after the messages before it in its block: a reader
       // commits what came before (a complete STATE and its records) before it stops.
-      Stream.flatMap((lines) => {
+      Stream.flatMap(({ lines, unterminated }) => {
         const messages: Array<Incoming> = []
         for (const line of lines) {
           position++
           const parsed = parseLine(line.endsWith("\r") ? line.slice(0, -1) : line, position)
+          if (Either.isLeft(parsed) && unterminated && options.onCutOff !== undefined && parsed.left.notJson)
+            return Stream.drain(Stream.fromEffect(options.onCutOff(position)))
           if (Either.isLeft(parsed))
             return Stream.concat(Stream.fromChunk(Chunk.unsafeFromArray(messages)), Stream.fail(parsed.left))
           if (parsed.right !== undefined) messages.push(parsed.right)

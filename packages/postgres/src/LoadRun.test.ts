@@ -102,6 +102,12 @@ describe.each((await backends()).map((backend): [string, Backend] => [backend.na
       expect(Exit.isSuccess(exit) && exit.value.error).toMatch(/contacts had not reported its end/)
       expect(await contacts()).toBe(20)
       expect((await runs()).map((row) => row.status)).toEqual(["failed"])
+      // Cut in the middle of a line (a source killed while writing a large block): the same, and said.
+      const midLine = await load(cut.slice(0, cut.length - 30), { syncModes: { contacts: "append_dedup" } })
+      expect(Exit.isSuccess(midLine) && midLine.value.status).toBe("failed")
+      expect(Exit.isSuccess(midLine) && midLine.value.error).toMatch(
+        /the input ended in the middle of message \d+ .*contacts had not reported its end/,
+      )
       // The same input whole (COMPLETE at its end) succeeds; so does one with no statuses at all.
       const whole = await load(lines([...contactMessages(25, 10), status("contacts", "COMPLETE")]), {
         syncModes: { contacts: "append_dedup" },

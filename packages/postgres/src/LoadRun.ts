@@ -47,9 +47,14 @@ export interface LoadRunOutcome {
   readonly abandoned: ReadonlyArray<Runs.RunId>
 }
 
-/** Why the run failed although every message loaded, if it did. */
-const failureOf = (summary: Loader.LoadSummary): string | undefined => {
+/** Why the run failed although every message loaded, if it did; `cutOff`: the position of a last line cut short. */
+const failureOf = (summary: Loader.LoadSummary, cutOff: number | undefined): string | undefined => {
   const reasons = [
+    ...(cutOff === undefined
+      ? []
+      : [
+          `the input ended in the middle of message ${cutOff} (its writer stopped while writing it): that line was not loaded`,
+        ]),
     ...summary.sourceErrors.map((m) => m.trace.error.message),
     ...(summary.endedEarly.length > 0
       ? [
@@ -95,8 +100,10 @@ export const loadRun = (
       )
       // The records per stream of the last commit: what the run row says, updated in that commit.
       const committed = yield* Ref.make<Readonly<Record<string, Runs.StreamFigures>>>({})
+      const cutOff = yield* Ref.make<number | undefined>(undefined)
+      const messages = Ndjson.fromReadable(input, { onCutOff: (position) => Ref.set(cutOff, position) })
       const outcome = yield* Effect.either(
-        Loader.load(Ndjson.fromReadable(input).pipe(Stream.interruptWhen(Deferred.await(stop))), {
+        Loader.load(messages.pipe(Stream.interruptWhen(Deferred.await(stop))), {
           schema,
           runId,
           ...(options.syncModes === undefined ? {} : { syncModes: options.syncModes }),
@@ -125,7 +132,7 @@ export const loadRun = (
         return yield* Effect.fail(outcome.left)
       }
       const summary = outcome.right
-      const error = failureOf(summary)
+      const error = failureOf(summary, yield* Ref.get(cutOff))
       // Interrupted: the overwrites were cut short on purpose; said in the error column all the same.
       const status = signal !== undefined ? "interrupted" : error !== undefined ? "failed" : "succeeded"
       yield* RunLifecycle.end(

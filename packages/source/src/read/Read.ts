@@ -537,8 +537,9 @@ const watchStop = (run: Run) =>
  * once the streams running end (interrupting a credited one would lose the pages in flight, which
  * are paid for), and the credited streams not begun are not started; a credited stream's failure
  * interrupts the free streams (they lose only free pages). Merging hands every chunk over between
- * fibers, and what waits in the merge for the reader is paid for and not yet committed: a page
- * more than a stream read alone (the chaos suite's kills re-bought 350 at most, against 300 before
+ * fibers, and what waits in the merge for the reader is paid for and not yet committed: a page in
+ * its queue and the next waiting to enter it, two pages more than a stream read alone (a page
+ * crosses whole, as one chunk: the chaos suite's kills re-bought 400 at most, against 300 before
  * the credited streams were read in turn); a single stream is read as it is.
  */
 const streamsOf = (run: Run) =>
