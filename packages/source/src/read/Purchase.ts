@@ -6,16 +6,63 @@
  * one shortfall at the end; and whatever ends the read, what it bought is saved (a checkpoint)
  * before the failure is reported.
  */
-import type { Page } from "@salesintel/core"
+import type { ApiError, CreditBudget, Page } from "@salesintel/core"
+import * as Chunk from "effect/Chunk"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
+import * as Option from "effect/Option"
 import * as Ref from "effect/Ref"
+import type * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
 import type { BoughtSet } from "../bought/BoughtSet.ts"
 import type * as KeyedPurchase from "../components/KeyedPurchase.ts"
-import type * as PagedQuery from "../components/PagedQuery.ts"
+import * as PagedQuery from "../components/PagedQuery.ts"
 import type * as Checkpoints from "./Checkpoints.ts"
 import * as Output from "./Output.ts"
+import { HandOver } from "./Turns.ts"
+
+// ---------------------------------------------------------------------------------------------
+// The order a stream's purchases spend in
+
+/**
+ * A stream's purchases, one after the other, in the order they spend: only the last may hand the
+ * stream's turn over before it ends (Turns.HandOver), so no later credited stream spends before
+ * the purchases after an earlier one have.
+ */
+export const inOrder = <A, E, R>(purchases: ReadonlyArray<Stream.Stream<A, E, R>>): Stream.Stream<A, E, R> =>
+  Stream.concatAll(
+    Chunk.fromIterable(
+      purchases.map((purchase, index) =>
+        index === purchases.length - 1 ? purchase : Stream.provideService(purchase, HandOver, Effect.void),
+      ),
+    ),
+  )
+
+/** What the queries of a stream's last purchase run once they will reserve no more (nothing else's). */
+const handOver = Effect.map(Effect.serviceOption(HandOver), Option.getOrUndefined)
+
+/** A paged query's events; the stream's turn is handed over once its planned pages are all reserved. */
+export const queryEvents = <A>(
+  query: PagedQuery.Options<A>,
+): Stream.Stream<PagedQuery.Event<A>, ApiError.ApiError, CreditBudget.CreditBudget> =>
+  Stream.unwrap(Effect.map(handOver, (onAllReserved) => PagedQuery.run({ ...query, onAllReserved })))
+
+/**
+ * Paged queries read in turn (PagedQuery.inTurn: each begins once the one before has reserved its
+ * last planned page); the stream's turn is handed over once the last one's are all reserved.
+ */
+export const queriesInTurn = <A>(
+  queries: ReadonlyArray<PagedQuery.Options<A>>,
+): Effect.Effect<
+  ReadonlyArray<Stream.Stream<PagedQuery.Event<A>, ApiError.ApiError>>,
+  never,
+  Scope.Scope | CreditBudget.CreditBudget
+> =>
+  Effect.flatMap(handOver, (onAllReserved) =>
+    PagedQuery.inTurn(
+      queries.map((query, index) => (index === queries.length - 1 ? { ...query, onAllReserved } : query)),
+    ),
+  )
 
 interface Common<A> {
   /** The stream's state now. */

@@ -206,31 +206,40 @@ describe("the streams of a read", () => {
 })
 
 describe("the credited streams of a read, in turn", () => {
-  const catalog = Schema.decodeUnknownSync(Catalog.ConfiguredCatalog)({
-    streams: ["contacts", "companies"].map((name) => ({
-      stream: { name },
-      sync_mode: "full_refresh",
-      destination_sync_mode: "overwrite",
-    })),
-  })
-  const configWith = (budget: number) =>
+  const catalogIn = (syncMode: Catalog.SyncMode) =>
+    Schema.decodeUnknownSync(Catalog.ConfiguredCatalog)({
+      streams: ["contacts", "companies"].map((name) => ({
+        stream: { name },
+        sync_mode: syncMode,
+        destination_sync_mode: syncMode === "incremental" ? "append_dedup" : "overwrite",
+        ...(syncMode === "incremental" ? { cursor_field: ["_salesintel_fetched_at"] } : {}),
+      })),
+    })
+  const configWith = (budget: number, emails: ReadonlyArray<string>) =>
     Either.getOrThrow(
       Config.decode({
         api_key: "test-key",
         credit_budget: budget,
         page_size: 10,
         concurrency: 8,
-        contacts: { searches: [{ name: "all", filters: { job_levels: ["mgr"] } }] },
+        contacts: { searches: [{ name: "all", filters: { job_levels: ["mgr"] } }], emails },
         companies: { domains: ["a.example", "b.example"] },
       }),
     )
   /** The read on the provider in memory, the test clock moved a second at a time until it ends. */
-  const timedRead = (provider: ReturnType<typeof fakeProvider>, budget: number) =>
+  const timedRead = (
+    provider: ReturnType<typeof fakeProvider>,
+    budget: number,
+    {
+      syncMode = "full_refresh",
+      emails = [],
+    }: { syncMode?: Catalog.SyncMode; emails?: ReadonlyArray<string> } = {},
+  ) =>
     Effect.gen(function* () {
       const credits = yield* CreditBudget.make(budget)
       const fiber = yield* read({
-        config: configWith(budget),
-        catalog,
+        config: configWith(budget, emails),
+        catalog: catalogIn(syncMode),
         state: new Map(),
         startedAt: 0,
       }).items.pipe(
@@ -267,6 +276,28 @@ describe("the credited streams of a read, in turn", () => {
         ["contacts", 35],
         ["companies", 2],
       ])
+    }),
+  )
+
+  it.effect("a first incremental read, straight through the search, hands over as soon too", () =>
+    Effect.gen(function* () {
+      // Nothing bought: the search is read directly, its pages sized by the count (a second).
+      const provider = fakeProvider({ contacts: 35, latency: "1 second" })
+      const { seconds, records } = yield* timedRead(provider, 10_000, { syncMode: "incremental" })
+      expect(seconds).toBe(2) // one after the other: 3
+      expect([records("contacts"), records("companies")]).toEqual([35, 2])
+    }),
+  )
+
+  it.effect("the searches do not hand over while the emails still have to buy after them", () =>
+    Effect.gen(function* () {
+      // The count and the email's lookup at once, the pages, then the emails' purchase (the email
+      // matches nothing: no request), and only then the companies' batch.
+      const provider = fakeProvider({ contacts: 45, latency: "1 second" })
+      const email = "nobody@nowhere.example"
+      const { seconds, records } = yield* timedRead(provider, 10_000, { emails: [email] })
+      expect([records("contacts"), records("companies")]).toEqual([45, 2])
+      expect(seconds).toBe(3) // the companies' batch after the contacts ended, not beside their pages
     }),
   )
 

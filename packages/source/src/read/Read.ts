@@ -401,12 +401,17 @@ const streamItems = (run: Run, entry: Catalog.ConfiguredStream, turn: Turns.Turn
         syncMode,
         state: state.get(name),
         startedAt,
-        reservedAll: turn?.handOver,
         parentKeys: run.substreams.keys.get(name),
       })
-      const items = (
-        budget === undefined ? read : Stream.provideService(read, CreditBudget.CreditBudget, budget)
-      ).pipe(
+      // A credited stream spends through its account, and its last purchase hands the turn over.
+      const spending =
+        budget === undefined || turn === undefined
+          ? read
+          : read.pipe(
+              Stream.provideService(CreditBudget.CreditBudget, budget),
+              Stream.provideService(Turns.HandOver, turn.handOver),
+            )
+      const items = spending.pipe(
         // A chunk at a time (a page's outputs): Stream.mapEffect would emit each output's items as a
         // chunk of their own, and every stage after it would then run once per record.
         Stream.mapChunksEffect((outputs) =>

@@ -6,7 +6,6 @@
  */
 import type { Catalog, Streams } from "@salesintel/airbyte"
 import type { ApiError, Client, CreditBudget } from "@salesintel/core"
-import type * as Effect from "effect/Effect"
 import type * as Stream from "effect/Stream"
 import type { LedgerError } from "../bought/BoughtLedger.ts"
 import type { SourceConfig } from "../Config.ts"
@@ -20,12 +19,6 @@ export interface ReadInput {
   readonly state: unknown
   /** The run's clock reading, in epoch milliseconds: one "now" for every record of the run. */
   readonly startedAt: number
-  /**
-   * For a credited stream the engine reads in turn (Read.ts): run once the stream will reserve no
-   * more credits (what it has in flight may still land), so the next credited stream begins beside
-   * it instead of one latency later. A stream that never runs it hands over when it ends.
-   */
-  readonly reservedAll?: Effect.Effect<void> | undefined
   /**
    * A substream's keys from its parent's records in this read (StreamDefinition.parent), each once:
    * complete, since the engine begins a substream once its parent has ended. Undefined when the

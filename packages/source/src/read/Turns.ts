@@ -8,11 +8,24 @@
  */
 import type { Catalog } from "@salesintel/airbyte"
 import type { CreditBudget } from "@salesintel/core"
+import * as Context from "effect/Context"
 import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Option from "effect/Option"
 import * as Stream from "effect/Stream"
+
+/**
+ * What a credited stream runs once it will reserve no more credits: the next credited stream may
+ * begin. The engine provides it to the stream it reads (Read.ts); the purchase component
+ * (Purchase.ts) hands it to the stream's last purchase alone (`Purchase.inOrder`), whose queries
+ * run it once their planned pages all have their reservation. A stream never sees it; one that
+ * never runs it hands over when it ends.
+ */
+export class HandOver extends Context.Tag("@salesintel/source/read/HandOver")<
+  HandOver,
+  Effect.Effect<void>
+>() {}
 
 /** A credited stream's place in the turn; a free stream has none. */
 export interface Turn {

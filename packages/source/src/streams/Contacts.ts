@@ -21,6 +21,7 @@ import { DatedSetJson, epochDay } from "../bought/DatedSet.ts"
 import type { ContactSearch } from "../Config.ts"
 import type * as PagedQuery from "../components/PagedQuery.ts"
 import * as Output from "../read/Output.ts"
+import * as Purchase from "../read/Purchase.ts"
 import type { ReadInput, StreamDefinition } from "../read/StreamDefinition.ts"
 import { decodeState } from "./common.ts"
 import type { ContactError, ContactOutput, Context } from "./contacts/Context.ts"
@@ -107,8 +108,6 @@ const read = (input: ReadInput) =>
         refreshAll: !incremental,
         fetchedAt: new Date(input.startedAt).toISOString(),
         checkpoint: stateNow(!incremental),
-        // The emails buy after the searches: the stream has reserved all only once they did.
-        reservedAll: settings.emails.length === 0 ? input.reservedAll : undefined,
       }
       const prepared = yield* prepare(context, emailsDone, incremental)
       const { available } = yield* (yield* CreditBudget.CreditBudget).snapshot
@@ -120,17 +119,9 @@ const read = (input: ReadInput) =>
       // An incremental search after the first diffs against what the ones before bought: one
       // after another. A full refresh's searches are read in turn, overlapping.
       const searches = incremental
-        ? Stream.fromIterable(settings.searches).pipe(
-            Stream.flatMap((search) =>
-              revised(
-                search,
-                incrementalSearch(
-                  context,
-                  search,
-                  prepared.plans.get(search.name),
-                  search === settings.searches.at(-1),
-                ),
-              ),
+        ? Purchase.inOrder(
+            settings.searches.map((search) =>
+              revised(search, incrementalSearch(context, search, prepared.plans.get(search.name))),
             ),
           )
         : fullRefreshSearches(context, settings.searches, prepared.plans, position, unfinished, revised)
@@ -154,7 +145,9 @@ const read = (input: ReadInput) =>
         staleInState: known.size - known.countFresh(),
       })
       const started = Stream.make(estimated, held, ...preparedTallies(context, prepared))
-      return Stream.concat(started, Stream.concat(searches, Stream.concat(emails, finish)))
+      // The emails buy after the searches, when there are any.
+      const purchases = Purchase.inOrder(settings.emails.length === 0 ? [searches] : [searches, emails])
+      return Stream.concat(started, Stream.concat(purchases, finish))
     }),
   )
 

@@ -33,11 +33,6 @@ export interface Context {
   readonly fetchedAt: string
   /** The stream's state now. */
   readonly checkpoint: Effect.Effect<Output.Checkpoint>
-  /**
-   * Says the stream will reserve no more credits (ReadInput.reservedAll), run by the last search
-   * once it has reserved its last planned page; undefined when later work (the emails) still buys.
-   */
-  readonly reservedAll: Effect.Effect<void> | undefined
 }
 
 export const contactRecord =

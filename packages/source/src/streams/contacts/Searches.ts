@@ -23,7 +23,7 @@ import * as Ref from "effect/Ref"
 import * as Stream from "effect/Stream"
 import { canonicalJson } from "../../CanonicalJson.ts"
 import type { ContactSearch } from "../../Config.ts"
-import * as PagedQuery from "../../components/PagedQuery.ts"
+import type * as PagedQuery from "../../components/PagedQuery.ts"
 import * as Output from "../../read/Output.ts"
 import * as Purchase from "../../read/Purchase.ts"
 import {
@@ -63,8 +63,8 @@ const resumeIn = (position: Ref.Ref<PagedQuery.Position>, unfinished: Ref.Ref<bo
 })
 
 /**
- * The searches of a full refresh, read in turn (PagedQuery.inTurn: a search begins while the last
- * pages of the one before are in flight), each as `each` wraps it, their pages bought in search
+ * The searches of a full refresh, read in turn (Purchase.queriesInTurn: a search begins while the
+ * last pages of the one before are in flight), each as `each` wraps it, their pages bought in search
  * order; the position moves as pages are passed on, so it is always the next page to ask for.
  */
 export const fullRefreshSearches = (
@@ -81,13 +81,12 @@ export const fullRefreshSearches = (
   Stream.unwrapScoped(
     Effect.gen(function* () {
       const start = yield* Ref.get(position)
-      const queries = searches.map((search, index) => ({
+      const queries = searches.map((search) => ({
         ...searchQuery(context, search),
         position: start,
         plan: plans.get(search.name),
-        onAllReserved: index === searches.length - 1 ? context.reservedAll : undefined,
       }))
-      const events = yield* PagedQuery.inTurn(queries)
+      const events = yield* Purchase.queriesInTurn(queries)
       const read = searches.map((search, index) =>
         each(
           search,
@@ -139,7 +138,7 @@ const shiftIn = (
  * they are paid for) and reads the rest through the free listing, buying only what it has not
  * bought: the waste is the pages in flight then.
  */
-const directSearch = (context: Context, search: ContactSearch, plan: Partitioner.Plan, last: boolean) =>
+const directSearch = (context: Context, search: ContactSearch, plan: Partitioner.Plan) =>
   Stream.unwrap(
     Effect.gen(function* () {
       const reachable = plan.parts.reduce((sum, part) => sum + part.count, 0)
@@ -165,12 +164,11 @@ const directSearch = (context: Context, search: ContactSearch, plan: Partitioner
         )
       // A failure lets the pages in flight land first (they are paid for); the next run lists the rest.
       const pages = Purchase.creditedPages({
-        events: PagedQuery.run({
+        events: Purchase.queryEvents({
           ...searchQuery(context, search),
           fetch,
           plan,
           landInFlightOnFailure: true,
-          onAllReserved: last ? context.reservedAll : undefined,
         }),
         keyOf: matchId,
         checkpoint: context.checkpoint,
@@ -204,8 +202,6 @@ export const incrementalSearch = (
   context: Context,
   search: ContactSearch,
   plan: Partitioner.Plan | undefined,
-  /** The stream's last search: a direct read says when it has reserved all (Context.reservedAll). */
-  last: boolean,
 ): Stream.Stream<ContactOutput, ContactError, CreditBudget.CreditBudget> =>
   Stream.unwrap(
     Effect.gen(function* () {
@@ -213,7 +209,7 @@ export const incrementalSearch = (
       if (plan === undefined || closed || context.known.hasFresh()) return listedSearch(context, search, plan)
       const reachable = plan.parts.reduce((sum, part) => sum + part.count, 0)
       return reachable + plan.parts.length * context.config.page_size <= available
-        ? directSearch(context, search, plan, last)
+        ? directSearch(context, search, plan)
         : listedSearch(context, search, plan)
     }),
   )
