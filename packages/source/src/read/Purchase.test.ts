@@ -1,6 +1,6 @@
 import { describe, expect, it } from "@effect/vitest"
 import { Streams } from "@salesintel/airbyte"
-import { ApiError, Contact, type Page } from "@salesintel/core"
+import { ApiError, Contact, CreditBudget, type Page } from "@salesintel/core"
 import * as Chunk from "effect/Chunk"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
@@ -276,5 +276,124 @@ describe("Purchase.keyedBatches", () => {
         expect(brief(outputs.outputs)).toEqual(["R:m-1", "C:1", "R:m-2", "C:2", "C:2"])
         expect(outputs.failure?._tag).toBe("PaymentRequired")
       }),
+  )
+})
+
+describe("Purchase.keys", () => {
+  /** Buys by match id from the contacts 1 to 99, one credit each; `bought` is asked by each listing. */
+  const keysOf = (options: {
+    readonly bought: BoughtSet
+    readonly listings: ReadonlyArray<ReadonlyArray<number>>
+    readonly again?: boolean
+    readonly stopped?: boolean
+  }) => {
+    const asked: Array<ReadonlyArray<string>> = []
+    const outputs = Purchase.keys({
+      keys: Stream.fromIterable(options.listings.map((ids) => ids.map((id) => `m-${id}`))),
+      again: options.again ?? false,
+      purchase: {
+        pageSize: 2,
+        concurrency: 1,
+        retry: { max_attempts: 1, initial_delay_ms: 1, max_delay_ms: 1, max_retry_after_ms: 1 },
+        fetch: (ids, paging) =>
+          Effect.sync(() => {
+            asked.push(ids)
+            return {
+              ...page(
+                paging.page,
+                ids.map((id) => Number(id.slice(2))),
+              ),
+              pageSize: paging.pageSize,
+            }
+          }),
+        oneRecordPerKey: true,
+      },
+      keyOf: (value) => value.match_id,
+      noun: "contacts",
+      listingStopped: Effect.succeed(options.stopped ?? false),
+      checkpoint: Effect.sync(() => Output.checkpoint({ held: options.bought.size })),
+      bought: options.bought,
+      record,
+      detail: "search s",
+      work: "search s",
+    })
+    return { outputs, asked }
+  }
+
+  it.effect("buys each due key once, in the order listed, and tallies how every listed key stood", () =>
+    Effect.gen(function* () {
+      // m-1 held and fresh, m-2 held and due again (bought 40 days ago, refreshed after 30).
+      const bought = BoughtSet.fromJson({ [today]: ["m-1"], [today - 40]: ["m-2"] }, today, 30)
+      const { outputs, asked } = keysOf({
+        bought,
+        listings: [
+          [1, 2, 3],
+          [3, 4, 1],
+        ],
+      })
+      const read = yield* collect(Stream.provideLayer(outputs, CreditBudget.layer(100)))
+      expect(read.failure).toBeUndefined()
+      // A checkpoint after each batch (the set is small), and one to close.
+      expect(brief(read.outputs)).toEqual(["R:m-2", "R:m-3", "C:3", "R:m-4", "C:4", "C:4"])
+      expect(asked).toEqual([["m-2", "m-3"], ["m-4"]])
+      expect(tallied(read.outputs, "search s")).toMatchObject({
+        listed: 6,
+        new: 2,
+        stale: 1,
+        // m-1 held both times it is listed; m-3 listed again once queued.
+        held: 2,
+        earlier: 1,
+        bought: 3,
+      })
+    }),
+  )
+
+  it.effect("again (a full refresh): every key not bought by this run is bought, held or not", () =>
+    Effect.gen(function* () {
+      const bought = BoughtSet.fromJson({ [today]: ["m-1"] }, today, undefined)
+      const { outputs } = keysOf({ bought, listings: [[1, 2]], again: true })
+      const read = yield* collect(Stream.provideLayer(outputs, CreditBudget.layer(100)))
+      expect(brief(read.outputs)).toEqual(["R:m-1", "R:m-2", "C:2", "C:2"])
+      expect(tallied(read.outputs, "search s")).toMatchObject({ stale: 1, new: 1, held: 0 })
+    }),
+  )
+
+  it.effect("what the budget left is one shortfall, said to be more when the listing was stopped", () =>
+    Effect.gen(function* () {
+      const bought = BoughtSet.fromJson({}, today, undefined)
+      const { outputs } = keysOf({ bought, listings: [[1, 2, 3, 4, 5]], stopped: true })
+      const read = yield* collect(Stream.provideLayer(outputs, CreditBudget.layer(3)))
+      expect(brief(read.outputs)).toEqual([
+        "R:m-1",
+        "R:m-2",
+        "C:2",
+        "R:m-3",
+        "C:3",
+        "S:2:search s (new or stale contacts; the free listing was stopped too, so more may remain)",
+        "C:3",
+      ])
+    }),
+  )
+
+  it.effect("looks each listing up in the ledger as it comes, and keeps nothing it said once sorted", () =>
+    Effect.gen(function* () {
+      const { ledger, asked } = memoryLedger([
+        ["m-1", today],
+        ["m-2", today],
+      ])
+      const bought = yield* BoughtSet.fromLedger(undefined, ledger, "contacts", today, undefined)
+      const { outputs } = keysOf({
+        bought,
+        listings: [
+          [1, 3],
+          [2, 4],
+        ],
+      })
+      const read = yield* collect(Stream.provideLayer(outputs, CreditBudget.layer(100)))
+      expect(brief(read.outputs)).toEqual(["R:m-3", "R:m-4", "C:4", "C:4"])
+      expect(asked).toEqual([2, 2])
+      // Sorted and settled: asked about again, a held key is looked up again, not answered from memory.
+      expect(() => bought.has("m-1")).toThrow(/before it was looked up/)
+    }),
   )
 })

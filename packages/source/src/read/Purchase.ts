@@ -14,8 +14,9 @@ import * as Option from "effect/Option"
 import * as Ref from "effect/Ref"
 import type * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
+import type { LedgerError } from "../bought/BoughtLedger.ts"
 import type { BoughtSet } from "../bought/BoughtSet.ts"
-import type * as KeyedPurchase from "../components/KeyedPurchase.ts"
+import * as KeyedPurchase from "../components/KeyedPurchase.ts"
 import * as PagedQuery from "../components/PagedQuery.ts"
 import type * as Checkpoints from "./Checkpoints.ts"
 import * as Output from "./Output.ts"
@@ -303,3 +304,97 @@ export const keyedBatches = <A, Event extends KeyedPurchase.Event<unknown, A>, E
       return Stream.concat(batches, closing)
     }),
   )
+
+// ---------------------------------------------------------------------------------------------
+// Keys diffed against the bought set
+
+/**
+ * Where a listed key stands: listed or bought by this run already, never bought, due again, or
+ * held (when every key is bought again, as a full refresh does, nothing is held).
+ */
+type Standing = "earlier" | "new" | "stale" | "held"
+
+/** Whether a listed key is to be bought: due (never bought, or due again); with `again`, anything this run has not bought. */
+export const toBuy = (bought: BoughtSet, again: boolean, key: string): boolean =>
+  again ? !bought.boughtThisRun(key) : bought.due(key)
+
+const standing = (bought: BoughtSet, again: boolean, queued: ReadonlySet<string>, key: string): Standing => {
+  if (queued.has(key) || bought.boughtThisRun(key)) return "earlier"
+  if (!bought.has(key)) return "new"
+  return again || bought.due(key) ? "stale" : "held"
+}
+
+export interface KeysOptions<A, E, R> extends Common<A> {
+  /**
+   * The keys as they are listed (a free listing's page, a lookup's matches) at a time; a key may come
+   * more than once. Each listing is looked up in the bought set as it comes, and what the lookup
+   * said is dropped once its keys are sorted.
+   */
+  readonly keys: Stream.Stream<ReadonlyArray<string>, E, R>
+  /** Buy every key this run has not bought (a full refresh), not only those due. */
+  readonly again: boolean
+  /** The keyed purchase of the keys to buy (KeyedPurchase.Options less its keys). */
+  readonly purchase: Omit<KeyedPurchase.Options<string, A, never, never>, "keys">
+  /** The key the bought set records for a record bought. */
+  readonly keyOf: (record: A) => string
+  /** What the keys are, for the shortfall: `contacts`. */
+  readonly noun: string
+  /** The listing itself was stopped (a stop request): more keys may remain than were listed. */
+  readonly listingStopped: Effect.Effect<boolean>
+}
+
+/**
+ * Listed keys bought where they are due, each once, in the order listed: the purchase's records,
+ * a shortfall for what the budget (or a stop) left, a tally of how the listed keys stood, and a
+ * closing checkpoint.
+ */
+export const keys = <A, E, R>(
+  options: KeysOptions<A, E, R>,
+): Stream.Stream<Output.Output<A>, E | ApiError.ApiError | LedgerError, R | CreditBudget.CreditBudget> =>
+  Stream.suspend(() => {
+    const { bought, again } = options
+    const queued = new Set<string>()
+    const counts: Record<Standing, number> = { earlier: 0, new: 0, stale: 0, held: 0 }
+    const due = options.keys.pipe(
+      Stream.mapEffect((listed) => Effect.as(bought.resolve(listed), listed)),
+      Stream.flattenIterables,
+      Stream.filter((key) => {
+        const stands = standing(bought, again, queued, key)
+        // Sorted: what its lookup said is no longer needed (a key bought later is in the set).
+        bought.settle([key])
+        counts[stands]++
+        if (stands === "new" || stands === "stale") queued.add(key)
+        return stands === "new" || stands === "stale"
+      }),
+    )
+    const tallied = Stream.suspend(() =>
+      Stream.make(
+        Output.tally(options.work, {
+          ...counts,
+          listed: counts.earlier + counts.new + counts.stale + counts.held,
+        }),
+      ),
+    )
+    const batches = keyedBatches({
+      ...options,
+      events: KeyedPurchase.run({ ...options.purchase, keys: due }),
+      recordBought: (event) => {
+        const boughtKeys = event.items.map((item) => options.keyOf(item.record))
+        bought.record(boughtKeys)
+        // Bought: the set says "earlier" for it from now on, so the queue need not hold it.
+        for (const key of boughtKeys) queued.delete(key)
+      },
+      everyBatch: false,
+      shortfall: (left) =>
+        Effect.map(options.listingStopped, (stopped) =>
+          left > 0 || stopped
+            ? Output.shortfall(
+                left,
+                left,
+                `${options.detail} (new or stale ${options.noun}${stopped ? "; the free listing was stopped too, so more may remain" : ""})`,
+              )
+            : undefined,
+        ),
+    })
+    return Stream.concat(batches, tallied)
+  })

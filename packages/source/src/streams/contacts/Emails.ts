@@ -7,7 +7,6 @@
 import { type ApiError, type Client, type CreditBudget, Limits, Pager } from "@salesintel/core"
 import * as Chunk from "effect/Chunk"
 import * as Effect from "effect/Effect"
-import * as Ref from "effect/Ref"
 import * as Stream from "effect/Stream"
 import type { BoughtSet } from "../../bought/BoughtSet.ts"
 import type { ContactsConfig } from "../../Config.ts"
@@ -106,25 +105,22 @@ export const enrichEmails = (context: Context, emailsDone: BoughtSet, lookups: E
         "INFO",
         `email enrichment: ${looked.length} emails looked up, ${unmatched} matched nothing, ${looked.length - unmatched} matched`,
       )
-      const ids = Stream.fromIterable(looked.flatMap((lookup) => lookup.ids))
+      const ids = Stream.make(looked.flatMap((lookup) => lookup.ids))
       const where = { search: null, detail: "contacts email enrichment", work: "emails" }
-      const bought = buyNew(context, ids, where, yield* Ref.make(lookups.refused))
+      const bought = buyNew(context, ids, where, Effect.succeed(lookups.refused))
       // After the purchases: an email whose every contact is now bought needs no lookup again.
-      // Its contacts are looked up again (buyNew settled what the first lookup said once sorted).
+      // What the lookup before them said (lookUpEmails) is still held, and dropped once sorted here.
       const contactIds = looked.flatMap((lookup) => lookup.ids)
       const markDone = Stream.fromEffect(
-        Effect.zipRight(
-          context.known.resolve(contactIds),
-          Effect.suspend(() => {
-            emailsDone.record(
-              looked
-                .filter((lookup) => lookup.ids.every((id) => !context.known.due(id)))
-                .map((lookup) => lookup.email),
-            )
-            context.known.settle(contactIds)
-            return context.checkpoint
-          }),
-        ),
+        Effect.suspend(() => {
+          emailsDone.record(
+            looked
+              .filter((lookup) => lookup.ids.every((id) => !context.known.due(id)))
+              .map((lookup) => lookup.email),
+          )
+          context.known.settle(contactIds)
+          return context.checkpoint
+        }),
       )
       return Stream.concat(Stream.make<Array<ContactOutput>>(summary), Stream.concat(bought, markDone))
     }),

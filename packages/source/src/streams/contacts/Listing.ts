@@ -50,17 +50,12 @@ export const listedSearch = (
       const ids = PagedQuery.run({ ...previewQuery(context.client, context.config, search), plan }).pipe(
         Stream.mapEffect((event) => {
           switch (event._tag) {
-            case "Page": {
-              const listed = event.page.items.map((item) => item.record.match_id)
-              // Looked up in the ledger a page at a time (Context.buyNew asks where each stands).
-              return Effect.zipRight(
-                context.known.resolve(listed),
-                Effect.as(
-                  Ref.update(pages, (n) => n + 1),
-                  listed,
-                ),
+            case "Page":
+              // A listed page at a time: the purchase looks each page up in the bought set.
+              return Effect.as(
+                Ref.update(pages, (n) => n + 1),
+                [event.page.items.map((item) => item.record.match_id)],
               )
-            }
             case "Refused":
             case "Skipped":
               return Effect.as(Ref.set(listingStopped, true), [])
@@ -85,6 +80,6 @@ export const listedSearch = (
         ),
       )
       const where = { search: search.name, detail: describeSearch(search), work: searchWork(search) }
-      return Stream.concat(buyNew(context, ids, where, listingStopped), after)
+      return Stream.concat(buyNew(context, ids, where, Ref.get(listingStopped)), after)
     }),
   )
