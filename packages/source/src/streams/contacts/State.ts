@@ -1,0 +1,113 @@
+/**
+ * The contacts stream's state: ONE set of the contacts bought (`known`), by searches and emails
+ * alike, the emails looked up, and a full refresh's position; what a read starts from, and its
+ * checkpoint as it stands.
+ *
+ * The state changes only in emission order (never inside a concurrent task), so a checkpoint
+ * covers exactly the records emitted before it. A full refresh also keeps its position (the parts
+ * read, the next page), written after every part, so a killed run resumes where it stopped.
+ */
+import { Streams } from "@salesintel/airbyte"
+import * as Effect from "effect/Effect"
+import * as Ref from "effect/Ref"
+import * as Schema from "effect/Schema"
+import * as Stream from "effect/Stream"
+import { BoughtSet } from "../../bought/BoughtSet.ts"
+import { DatedSetJson, epochDay } from "../../bought/DatedSet.ts"
+import type * as PagedQuery from "../../components/PagedQuery.ts"
+import * as Output from "../../read/Output.ts"
+import type { ReadInput } from "../../read/StreamDefinition.ts"
+import { decodeState } from "../common.ts"
+import type { ContactOutput } from "./Context.ts"
+
+const FullRefreshProgress = Schema.Struct({
+  /** Keys of the partitions read to the end in the current full refresh. */
+  completed: Schema.Array(Schema.String),
+  /** The partition being read and the next page to ask for. */
+  current: Schema.optional(
+    Schema.Struct({ part: Schema.String, next_page: Schema.Int.pipe(Schema.positive()) }),
+  ),
+})
+
+export const ContactsState = Schema.Struct({
+  /**
+   * Match ids bought, by the day bought: one set for searches and emails alike; or "ledger" when
+   * the set is in the destination's ledger (bought/BoughtLedger.ts).
+   */
+  known: Schema.optionalWith(Schema.Union(DatedSetJson, Schema.Literal(Streams.inLedger)), {
+    default: () => ({}),
+  }),
+  /** Emails looked up for enrichment, by the day. */
+  emails: Schema.optionalWith(DatedSetJson, { default: () => ({}) }),
+  /** Present while a full refresh is unfinished. */
+  full_refresh: Schema.optional(FullRefreshProgress),
+})
+
+/** Where a read starts: the sets, a full refresh's position, and the checkpoint of them as they stand. */
+export interface Start {
+  readonly known: BoughtSet
+  readonly emailsDone: BoughtSet
+  readonly position: Ref.Ref<PagedQuery.Position>
+  /** The state now; with a full refresh's position while it is unfinished. */
+  readonly stateNow: (withPosition: boolean) => Effect.Effect<Output.Checkpoint>
+}
+
+/** The saved state decoded (refused with its path if it does not decode), and what the read starts from. */
+export const startFrom = (input: ReadInput) =>
+  Effect.gen(function* () {
+    const state = yield* decodeState("contacts", ContactsState, input.state)
+    const today = epochDay(input.startedAt)
+    const refresh = input.config.contacts?.refresh_after_days
+    yield* BoughtSet.checkDays(state.known, "contacts", "known", today)
+    yield* BoughtSet.checkDays(state.emails, "contacts", "emails", today)
+    const known = yield* BoughtSet.saved(state.known, "contacts", today, refresh)
+    // A full refresh looks every configured email up again (free), and ends holding those alone:
+    // an email no longer configured is not left "done" while the overwrite deletes its contacts.
+    const emailsDone = BoughtSet.fromJson(
+      input.syncMode === "incremental" ? state.emails : {},
+      today,
+      refresh,
+    )
+    const position = yield* Ref.make<PagedQuery.Position>({
+      completed: state.full_refresh?.completed ?? [],
+      current: state.full_refresh?.current,
+    })
+    const stateNow = (withPosition: boolean) =>
+      Effect.map(Ref.get(position), (p) =>
+        Output.checkpoint({
+          known: known.toJson(),
+          emails: emailsDone.toJson(),
+          ...(withPosition
+            ? {
+                full_refresh: {
+                  completed: [...p.completed],
+                  ...(p.current === undefined ? {} : { current: p.current }),
+                },
+              }
+            : {}),
+        }),
+      )
+    return { known, emailsDone, position, stateNow } satisfies Start
+  })
+
+/** What the bought set holds as the read begins (the plan's "contacts in the saved state"). */
+export const heldTally = (known: BoughtSet): ContactOutput =>
+  Output.tally("contacts held", { inState: known.size, staleInState: known.size - known.countFresh() })
+
+/**
+ * The read's closing checkpoint. A full refresh that read everything starts afresh next time; it
+ * says how many of the contacts held before it did not find again (an overwrite deletes their rows).
+ */
+export const finish = (start: Start, incremental: boolean, unfinished: Ref.Ref<boolean>) =>
+  Stream.unwrap(
+    Effect.map(Ref.get(unfinished), (left) =>
+      Stream.concat(
+        incremental || left
+          ? Stream.empty
+          : Stream.make<Array<ContactOutput>>(
+              Output.tally("contacts held", { notReadAgain: start.known.heldNotBoughtAgain() }),
+            ),
+        Stream.fromEffect(start.stateNow(!incremental && left)),
+      ),
+    ),
+  )
