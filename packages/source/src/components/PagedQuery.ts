@@ -48,8 +48,9 @@ export interface Options<A> {
   readonly landInFlightOnFailure?: boolean | undefined
   /**
    * Run once every planned page of the query has its reservation (its pages may still be in
-   * flight): what the caller hands over then (the next credited stream may begin). Not run when the
-   * query fails first. A part that grows past its plan may still reserve its extra pages after it.
+   * flight): from then on the query reserves nothing more, so the caller may let other spending
+   * begin (read/Purchase.ts hands a stream's turn over with it). Not run when the query fails
+   * first. A part that grows past its plan may still reserve its extra pages after it.
    */
   readonly onAllReserved?: Effect.Effect<void> | undefined
 }
