@@ -76,6 +76,24 @@ describe("BoughtSet in a ledger", () => {
     }),
   )
 
+  it.effect("resolveScoped: looked up once, answered until the scope closes, then dropped", () =>
+    Effect.gen(function* () {
+      const { ledger, asked } = memoryLedger(held(10))
+      const set = yield* BoughtSet.fromLedger(undefined, ledger, "contacts", today, undefined)
+      yield* Effect.scoped(
+        Effect.gen(function* () {
+          yield* set.resolveScoped(["m-1", "new-1"])
+          // Another caller sorts the same keys meanwhile: no second lookup, and its settle keeps them.
+          yield* set.resolve(["m-1", "new-1"])
+          set.settle(["m-1", "new-1"])
+          expect([set.has("m-1"), set.has("new-1")]).toEqual([true, false])
+        }),
+      )
+      expect(asked).toEqual([2])
+      expect(() => set.has("m-1")).toThrow(NotLookedUp)
+    }),
+  )
+
   it.effect("refuses to answer for a key it has not looked up: never read as not bought", () =>
     Effect.gen(function* () {
       const set = yield* BoughtSet.fromLedger(

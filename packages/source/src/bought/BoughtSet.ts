@@ -16,6 +16,7 @@ import { Streams } from "@salesintel/airbyte"
 import * as Chunk from "effect/Chunk"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
+import type * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
 import * as Checkpoints from "../read/Checkpoints.ts"
 import { StateError } from "../StateError.ts"
@@ -172,6 +173,15 @@ export class BoughtSet {
       if (entry !== undefined) entry.pending += count
       else this.lookedUp.set(key, { day: days.get(key) ?? null, pending: count })
     }
+  }
+
+  /**
+   * Looks `keys` up as `resolve` does, and settles them once the scope closes: for keys asked about
+   * from before a read's first purchase to its end (the emails' contacts: counted for the estimate,
+   * bought, then the emails marked done), looked up once for all of it.
+   */
+  resolveScoped(keys: ReadonlyArray<string>): Effect.Effect<void, LedgerError, Scope.Scope> {
+    return Effect.acquireRelease(this.resolve(keys), () => Effect.sync(() => this.settle(keys)))
   }
 
   /**

@@ -23,7 +23,8 @@ import { fullRefreshSearches, incrementalSearch } from "./contacts/Searches.ts"
 import { finish, heldTally, startFrom } from "./contacts/State.ts"
 
 const read = (input: ReadInput) =>
-  Stream.unwrap(
+  // Scoped: what the free work looked up in the bought set is kept until the read ends.
+  Stream.unwrapScoped(
     Effect.gen(function* () {
       const settings = input.config.contacts
       if (settings === undefined) return Stream.empty

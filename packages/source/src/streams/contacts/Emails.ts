@@ -77,8 +77,9 @@ export const lookUpEmails = (context: Context, emailsDone: BoughtSet, incrementa
       (email) => lookupEmail(context.client, email, settings.match_on_job_history),
       { concurrency: context.config.concurrency },
     )
-    // Where their contacts stand is asked before anything is bought (emailsToBuy, buyNew).
-    yield* context.known.resolve(lookups.flatMap((lookup) => lookup.ids))
+    // Where their contacts stand is asked before anything is bought (emailsToBuy), and kept until
+    // the read ends (the purchase and the emails marked done ask again).
+    yield* context.known.resolveScoped(lookups.flatMap((lookup) => lookup.ids))
     return {
       looked: lookups.filter((lookup) => !lookup.refused),
       refused: lookups.some((lookup) => lookup.refused),
@@ -108,9 +109,8 @@ export const enrichEmails = (context: Context, emailsDone: BoughtSet, lookups: E
       const ids = Stream.make(looked.flatMap((lookup) => lookup.ids))
       const where = { search: null, detail: "contacts email enrichment", work: "emails" }
       const bought = buyNew(context, ids, where, Effect.succeed(lookups.refused))
-      // After the purchases: an email whose every contact is now bought needs no lookup again.
-      // What the lookup before them said (lookUpEmails) is still held, and dropped once sorted here.
-      const contactIds = looked.flatMap((lookup) => lookup.ids)
+      // After the purchases: an email whose every contact is now bought needs no lookup again
+      // (what the lookup before them said is still held: lookUpEmails).
       const markDone = Stream.fromEffect(
         Effect.suspend(() => {
           emailsDone.record(
@@ -118,7 +118,6 @@ export const enrichEmails = (context: Context, emailsDone: BoughtSet, lookups: E
               .filter((lookup) => lookup.ids.every((id) => !context.known.due(id)))
               .map((lookup) => lookup.email),
           )
-          context.known.settle(contactIds)
           return context.checkpoint
         }),
       )

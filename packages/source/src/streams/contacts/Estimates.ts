@@ -8,6 +8,7 @@ import { CreditBudget, type Partitioner } from "@salesintel/core"
 import * as Chunk from "effect/Chunk"
 import * as Effect from "effect/Effect"
 import * as Ref from "effect/Ref"
+import type * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
 import type { BoughtSet } from "../../bought/BoughtSet.ts"
 import * as PagedQuery from "../../components/PagedQuery.ts"
@@ -21,12 +22,15 @@ export interface Prepared {
   readonly lookups: EmailLookups | undefined
 }
 
-/** The free work of a read; skipped when a stop was requested before the stream began. */
+/**
+ * The free work of a read; skipped when a stop was requested before the stream began. What it
+ * looked up in the bought set is kept until the scope (the read) closes.
+ */
 export const prepare = (
   context: Context,
   emailsDone: BoughtSet,
   incremental: boolean,
-): Effect.Effect<Prepared, ContactError, CreditBudget.CreditBudget> =>
+): Effect.Effect<Prepared, ContactError, CreditBudget.CreditBudget | Scope.Scope> =>
   Effect.gen(function* () {
     const budget = yield* CreditBudget.CreditBudget
     const searches = context.config.contacts?.searches ?? []
