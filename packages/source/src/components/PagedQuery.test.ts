@@ -219,3 +219,29 @@ describe("PagedQuery", () => {
     }),
   )
 })
+
+describe("PagedQuery.partStart: a position saved at another page size", () => {
+  const at = (next_page: number, page_size?: number): PagedQuery.Position => ({
+    completed: [],
+    current: { part: "s:{}", next_page, ...(page_size === undefined ? {} : { page_size }) },
+  })
+  it("resumes a part at its saved page when the page size is the same (or the state predates it)", () => {
+    expect(PagedQuery.partStart(at(201, 10), "s:{}", 10)).toEqual({ startPage: 201, pageSize: 10 })
+    expect(PagedQuery.partStart(at(201), "s:{}", 50)).toEqual({ startPage: 201, pageSize: 50 })
+  })
+  it("converts the position when its offset falls on a page of the new size", () => {
+    // 200 pages of 10 read: 2,000 records, page 41 of 50; and back.
+    expect(PagedQuery.partStart(at(201, 10), "s:{}", 50)).toEqual({ startPage: 41, pageSize: 50 })
+    expect(PagedQuery.partStart(at(41, 50), "s:{}", 10)).toEqual({ startPage: 201, pageSize: 10 })
+  })
+  it("reads the part on at its saved size when the offset is not a page of the new size", () => {
+    // 199 pages of 10: 1,990 records; at 50 a page would repeat 40 of them or skip 10.
+    expect(PagedQuery.partStart(at(200, 10), "s:{}", 50)).toEqual({ startPage: 200, pageSize: 10 })
+    expect(PagedQuery.recordsRead(at(200, 10), "s:{}", 50)).toBe(1_990)
+    expect(PagedQuery.partStart(at(3, 50), "s:{}", 30)).toEqual({ startPage: 3, pageSize: 50 })
+  })
+  it("starts any other part at its first page, at the new size", () => {
+    expect(PagedQuery.partStart(at(200, 10), "other:{}", 50)).toEqual({ startPage: 1, pageSize: 50 })
+    expect(PagedQuery.recordsRead(undefined, "s:{}", 50)).toBe(0)
+  })
+})

@@ -23,8 +23,42 @@ import { canonicalJson } from "../CanonicalJson.ts"
 export interface Position {
   /** Keys of the parts read to the end. */
   readonly completed: ReadonlyArray<string>
-  /** The part being read and the next page to ask for. */
-  readonly current: { readonly part: string; readonly next_page: number } | undefined
+  /**
+   * The part being read, the next page to ask for, and the page size its pages were read at (absent
+   * in a state saved before it was kept: then the page size of the read that resumes it).
+   */
+  readonly current:
+    | { readonly part: string; readonly next_page: number; readonly page_size?: number | undefined }
+    | undefined
+}
+
+/** Where a part's pages begin, and at what page size. */
+export interface PartStart {
+  readonly startPage: number
+  readonly pageSize: number
+}
+
+/**
+ * Where the part `key` resumes when read at `pageSize`. A position saved at another page size is
+ * converted when its offset falls on a page boundary of the new size; otherwise the part is read
+ * to its end at the size it was begun with. Either way no record before the offset is asked for
+ * again (bought twice) and none after it is skipped (which a full refresh would then delete as not
+ * found again).
+ */
+export const partStart = (position: Position | undefined, key: string, pageSize: number): PartStart => {
+  const current = position?.current
+  if (current?.part !== key) return { startPage: 1, pageSize }
+  const savedSize = current.page_size ?? pageSize
+  const offset = (current.next_page - 1) * savedSize
+  return offset % pageSize === 0
+    ? { startPage: offset / pageSize + 1, pageSize }
+    : { startPage: current.next_page, pageSize: savedSize }
+}
+
+/** Records of the part `key` read before `position` (0 when it is not the part being read). */
+export const recordsRead = (position: Position | undefined, key: string, pageSize: number): number => {
+  const start = partStart(position, key, pageSize)
+  return (start.startPage - 1) * start.pageSize
 }
 
 export interface Options<A> {
@@ -79,11 +113,15 @@ export type Event<A> =
       /** It holds a permit of `Shared.unemitted` (a part's pages past its plan do not). */
       readonly holdsUnemitted: boolean
     }
-  /** The budget (or a stop request) refused the part's page `nextPage`; `records` left when known. */
+  /**
+   * The budget (or a stop request) refused the part's page `nextPage` (of `pageSize` records);
+   * `records` left when known.
+   */
   | {
       readonly _tag: "Refused"
       readonly part: string
       readonly nextPage: number
+      readonly pageSize: number
       readonly records: number | undefined
     }
   | { readonly _tag: "PartDone"; readonly part: string }
@@ -122,13 +160,13 @@ const partEvents = <A>(
   refusedHere: Ref.Ref<boolean>,
 ): Stream.Stream<Event<A>, ApiError.ApiError, CreditBudget.CreditBudget> => {
   const key = partKey(options.name, part.filters)
-  const current = options.position?.current
+  const start = partStart(options.position, key, options.pageSize)
   const pages = Pager.stream({
     fetch: (paging) => options.fetch(part.filters, paging),
     credited: options.credited,
-    pageSize: options.pageSize,
+    pageSize: start.pageSize,
     concurrency: options.concurrency,
-    startPage: current?.part === key ? current.next_page : 1,
+    startPage: start.startPage,
     expectedRecords: part.count,
     retry: options.retry,
     landInFlightOnFailure: options.landInFlightOnFailure,
@@ -150,8 +188,9 @@ const partEvents = <A>(
             _tag: "Refused",
             part: key,
             nextPage: event.nextPage,
+            pageSize: start.pageSize,
             records:
-              event.recordsRemaining ?? Math.max(0, part.count - (event.nextPage - 1) * options.pageSize),
+              event.recordsRemaining ?? Math.max(0, part.count - (event.nextPage - 1) * start.pageSize),
           })
         default: // DepthLimitReached
           return Effect.succeed({
@@ -269,6 +308,7 @@ const events = <A>(
           _tag: "Refused",
           part: options.name,
           nextPage: 1,
+          pageSize: options.pageSize,
           records: undefined,
         })
       }

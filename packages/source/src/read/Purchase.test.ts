@@ -122,7 +122,7 @@ describe("Purchase.creditedPages", () => {
           pageEvent("a", 1, [1, 2]),
           { _tag: "PartDone", part: "a" },
           pageEvent("b", 1, [3]),
-          { _tag: "Refused", part: "b", nextPage: 2, records: 4 },
+          { _tag: "Refused", part: "b", nextPage: 2, pageSize: 2, records: 4 },
           pageEvent("b", 3, [5], true),
           { _tag: "Skipped", part: "c", records: 7 },
         ]

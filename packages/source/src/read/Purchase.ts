@@ -103,10 +103,13 @@ const savedBeforeFailure =
  * none: the bought set alone says what it holds.
  */
 export interface Resume {
-  /** A page landed in order (not after a refused one): the part's next page is the one after it. */
-  readonly page: (part: string, page: number) => Effect.Effect<void>
-  /** The part's `nextPage` was refused: the next run resumes there. */
-  readonly refused: (part: string, nextPage: number) => Effect.Effect<void>
+  /**
+   * A page (of `pageSize` records) landed in order (not after a refused one): the part's next page
+   * is the one after it.
+   */
+  readonly page: (part: string, page: number, pageSize: number) => Effect.Effect<void>
+  /** The part's `nextPage` (of `pageSize` records) was refused: the next run resumes there. */
+  readonly refused: (part: string, nextPage: number, pageSize: number) => Effect.Effect<void>
   /** The part is read to the end. */
   readonly partDone: (part: string) => Effect.Effect<void>
 }
@@ -150,7 +153,9 @@ const pageOutputs = <A, E, R>(
         })
         const outputs = [...said, Output.pageRead, tally, ...event.page.items.map(options.record)]
         const moved =
-          resume === undefined || event.afterGap ? Effect.void : resume.page(event.part, event.page.page)
+          resume === undefined || event.afterGap
+            ? Effect.void
+            : resume.page(event.part, event.page.page, event.page.pageSize)
         return Effect.zipRight(
           moved,
           withCheckpointWhenDue(options.checkpoint, cadence, event.page.items.length, outputs),
@@ -158,9 +163,10 @@ const pageOutputs = <A, E, R>(
       })
     }
     case "Refused":
-      return Effect.as(resume === undefined ? Effect.void : resume.refused(event.part, event.nextPage), [
-        Output.shortfall(event.records, event.records, detail),
-      ])
+      return Effect.as(
+        resume === undefined ? Effect.void : resume.refused(event.part, event.nextPage, event.pageSize),
+        [Output.shortfall(event.records, event.records, detail)],
+      )
     case "Skipped":
       return Effect.as(
         Ref.update(skipped, (records) => records + event.records),

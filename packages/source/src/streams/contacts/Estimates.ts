@@ -93,9 +93,7 @@ const unreadRecords = (
   plan.parts.reduce((sum, part) => {
     const key = PagedQuery.partKey(name, part.filters)
     if (position.completed.includes(key)) return sum
-    const read =
-      position.current?.part === key ? (position.current.next_page - 1) * context.config.page_size : 0
-    return sum + Math.max(0, part.count - read)
+    return sum + Math.max(0, part.count - PagedQuery.recordsRead(position, key, context.config.page_size))
   }, 0)
 
 /**

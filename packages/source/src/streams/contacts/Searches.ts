@@ -51,12 +51,18 @@ const searchQuery = (context: Context, search: ContactSearch): PagedQuery.Option
 
 /** The position of a full refresh, kept in `position`; `unfinished` once a page is refused. */
 const resumeIn = (position: Ref.Ref<PagedQuery.Position>, unfinished: Ref.Ref<boolean>): Purchase.Resume => ({
-  page: (part, page) => Ref.update(position, (p) => ({ ...p, current: { part, next_page: page + 1 } })),
+  page: (part, page, pageSize) =>
+    Ref.update(position, (p) => ({ ...p, current: { part, next_page: page + 1, page_size: pageSize } })),
   // The next run resumes at the refused page, even if later pages landed after it; the first
   // refusal is the earliest page refused (events come in page order), so a later one leaves it.
-  refused: (part, nextPage) =>
+  refused: (part, nextPage, pageSize) =>
     Effect.flatMap(Ref.getAndSet(unfinished, true), (already) =>
-      already ? Effect.void : Ref.update(position, (p) => ({ ...p, current: { part, next_page: nextPage } })),
+      already
+        ? Effect.void
+        : Ref.update(position, (p) => ({
+            ...p,
+            current: { part, next_page: nextPage, page_size: pageSize },
+          })),
     ),
   partDone: (part) =>
     Ref.update(position, (p) => ({ completed: [...p.completed, part], current: undefined })),

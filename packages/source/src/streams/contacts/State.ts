@@ -23,9 +23,16 @@ import type { ContactOutput } from "./Context.ts"
 const FullRefreshProgress = Schema.Struct({
   /** Keys of the partitions read to the end in the current full refresh. */
   completed: Schema.Array(Schema.String),
-  /** The partition being read and the next page to ask for. */
+  /**
+   * The partition being read, the next page to ask for, and the page size of its pages (so that a
+   * resume at another `page_size` neither skips nor re-buys: components/PagedQuery.ts `partStart`).
+   */
   current: Schema.optional(
-    Schema.Struct({ part: Schema.String, next_page: Schema.Int.pipe(Schema.positive()) }),
+    Schema.Struct({
+      part: Schema.String,
+      next_page: Schema.Int.pipe(Schema.positive()),
+      page_size: Schema.optional(Schema.Int.pipe(Schema.positive())),
+    }),
   ),
 })
 
