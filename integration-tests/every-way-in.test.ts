@@ -5,11 +5,16 @@
  * what the ledger holds, a pipe given no state, and a pipe beside a sync. After every step the
  * ledger is the contacts table's index.
  */
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
 import { Plan, Sync } from "@salesintel/cli"
 import { Sql } from "@salesintel/postgres"
 import * as Effect from "effect/Effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { backends, open } from "../packages/postgres/src/testing/Backends.ts"
+import { runTag } from "../packages/postgres/src/testing/RunTag.ts"
+import { type Bin, runInProcess } from "./bins.ts"
 import { sandboxForFile } from "./sandbox.ts"
 import { apartIn, configOver, truthSandbox } from "./truth.ts"
 
@@ -25,13 +30,43 @@ const config = (key: string, settings: { page_size: number; credit_budget?: numb
 
 describe.each(await backends())("every way in keeps what was paid for, on $name", (backend) => {
   let database: Awaited<ReturnType<typeof open>>
+  let dir = ""
   beforeAll(async () => {
+    dir = mkdtempSync(join(tmpdir(), `salesintel-ways-in-${runTag()}-`))
     database = await open(backend, "e2e ways in")
     await database.query("SELECT 1")
   })
   afterAll(async () => {
     await database?.close()
+    rmSync(dir, { recursive: true, force: true })
   })
+  /** A JSON file in the test's directory, by name. */
+  const file = (name: string, json: unknown) => {
+    const path = join(dir, name)
+    writeFileSync(path, JSON.stringify(json))
+    return path
+  }
+  /** The target's flags for a command. */
+  const target = () => [
+    ...(database.pgliteDir === undefined
+      ? ["--database-url", database.url ?? ""]
+      : ["--pglite-dir", database.pgliteDir]),
+    "--schema",
+    database.schema,
+  ]
+  /**
+   * A bin run in process against the target; PGlite's directory is one holder's at a time, so the
+   * test's own connection lets go of it meanwhile.
+   */
+  const command = async (bin: Bin, args: ReadonlyArray<string>, stdin?: string) => {
+    const onPGlite = database.pgliteDir !== undefined
+    if (onPGlite) await database.suspend()
+    try {
+      return await runInProcess(bin, args, stdin === undefined ? {} : { stdin })
+    } finally {
+      if (onPGlite) await database.resume()
+    }
+  }
   const fresh = () => database.query(`DROP SCHEMA IF EXISTS ${Sql.ident(database.schema)} CASCADE`)
   const table = (name: string) => Sql.qualified(database.schema, name)
   const contactRows = async () =>
@@ -99,4 +134,39 @@ describe.each(await backends())("every way in keeps what was paid for, on $name"
       expect((await sync(resumed)).charged).toBe(0)
     },
   )
+
+  // Case 4: incremental into overwrite would replace the table with what this run bought alone.
+  it("salesintel-pg load refuses a catalog that reads contacts incrementally into overwrite (case 4)", async () => {
+    await fresh()
+    const key = sandbox.key()
+    const json = config(key, { page_size: 50 })
+    const held = (await sync(json)).charged
+    const state = await command("salesintel-pg", ["state", ...target()])
+    expect(state.code).toBe(0)
+    const catalog = file("overwrite.json", {
+      streams: [
+        { stream: { name: "contacts" }, sync_mode: "incremental", destination_sync_mode: "overwrite" },
+      ],
+    })
+    const before = sandbox.charged(key)
+    const read = await command("source-salesintel", [
+      "read",
+      "--config",
+      file("config.json", json),
+      "--catalog",
+      catalog,
+      "--state",
+      file("state.json", JSON.parse(state.stdout)),
+    ])
+    expect(read.code).toBe(0)
+    expect(sandbox.charged(key) - before).toBe(0)
+    const load = await command("salesintel-pg", ["load", "--catalog", catalog, ...target()], read.stdout)
+    expect(load.code).toBe(1)
+    expect(load.stderr).toContain(
+      "salesintel-pg: invalid catalog at streams[0].destination_sync_mode: stream contacts is read incrementally",
+    )
+    expect(await contactRows()).toBe(held)
+    expect(await apart()).toEqual(inStep)
+    expect((await sync(json)).charged).toBe(0)
+  })
 })

@@ -121,6 +121,22 @@ export const configuredAll = (
     }),
 })
 
+/**
+ * Why a loader that keeps the ledger refuses this catalog, or undefined: a stream read
+ * incrementally (a run sends only what it buys) into `overwrite` (the destination keeps only what
+ * this run sent) would delete every row earlier runs bought, and with them their keys in the
+ * ledger, so the next sync buys them all again. (PyAirbyte configures every stream this way, but
+ * it writes to its own cache, not through this loader.)
+ */
+export const overwriteProblem = (catalog: ConfiguredCatalog): string | undefined => {
+  const index = catalog.streams.findIndex(
+    (entry) => entry.destination_sync_mode === "overwrite" && syncModeOf(entry).syncMode === "incremental",
+  )
+  const entry = catalog.streams[index]
+  if (entry === undefined) return undefined
+  return `invalid catalog at streams[${index}].destination_sync_mode: stream ${entry.stream.name} is read incrementally (sync_mode "incremental": each run sends only what it buys), and "overwrite" would delete every row earlier runs bought (the next sync would buy them again); use "append_dedup", or sync_mode "full_refresh" to re-read (and re-buy) the stream in full`
+}
+
 /** Each stream's destination sync mode, by name. */
 export type DestinationSyncModes = Readonly<Record<string, DestinationSyncMode>>
 
