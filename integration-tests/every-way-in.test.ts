@@ -19,6 +19,8 @@ import { sandboxForFile } from "./sandbox.ts"
 import { apartIn, configOver, truthSandbox } from "./truth.ts"
 
 const sandbox = sandboxForFile(truthSandbox)
+// A case runs several syncs and commands, PGlite's in a second or more each on a busy machine.
+const slow = { timeout: 120_000 }
 
 /** 2,362 contacts in the truth sandbox: 48 pages of 50, 237 of 10. */
 const it_ = { name: "it", filters: { job_departments: ["it_is"] } }
@@ -117,6 +119,7 @@ describe.each(await backends())("every way in keeps what was paid for, on $name"
     { stoppedAt: 50, budget: 1_000, resumedAt: 30 },
   ])(
     "a full refresh stopped at page_size $stoppedAt and resumed at $resumedAt re-buys and deletes nothing (case 1)",
+    slow,
     async ({ stoppedAt, budget, resumedAt }) => {
       await fresh()
       const key = sandbox.key()
@@ -135,38 +138,151 @@ describe.each(await backends())("every way in keeps what was paid for, on $name"
     },
   )
 
-  // Case 4: incremental into overwrite would replace the table with what this run bought alone.
-  it("salesintel-pg load refuses a catalog that reads contacts incrementally into overwrite (case 4)", async () => {
-    await fresh()
-    const key = sandbox.key()
-    const json = config(key, { page_size: 50 })
-    const held = (await sync(json)).charged
-    const state = await command("salesintel-pg", ["state", ...target()])
-    expect(state.code).toBe(0)
-    const catalog = file("overwrite.json", {
+  /** `source-salesintel read`'s arguments: the config and the catalog, and the state when given. */
+  const readArgs = (json: Config, catalog: string, stateText: string | undefined) => [
+    "read",
+    "--config",
+    file("read-config.json", json),
+    "--catalog",
+    catalog,
+    ...(stateText === undefined ? [] : ["--state", file("read-state.json", JSON.parse(stateText))]),
+  ]
+  /** The pipe's catalog: contacts, incremental into append_dedup. */
+  const pipeCatalog = () =>
+    file("pipe-catalog.json", {
       streams: [
-        { stream: { name: "contacts" }, sync_mode: "incremental", destination_sync_mode: "overwrite" },
+        { stream: { name: "contacts" }, sync_mode: "incremental", destination_sync_mode: "append_dedup" },
       ],
     })
-    const before = sandbox.charged(key)
-    const read = await command("source-salesintel", [
-      "read",
-      "--config",
-      file("config.json", json),
-      "--catalog",
-      catalog,
-      "--state",
-      file("state.json", JSON.parse(state.stdout)),
-    ])
+
+  // Case 4: incremental into overwrite would replace the table with what this run bought alone.
+  it(
+    "salesintel-pg load refuses a catalog that reads contacts incrementally into overwrite (case 4)",
+    slow,
+    async () => {
+      await fresh()
+      const key = sandbox.key()
+      const json = config(key, { page_size: 50 })
+      const held = (await sync(json)).charged
+      // Only a look at the state: the load below is refused before it begins, so a lease would hold.
+      const state = await command("salesintel-pg", ["state", "--lease-minutes", "0", ...target()])
+      expect(state.code).toBe(0)
+      const catalog = file("overwrite.json", {
+        streams: [
+          { stream: { name: "contacts" }, sync_mode: "incremental", destination_sync_mode: "overwrite" },
+        ],
+      })
+      const before = sandbox.charged(key)
+      const read = await command("source-salesintel", readArgs(json, catalog, state.stdout))
+      expect(read.code).toBe(0)
+      expect(sandbox.charged(key) - before).toBe(0)
+      const load = await command("salesintel-pg", ["load", "--catalog", catalog, ...target()], read.stdout)
+      expect(load.code).toBe(1)
+      expect(load.stderr).toContain(
+        "salesintel-pg: invalid catalog at streams[0].destination_sync_mode: stream contacts is read incrementally",
+      )
+      expect(await contactRows()).toBe(held)
+      expect(await apart()).toEqual(inStep)
+      expect((await sync(json)).charged).toBe(0)
+    },
+  )
+
+  // Cases 2 and 5: a pipe buys from the state it was given; nothing else may buy from the same view.
+  const readFrom = (json: Config, stateText: string | undefined) =>
+    command("source-salesintel", readArgs(json, pipeCatalog(), stateText))
+  const syncCommand = (json: Config, ...more: ReadonlyArray<string>) =>
+    command("salesintel", ["sync", "--config", file("sync-config.json", json), ...target(), ...more])
+  const leaseHolder = "a pipe: salesintel-pg state gave the target's state to a load that has not begun"
+
+  it(
+    "a state handed to a pipe reserves the target: a sync or a second export is refused until the load begins (case 2)",
+    slow,
+    async () => {
+      await fresh()
+      const key = sandbox.key()
+      const json = config(key, { page_size: 50 })
+      const first = (await sync({ ...json, credit_budget: 500 })).charged
+      const exported = await command("salesintel-pg", ["state", ...target()])
+      expect(exported.code).toBe(0)
+      // A sync, and a second pipe's export, while the first pipe's load has not begun: refused, unpaid.
+      const before = sandbox.charged(key)
+      const refused = await syncCommand(json)
+      expect(refused.code).toBe(1)
+      expect(refused.stderr).toContain(leaseHolder)
+      const second = await command("salesintel-pg", ["state", ...target()])
+      expect([second.code, second.stdout]).toEqual([1, ""])
+      expect(second.stderr).toContain(leaseHolder)
+      expect(sandbox.charged(key)).toBe(before)
+      // The first pipe buys the rest, once; its load consumes the reservation.
+      const read = await readFrom(json, exported.stdout)
+      expect(read.code).toBe(0)
+      const load = await command("salesintel-pg", ["load", ...target()], read.stdout)
+      expect(load.code).toBe(0)
+      const held = await contactRows()
+      expect(sandbox.charged(key) - before).toBe(held - first)
+      expect(await apart()).toEqual(inStep)
+      const after = await syncCommand(json)
+      expect(after.code).toBe(0)
+      expect(sandbox.charged(key) - before).toBe(held - first)
+    },
+  )
+
+  it(
+    "a pipe's export beside a running sync waits for it, and the pipe buys nothing twice (case 2)",
+    slow,
+    async () => {
+      await fresh()
+      const key = sandbox.key()
+      // Paced: the sync's 48 pages take a few seconds, so the export meets it under way.
+      const json = { ...config(key, { page_size: 50 }), requests_per_minute: 1_200 }
+      await sync({ ...json, credit_budget: 50 })
+      const onPGlite = database.pgliteDir !== undefined
+      if (onPGlite) await database.suspend()
+      try {
+        const syncing = runInProcess("salesintel", [
+          "sync",
+          "--config",
+          file("sync-config.json", json),
+          ...target(),
+        ])
+        const deadline = Date.now() + 30_000
+        while (sandbox.charged(key) < 200 && Date.now() < deadline)
+          await new Promise((r) => setTimeout(r, 20))
+        const [synced, exported] = await Promise.all([
+          syncing,
+          runInProcess("salesintel-pg", ["state", "--wait", ...target()]),
+        ])
+        expect([synced.code, exported.code]).toEqual([0, 0])
+        const before = sandbox.charged(key)
+        const read = await runInProcess("source-salesintel", readArgs(json, pipeCatalog(), exported.stdout))
+        expect(read.code).toBe(0)
+        expect(sandbox.charged(key) - before).toBe(0)
+        expect(
+          (await runInProcess("salesintel-pg", ["load", ...target()], { stdin: read.stdout })).code,
+        ).toBe(0)
+      } finally {
+        if (onPGlite) await database.resume()
+      }
+      expect(sandbox.charged(key)).toBe(await contactRows())
+      expect(await apart()).toEqual(inStep)
+    },
+  )
+
+  it("a pipe given no state says before it buys that it buys everything again (case 5)", slow, async () => {
+    await fresh()
+    const key = sandbox.key()
+    const json = config(key, { page_size: 50, credit_budget: 100 })
+    const read = await readFrom(json, undefined)
     expect(read.code).toBe(0)
-    expect(sandbox.charged(key) - before).toBe(0)
-    const load = await command("salesintel-pg", ["load", "--catalog", catalog, ...target()], read.stdout)
-    expect(load.code).toBe(1)
-    expect(load.stderr).toContain(
-      "salesintel-pg: invalid catalog at streams[0].destination_sync_mode: stream contacts is read incrementally",
-    )
-    expect(await contactRows()).toBe(held)
-    expect(await apart()).toEqual(inStep)
-    expect((await sync(json)).charged).toBe(0)
+    const messages = read.stdout
+      .trim()
+      .split("\n")
+      .map((line) => JSON.parse(line) as { type: string; log?: { level: string; message: string } })
+    expect(messages[0]?.type).toBe("LOG")
+    expect(messages[0]?.log?.level).toBe("WARN")
+    expect(messages[0]?.log?.message).toContain("no state given (--state): this read starts from nothing")
+    // Given the state (even an empty one, as a first export prints), it says nothing of the kind.
+    const given = await readFrom(json, "[]")
+    expect(given.stdout).not.toContain("no state given")
   })
 })

@@ -86,7 +86,7 @@ const sync = CommandLine.command(
     reportFailure(
       Effect.gen(function* () {
         const io = yield* CommandLine.Io
-        const lock = { owner: "salesintel sync", wait: { wait } }
+        const lock = { owner: "salesintel sync", wait: { wait }, lease: "respect" } as const
         const target = Target.fromOptions(io, databaseUrl, pgliteDir, lock)
         const logFormat = yield* FiberRef.get(CommandLine.currentLogFormat)
         const stop = yield* StopSignal.listen

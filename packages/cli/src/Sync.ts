@@ -165,7 +165,9 @@ export const sync = (
       const datedBackMs = options.startedAt === undefined ? 0 : Date.now() - options.startedAt
       const { runId, abandoned, reconciled } = yield* RunLifecycle.begin(
         options.schema,
-        RunLifecycle.stoppable(options.lock ?? { owner: "salesintel sync" }, stop),
+        // A sync buys from what the target holds: a pipe's state handed out and not loaded yet
+        // (Lease.ts) reserves the target as a running run would.
+        RunLifecycle.stoppable({ ...(options.lock ?? { owner: "salesintel sync" }), lease: "respect" }, stop),
         options.startedAt === undefined ? undefined : new Date(options.startedAt),
       )
       // The ledger was mended from the tables before anything is read: the user hears so.

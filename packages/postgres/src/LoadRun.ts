@@ -84,7 +84,11 @@ export const loadRun = (
       const stop = options.stop ?? (yield* Deferred.make<StopSignal.Signal>())
       const { runId, abandoned, reconciled } = yield* RunLifecycle.begin(
         schema,
-        RunLifecycle.stoppable(options.lock ?? { owner: "salesintel-pg load" }, stop),
+        // The load that begins is the one a pipe's exported state was reserved for (Lease.ts).
+        RunLifecycle.stoppable(
+          { ...(options.lock ?? { owner: "salesintel-pg load" }), lease: "consume" },
+          stop,
+        ),
       )
       for (const changed of reconciled) {
         const line = Ledger.describeReconciled(schema, changed)

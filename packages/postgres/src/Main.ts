@@ -20,9 +20,11 @@ import { CommandLine, JsonFile } from "@salesintel/command-line"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Option from "effect/Option"
+import * as Lease from "./Lease.ts"
 import * as Ledger from "./Ledger.ts"
 import { loadRun } from "./LoadRun.ts"
 import * as RunLifecycle from "./RunLifecycle.ts"
+import * as RunLock from "./RunLock.ts"
 import * as State from "./State.ts"
 import * as StopSignal from "./StopSignal.ts"
 import * as Target from "./Target.ts"
@@ -95,7 +97,7 @@ const load = CommandLine.command(
     wait: Target.waitOption,
   },
   ({ databaseUrl, pgliteDir, schema, catalog, batchSize, wait }) => {
-    const lock = { owner: "salesintel-pg load", wait: { wait } }
+    const lock = { owner: "salesintel-pg load", wait: { wait }, lease: "consume" } as const
     return Effect.gen(function* () {
       const io = yield* CommandLine.Io
       // STATE messages are for the protocol's consumers; a person at a terminal gets their count.
@@ -142,32 +144,49 @@ const load = CommandLine.command(
   },
 )
 
+const leaseMinutes = CommandLine.flag(
+  CommandLine.wholeNumber("lease-minutes", 0, "minutes").pipe(Options.withDefault(Lease.defaultMinutes)),
+  {
+    name: "--lease-minutes N",
+    text: "reserve the target for the load of this state: until a `salesintel-pg load` begins on it, or N minutes, a sync or another export fails (or waits with --wait) instead of buying what this state's pipe buys; 0 reserves nothing (a look at the state)",
+    default: String(Lease.defaultMinutes),
+  },
+)
+
 const state = CommandLine.command(
   {
     name: "state",
     summary: "print the saved state as the source's --state input (a JSON array)",
+    description: [
+      "Waits for no run: under the target's lock (a run under way makes it fail at once, or wait with --wait), it prints what the last run committed, and reserves the target for the load of the pipe this state is for (--lease-minutes), so that a sync or a second pipe cannot buy the same records meanwhile.",
+    ],
     examples: [
       "salesintel-pg state --database-url postgres://me@localhost/warehouse > state.json",
       "source-salesintel read --config c.json --catalog cat.json --state state.json | salesintel-pg load",
+      "salesintel-pg state --lease-minutes 0   # only look: reserve nothing",
     ],
   },
-  { ...targetFlags, wait: Target.waitOption },
-  ({ databaseUrl, pgliteDir, schema, wait }) =>
-    Effect.flatMap(CommandLine.Io, (io) =>
-      State.read(schema).pipe(
+  { ...targetFlags, wait: Target.waitOption, leaseMinutes },
+  ({ databaseUrl, pgliteDir, schema, wait, leaseMinutes }) =>
+    Effect.flatMap(CommandLine.Io, (io) => {
+      const lock = { owner: "salesintel-pg state", wait: { wait }, lease: "respect" } as const
+      // It reads what a load or sync saved: a PGlite directory without a database is not created.
+      const target = Target.fromOptions(io, databaseUrl, pgliteDir, { ...lock, existing: true })
+      return Effect.gen(function* () {
+        // Under the lock no run is under way: the state is what the last one committed.
+        yield* RunLock.schema(schema, lock)
+        const saved = yield* State.read(schema)
         // The sets a sync keeps in the ledger go back into the state: the pipe has no database.
-        Effect.flatMap((saved) => Ledger.exported(schema, saved)),
-        Effect.flatMap((entries) => CommandLine.writeStdout(`${JSON.stringify(entries)}\n`)),
-        // It reads what a load or sync saved: a PGlite directory without a database is not created.
-        Effect.provide(
-          Target.fromOptions(io, databaseUrl, pgliteDir, {
-            owner: "salesintel-pg state",
-            existing: true,
-            wait: { wait },
-          }).layer,
-        ),
-      ),
-    ),
+        const entries = yield* Ledger.exported(schema, saved)
+        if (leaseMinutes > 0)
+          yield* Lease.take(
+            { schema, pgliteDirectory: target.pgliteDirectory },
+            leaseMinutes,
+            "salesintel-pg state",
+          )
+        yield* CommandLine.writeStdout(`${JSON.stringify(entries)}\n`)
+      }).pipe(Effect.scoped, Effect.provide(target.layer))
+    }),
 )
 
 /** The loader's commands. */

@@ -24,16 +24,13 @@ export interface Begun {
 }
 
 /** The lock options with a wait that a stop (a signal while waiting) ends. */
-export const stoppable = <A>(
-  lock: { readonly owner: string; readonly wait?: RunLock.Wait },
-  stop: Deferred.Deferred<A>,
-): { readonly owner: string; readonly wait?: RunLock.Wait } =>
+export const stoppable = <A>(lock: RunLock.Options, stop: Deferred.Deferred<A>): RunLock.Options =>
   lock.wait === undefined ? lock : { ...lock, wait: { ...lock.wait, cancel: Deferred.await(stop) } }
 
 /** Holds the schema's lock until the scope closes (PGlite's directory lock is the Target's). */
 export const begin = (
   schema: string,
-  lock: { readonly owner: string; readonly wait?: RunLock.Wait },
+  lock: RunLock.Options,
   startedAt?: Date,
 ): Effect.Effect<Begun, DatabaseError | Ddl.SchemaTooNew | RunLock.RunLocked, Database | Scope.Scope> =>
   Effect.gen(function* () {

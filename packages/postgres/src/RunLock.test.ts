@@ -12,6 +12,7 @@ import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Fiber from "effect/Fiber"
 import { afterAll, describe, expect, it } from "vitest"
+import * as Lease from "./Lease.ts"
 import * as RunLock from "./RunLock.ts"
 
 // The directories these tests make, removed when the file's tests end.
@@ -132,5 +133,55 @@ describe("RunLock.directory", () => {
     )
     expect(Exit.isFailure(exit)).toBe(true)
     expect(Date.now() - started).toBeLessThan(5_000)
+  })
+})
+
+describe("RunLock.directory and a pipe's lease", () => {
+  const leaseIn = (dir: string, expiresAt: Date) =>
+    writeFileSync(
+      join(dir, Lease.fileName),
+      JSON.stringify({
+        takenAt: "2026-01-01T00:00:00.000Z",
+        expiresAt: expiresAt.toISOString(),
+        takenBy: "export",
+      }),
+    )
+  const take = (dir: string, lease?: Lease.Use) =>
+    Effect.runPromiseExit(
+      Effect.scoped(RunLock.directory(dir, { owner: "run", ...(lease === undefined ? {} : { lease }) })),
+    )
+
+  it("a run that respects an open lease fails naming it and leaves no lock behind; a load consumes it", async () => {
+    const dir = directory()
+    leaseIn(dir, new Date(Date.now() + 60_000))
+    const refused = await take(dir, "respect")
+    expect(String(Exit.isFailure(refused) && refused.cause)).toContain(
+      "is in use by another run (a pipe: export",
+    )
+    expect(existsSync(join(dir, RunLock.lockFileName))).toBe(false)
+    // A run that does not buy (sql, status) ignores it.
+    expect(Exit.isSuccess(await take(dir))).toBe(true)
+    expect(Exit.isSuccess(await take(dir, "consume"))).toBe(true)
+    expect(existsSync(join(dir, Lease.fileName))).toBe(false)
+    expect(Exit.isSuccess(await take(dir, "respect"))).toBe(true)
+  })
+
+  it("a lapsed lease reserves nothing", async () => {
+    const dir = directory()
+    leaseIn(dir, new Date(Date.now() - 1_000))
+    expect(Exit.isSuccess(await take(dir, "respect"))).toBe(true)
+  })
+
+  it("a run that waits for an open lease starts once the load has consumed it", async () => {
+    const dir = directory()
+    leaseIn(dir, new Date(Date.now() + 60_000))
+    const waiting = Effect.runPromiseExit(
+      Effect.scoped(
+        RunLock.directory(dir, { owner: "sync", lease: "respect", wait: { wait: true, interval: 20 } }),
+      ),
+    )
+    await new Promise((resolve) => setTimeout(resolve, 100))
+    Lease.consumeInDirectory(dir)
+    expect(Exit.isSuccess(await waiting)).toBe(true)
   })
 })

@@ -12,6 +12,7 @@ import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import type * as Scope from "effect/Scope"
 import { Database, DatabaseError } from "./Database.ts"
+import * as Lease from "./Lease.ts"
 
 /** Another run holds the target. */
 export class RunLocked extends Data.TaggedError("RunLocked")<{
@@ -107,14 +108,23 @@ const holderOfSchema = (schema: string) =>
     ),
   )
 
+/** Who takes a lock, whether it waits, and what it does with a pipe's lease (Lease.ts); none: ignored. */
+export interface Options {
+  readonly owner: string
+  readonly wait?: Wait
+  readonly lease?: Lease.Use
+}
+
 /**
  * Holds the schema's advisory lock on the current session until the scope closes. On PGlite (one
  * session, one process: its directory lock already guards it) this does nothing. `owner` names
- * the run for the holder message another run prints (the session's application_name).
+ * the run for the holder message another run prints (the session's application_name). A run that
+ * respects the pipe's lease finds an open one as it would a holder: it lets go of the lock and
+ * fails, or waits.
  */
 export const schema = (
   name: string,
-  options: { readonly owner: string; readonly wait?: Wait },
+  options: Options,
 ): Effect.Effect<void, RunLocked | DatabaseError, Database | Scope.Scope> =>
   Effect.gen(function* () {
     const db = yield* Database
@@ -127,11 +137,12 @@ export const schema = (
         programKey,
         schemaKey(name),
       ])
-      if (row?.locked === true) return
-      return yield* new RunLocked({
-        target: `schema ${JSON.stringify(name)}`,
-        holder: yield* holderOfSchema(name),
-      })
+      const target = `schema ${JSON.stringify(name)}`
+      if (row?.locked !== true) return yield* new RunLocked({ target, holder: yield* holderOfSchema(name) })
+      const lease = options.lease === undefined ? undefined : yield* Lease.inSchema(name, options.lease)
+      if (lease === undefined) return
+      yield* db.query("SELECT pg_advisory_unlock($1, $2)", [programKey, schemaKey(name)])
+      return yield* new RunLocked({ target, holder: Lease.describe(lease) })
     })
     // The wait is outside the acquisition (which is uninterruptible): a stop can end it.
     yield* retrying(
@@ -180,14 +191,18 @@ const readHolder = (path: string): { readonly text: string; readonly holder: Hol
  * One attempt at the directory's lock file: created exclusively, or taken over from a dead holder.
  * A directory it cannot write (read-only, no permission, a full disk) is said as such, naming it.
  */
-const tryDirectory = (directory: string, owner: string): Effect.Effect<void, RunLocked | DatabaseError> =>
+const tryDirectory = (
+  directory: string,
+  owner: string,
+  lease: Lease.Use | undefined,
+): Effect.Effect<void, RunLocked | DatabaseError> =>
   Effect.suspend((): Effect.Effect<void, RunLocked | DatabaseError> => {
     const path = join(directory, lockFileName)
     const mine: Holder = { pid: process.pid, since: new Date().toISOString(), command: owner }
     for (let attempt = 0; attempt < 3; attempt++) {
       try {
         writeFileSync(path, `${JSON.stringify(mine)}\n`, { flag: "wx" })
-        return Effect.void
+        return leaseUnderLock(directory, path, lease)
       } catch (error) {
         if ((error as NodeJS.ErrnoException).code !== "EEXIST")
           return Effect.fail(
@@ -220,13 +235,33 @@ const tryDirectory = (directory: string, owner: string): Effect.Effect<void, Run
     return Effect.fail(new RunLocked({ target: `the PGlite directory ${directory}`, holder: "unknown" }))
   })
 
+/**
+ * With the directory's lock file just made: the load consumes the pipe's lease; a run that respects
+ * an open one lets go of the lock and fails as if it were held (or waits).
+ */
+const leaseUnderLock = (
+  directory: string,
+  lockFile: string,
+  lease: Lease.Use | undefined,
+): Effect.Effect<void, RunLocked> => {
+  if (lease === "consume") Lease.consumeInDirectory(directory)
+  const open = lease === "respect" ? Lease.inDirectory(directory) : undefined
+  if (open === undefined) return Effect.void
+  try {
+    unlinkSync(lockFile)
+  } catch {}
+  return Effect.fail(
+    new RunLocked({ target: `the PGlite directory ${directory}`, holder: Lease.describe(open) }),
+  )
+}
+
 /** Holds the PGlite directory's lock file until the scope closes. The directory must exist. */
 export const directory = (
   path: string,
-  options: { readonly owner: string; readonly wait?: Wait },
+  options: Options,
 ): Effect.Effect<void, RunLocked | DatabaseError, Scope.Scope> =>
   retrying(
-    Effect.acquireRelease(tryDirectory(path, options.owner), () =>
+    Effect.acquireRelease(tryDirectory(path, options.owner, options.lease), () =>
       Effect.sync(() => {
         const file = join(path, lockFileName)
         try {

@@ -12,6 +12,7 @@ import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Database from "./Database.ts"
+import type * as Lease from "./Lease.ts"
 import * as PGliteDatabase from "./PGliteDatabase.ts"
 import * as PgDatabase from "./PgDatabase.ts"
 import * as RunLock from "./RunLock.ts"
@@ -33,6 +34,8 @@ export interface Target {
    * its files are this process's already.
    */
   readonly reconnect?: Layer.Layer<Database.Database, Database.DatabaseError>
+  /** The embedded database's directory; undefined for a server. */
+  readonly pgliteDirectory?: string
 }
 
 /** No database where one must exist (`existing`), or a DATABASE_URL that cannot be one. */
@@ -46,6 +49,8 @@ export class NoDatabase extends Data.TaggedError("NoDatabase")<{ readonly descri
 export interface LockOptions {
   readonly owner: string
   readonly wait?: RunLock.Wait
+  /** What the run does with a pipe's lease (Lease.ts): a sync respects it, a load consumes it. */
+  readonly lease?: Lease.Use
   /**
    * Only open a database that exists (`sql`, `status`): a PGlite directory that is missing or
    * holds no database is an error, and nothing is created. A sync creates it (the default).
@@ -134,6 +139,7 @@ export const resolve = (options: {
   }
   return {
     description: `embedded PGlite in ${options.pgliteDir}`,
+    pgliteDirectory: options.pgliteDir,
     layer: lockedPGlite(options.pgliteDir, options.lock ?? { owner: "salesintel" }),
   }
 }

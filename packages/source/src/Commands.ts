@@ -73,8 +73,35 @@ export const prepareRead = (
     }
   })
 
+/**
+ * Why a read given no state at all says so before it buys: it buys every contact and company it
+ * finds, those its destination holds included. Right for a first sync; otherwise (a pipe whose
+ * `--state` was forgotten) the warning comes before the first credit.
+ */
+export const statelessWarning = (catalog: Catalog.ConfiguredCatalog): Message.LogMessage | undefined => {
+  const buying = catalog.streams
+    .filter((entry) => Catalog.syncModeOf(entry).syncMode === "incremental")
+    .map((entry) => entry.stream.name)
+  return buying.length === 0
+    ? undefined
+    : Message.log(
+        "WARN",
+        `no state given (--state): this read starts from nothing, so ${buying.join(" and ")} buy every record they find, including any the destination already holds. A first sync starts so; otherwise pass the destination's state (salesintel-pg state > state.json, then --state state.json) and only what is new or stale is bought.`,
+      )
+}
+
 export const read = (inputs: ReadInputs): Stream.Stream<Message.Message> =>
   Either.match(prepareRead(inputs), {
     onLeft: configError,
-    onRight: ({ config, read }) => Stream.provideLayer(read.messages, layerFor(config)),
+    onRight: ({ config, read }) => {
+      const warning =
+        inputs.state === undefined || inputs.state === null
+          ? Either.match(Catalog.decodeConfigured(inputs.catalog), {
+              onLeft: () => undefined,
+              onRight: statelessWarning,
+            })
+          : undefined
+      const messages = Stream.provideLayer(read.messages, layerFor(config))
+      return warning === undefined ? messages : Stream.concat(Stream.make(warning), messages)
+    },
   })
