@@ -1,19 +1,22 @@
 /**
  * One truth for what was bought, as a property: random sequences of `salesintel sync`, the pipe
- * (`salesintel-pg state | source read | salesintel-pg load`, each command's logic in process), full
- * refreshes, config changes, a sync
- * killed part way, and `TRUNCATE _bought`, on one schema against the sandbox. After each run: the
- * ledger's keys are the contacts table's keys; a sync's figures are what the sandbox charged; and
- * `salesintel plan`, asked first, said what the run would spend, to the credit, so that nothing
- * held is bought again unless the plan said so (a full refresh buys everything again, and says so).
+ * (`salesintel-pg state | source read | salesintel-pg load`, each command's logic in process), a
+ * pipe given no state, a pipe beside a sync, full refreshes (one stopped by its budget and resumed
+ * at another page size), config changes, a sync killed part way, and `TRUNCATE _bought`, on one
+ * schema against the sandbox. After each run: the ledger's keys are the contacts table's keys; a
+ * sync's figures are what the sandbox charged; and `salesintel plan`, asked first, said what the
+ * run would spend, to the credit, so that nothing held is bought again unless the plan said so (a
+ * full refresh buys everything again, and says so; a pipe given no state buys what the plan of an
+ * empty state says).
  */
 
 import { Readable } from "node:stream"
 import { Ndjson } from "@salesintel/airbyte"
 import { Plan, Sync } from "@salesintel/cli"
-import { Ledger, Sql, State } from "@salesintel/postgres"
+import { type Database, PgDatabase, Sql, StateExport } from "@salesintel/postgres"
 import { Commands } from "@salesintel/source"
 import * as Effect from "effect/Effect"
+import * as ManagedRuntime from "effect/ManagedRuntime"
 import * as Stream from "effect/Stream"
 import fc from "fast-check"
 import { afterAll, beforeAll, expect, it } from "vitest"
@@ -53,13 +56,37 @@ const configOf = (index: number) => configOver(sandbox.url, sandbox.key(), confi
 const catalog = contactsCatalog
 
 type Step =
-  | { readonly kind: "sync" | "pipe" | "full refresh" | "kill"; readonly config: number }
+  | {
+      readonly kind: "sync" | "pipe" | "stateless pipe" | "pipe beside sync" | "full refresh" | "kill"
+      readonly config: number
+    }
+  | {
+      /** A full refresh stopped by a budget at one page size, then resumed at another. */
+      readonly kind: "refresh resumed"
+      readonly config: number
+      readonly budget: number
+      readonly pageSizes: readonly [number, number]
+    }
   | { readonly kind: "truncate" }
 
+const pageSize = fc.constantFrom(10, 25, 30, 50)
 const step: fc.Arbitrary<Step> = fc.oneof(
   fc.record({
-    kind: fc.constantFrom("sync" as const, "pipe" as const, "full refresh" as const, "kill" as const),
+    kind: fc.constantFrom(
+      "sync" as const,
+      "pipe" as const,
+      "stateless pipe" as const,
+      "pipe beside sync" as const,
+      "full refresh" as const,
+      "kill" as const,
+    ),
     config: fc.integer({ min: 0, max: 4 }),
+  }),
+  fc.record({
+    kind: fc.constant("refresh resumed" as const),
+    config: fc.integer({ min: 0, max: 4 }),
+    budget: fc.integer({ min: 1, max: 150 }),
+    pageSizes: fc.tuple(pageSize, pageSize),
   }),
   fc.constant({ kind: "truncate" as const }),
 )
@@ -71,8 +98,8 @@ const apart = () => apartIn(database.query, database.schema)
  * The plan's credits for `config`, from the saved state as `salesintel plan` reads it, asked with a
  * key of its own (it must charge nothing).
  */
-const planned = async (config: ReturnType<typeof configOf>, fullRefresh: boolean) => {
-  const state = await database.run(Plan.savedStateIn(database.schema))
+const planned = async (config: ReturnType<typeof configOf>, fullRefresh: boolean, stateless = false) => {
+  const state = stateless ? [] : await database.run(Plan.savedStateIn(database.schema))
   const own = { ...config, api_key: sandbox.key() }
   const plan = await Effect.runPromise(
     Plan.makePlan({
@@ -87,13 +114,78 @@ const planned = async (config: ReturnType<typeof configOf>, fullRefresh: boolean
 }
 
 const silent = { isTTY: false, write: () => true }
-const syncOf = (config: unknown, fullRefresh: boolean) =>
+const syncOf = (config: unknown, fullRefresh: boolean, lock?: Sync.SyncOptions["lock"]) =>
   Sync.sync({
     config,
     schema: database.schema,
     progress: silent,
     ...(fullRefresh ? { fullRefresh: ["contacts"] } : {}),
+    ...(lock === undefined ? {} : { lock }),
   })
+
+/** The runtime a pipe runs on: the test's own, or (beside a sync) one of its own on the server. */
+type Runner = <A, E>(effect: Effect.Effect<A, E, Database.Database>) => Promise<A>
+
+/** The pipe's source read from `state` (the messages as JSON lines), and its load. */
+const pipeOf = async (config: unknown, state: unknown, runner: Runner = database.run) => {
+  const lines = await Effect.runPromise(
+    Stream.runFold(
+      Commands.read({ config, catalog, state }),
+      "",
+      (text, message) => text + Ndjson.serialize(message),
+    ),
+  )
+  const outcome = await runner(
+    loadRun(Readable.from([lines]), {
+      schema: database.schema,
+      syncModes: undefined,
+      batchSize: 5_000,
+      lock: { owner: "salesintel-pg load", wait: waiting },
+      onSourceMessage: () => Effect.void,
+      onStateCommitted: () => Effect.void,
+    }),
+  )
+  expect(outcome.status).toBe("succeeded")
+  return lines
+}
+
+const waiting = { wait: true, interval: 20 }
+/** `salesintel-pg state`'s export (under the lock, with the pipe's lease; waiting for a run under way). */
+const exported = (runner: Runner = database.run) =>
+  runner(StateExport.exportState({ schema: database.schema, wait: waiting, leaseMinutes: 10 }))
+
+/**
+ * A sync and a pipe at once into one target, each waiting for the other: the pipe on a connection
+ * of its own (a server's lock is its session's). On PGlite (one process's files) they go in turn.
+ */
+const pipeBesideSync = async (config: ReturnType<typeof configOf>) => {
+  const url = database.url
+  const other = url === undefined ? undefined : ManagedRuntime.make(PgDatabase.layer(url))
+  const runner: Runner = other === undefined ? database.run : (effect) => other.runPromise(effect)
+  try {
+    const synced = database.run(
+      syncOf(config, false, { owner: "salesintel sync", wait: waiting }).pipe(Effect.map((o) => o.error)),
+    )
+    const piped = (async () => pipeOf(config, await exported(runner), runner))()
+    const [error] = await Promise.all([synced, piped])
+    expect(error).toBeUndefined()
+  } finally {
+    await other?.dispose()
+  }
+}
+
+/** A full refresh stopped by `budget` at one page size, then resumed at another: the resume's figures. */
+const refreshResumed = async (step: Extract<Step, { kind: "refresh resumed" }>) => {
+  const config = configOf(step.config)
+  const [first, second] = step.pageSizes
+  await database.run(syncOf({ ...config, page_size: first, credit_budget: step.budget }, true))
+  const resumed = { ...config, page_size: second }
+  const plan = await planned(resumed, true)
+  const before = sandbox.charged(config.api_key)
+  const outcome = await database.run(syncOf(resumed, true))
+  expect(outcome.error).toBeUndefined()
+  return { planned: plan, charged: sandbox.charged(config.api_key) - before }
+}
 
 /** Runs one step; returns what the plan said it would cost, and what the sandbox charged. */
 const run = async (next: Step): Promise<{ planned: number; charged: number } | undefined> => {
@@ -102,32 +194,24 @@ const run = async (next: Step): Promise<{ planned: number; charged: number } | u
     if (exists?.present === true) await database.query(`TRUNCATE ${table("_bought")}`)
     return undefined
   }
+  if (next.kind === "refresh resumed") return refreshResumed(next)
   const config = configOf(next.config)
   const fullRefresh = next.kind === "full refresh"
-  const plan = await planned(config, fullRefresh)
+  const plan = await planned(config, fullRefresh, next.kind === "stateless pipe")
   const charged = () => sandbox.charged(config.api_key)
   if (next.kind === "pipe") {
     // `salesintel-pg state | source-salesintel read --state - | salesintel-pg load`, in process.
-    const state = await database.run(
-      Effect.flatMap(State.read(database.schema), (saved) => Ledger.exported(database.schema, saved)),
-    )
-    const lines = await Effect.runPromise(
-      Stream.runFold(
-        Commands.read({ config, catalog, state }),
-        "",
-        (text, message) => text + Ndjson.serialize(message),
-      ),
-    )
-    const outcome = await database.run(
-      loadRun(Readable.from([lines]), {
-        schema: database.schema,
-        syncModes: undefined,
-        batchSize: 5_000,
-        onSourceMessage: () => Effect.void,
-        onStateCommitted: () => Effect.void,
-      }),
-    )
-    expect(outcome.status).toBe("succeeded")
+    await pipeOf(config, await exported())
+    return { planned: plan, charged: charged() }
+  }
+  if (next.kind === "stateless pipe") {
+    // No --state: it says so before it buys, and buys what a plan of no state says.
+    expect((await pipeOf(config, undefined)).split("\n")[0]).toContain("no state given (--state)")
+    return { planned: plan, charged: charged() }
+  }
+  if (next.kind === "pipe beside sync") {
+    // Between them, what one sync would buy.
+    await pipeBesideSync(config)
     return { planned: plan, charged: charged() }
   }
   if (next.kind === "kill") {
@@ -145,7 +229,7 @@ const run = async (next: Step): Promise<{ planned: number; charged: number } | u
   return { planned: plan, charged: charged() }
 }
 
-it("after any sequence of syncs, pipes, full refreshes, config changes, kills and a truncated ledger, the ledger is the tables' index and the plan was exact", async () => {
+it("after any sequence of syncs, pipes (with and without state, beside a sync), full refreshes (resumed at another page size), config changes, kills and a truncated ledger, the ledger is the tables' index and the plan was exact", async () => {
   await fc.assert(
     fc.asyncProperty(fc.array(step, { minLength: 3, maxLength: 5 }), async (steps) => {
       await database.query(`DROP SCHEMA IF EXISTS ${Sql.ident(database.schema)} CASCADE`)

@@ -21,11 +21,9 @@ import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Option from "effect/Option"
 import * as Lease from "./Lease.ts"
-import * as Ledger from "./Ledger.ts"
 import { loadRun } from "./LoadRun.ts"
 import * as RunLifecycle from "./RunLifecycle.ts"
-import * as RunLock from "./RunLock.ts"
-import * as State from "./State.ts"
+import * as StateExport from "./StateExport.ts"
 import * as StopSignal from "./StopSignal.ts"
 import * as Target from "./Target.ts"
 
@@ -158,7 +156,7 @@ const state = CommandLine.command(
     name: "state",
     summary: "print the saved state as the source's --state input (a JSON array)",
     description: [
-      "Waits for no run: under the target's lock (a run under way makes it fail at once, or wait with --wait), it prints what the last run committed, and reserves the target for the load of the pipe this state is for (--lease-minutes), so that a sync or a second pipe cannot buy the same records meanwhile.",
+      "Under the target's lock (a run under way makes it fail at once, or wait with --wait), it prints what the last run committed, and reserves the target for the load of the pipe this state is for (--lease-minutes), so that a sync or a second pipe cannot buy the same records meanwhile.",
     ],
     examples: [
       "salesintel-pg state --database-url postgres://me@localhost/warehouse > state.json",
@@ -169,23 +167,22 @@ const state = CommandLine.command(
   { ...targetFlags, wait: Target.waitOption, leaseMinutes },
   ({ databaseUrl, pgliteDir, schema, wait, leaseMinutes }) =>
     Effect.flatMap(CommandLine.Io, (io) => {
-      const lock = { owner: "salesintel-pg state", wait: { wait }, lease: "respect" } as const
       // It reads what a load or sync saved: a PGlite directory without a database is not created.
-      const target = Target.fromOptions(io, databaseUrl, pgliteDir, { ...lock, existing: true })
-      return Effect.gen(function* () {
-        // Under the lock no run is under way: the state is what the last one committed.
-        yield* RunLock.schema(schema, lock)
-        const saved = yield* State.read(schema)
-        // The sets a sync keeps in the ledger go back into the state: the pipe has no database.
-        const entries = yield* Ledger.exported(schema, saved)
-        if (leaseMinutes > 0)
-          yield* Lease.take(
-            { schema, pgliteDirectory: target.pgliteDirectory },
-            leaseMinutes,
-            "salesintel-pg state",
-          )
-        yield* CommandLine.writeStdout(`${JSON.stringify(entries)}\n`)
-      }).pipe(Effect.scoped, Effect.provide(target.layer))
+      const target = Target.fromOptions(io, databaseUrl, pgliteDir, {
+        owner: StateExport.owner,
+        wait: { wait },
+        lease: "respect",
+        existing: true,
+      })
+      return StateExport.exportState({
+        schema,
+        pgliteDirectory: target.pgliteDirectory,
+        wait: { wait },
+        leaseMinutes,
+      }).pipe(
+        Effect.flatMap((entries) => CommandLine.writeStdout(`${JSON.stringify(entries)}\n`)),
+        Effect.provide(target.layer),
+      )
     }),
 )
 
