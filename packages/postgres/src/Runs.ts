@@ -119,8 +119,9 @@ export const list = (
   Effect.gen(function* () {
     const db = yield* Database
     const rows = yield* db.query(
-      `SELECT id::text AS id, started_at, finished_at, status, streams::text AS streams, error
-       FROM ${qualified(schema, runsTable.name)} ORDER BY id DESC LIMIT $1`,
+      // Ordered by the column, a number: `ORDER BY id` would order by the text alias (9 before 11).
+      `SELECT r.id::text AS id, started_at, finished_at, status, streams::text AS streams, error
+       FROM ${qualified(schema, runsTable.name)} r ORDER BY r.id DESC LIMIT $1`,
       [limit],
     )
     return rows.map(
