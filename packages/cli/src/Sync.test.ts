@@ -16,6 +16,7 @@ const outcome = (changes: Partial<Sync.SyncOutcome>): Sync.SyncOutcome => ({
   creditBudget: 40_000,
   checkpoints: 12,
   error: undefined,
+  deleted: {},
   ...changes,
 })
 

@@ -39,7 +39,7 @@ export const runsTable: TableShape = {
       type: "text",
       notNull: true,
       default: "'running'",
-      doc: "running, succeeded, failed, interrupted (a signal; what committed stays) or abandoned (its process died)",
+      doc: "running, succeeded, stopped_at_budget (ended at its credit budget; the rest is due next run), failed, interrupted (a signal; what committed stays) or abandoned (its process died)",
     },
     {
       name: "streams",

@@ -19,8 +19,12 @@ export interface StreamFigures {
   readonly credits?: number
 }
 
-/** How a run ended: interrupted by a signal (what committed stays), or abandoned (its process died). */
-export type Status = "running" | "succeeded" | "failed" | "interrupted" | "abandoned"
+/**
+ * How a run ended: succeeded (everything due was bought), stopped_at_budget (it ended on its own
+ * at its credit budget: what it bought committed, the rest is due on the next run), failed,
+ * interrupted by a signal (what committed stays), or abandoned (its process died).
+ */
+export type Status = "running" | "succeeded" | "stopped_at_budget" | "failed" | "interrupted" | "abandoned"
 
 export interface Finish {
   readonly status: Exclude<Status, "running" | "abandoned">
