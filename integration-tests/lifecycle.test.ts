@@ -245,7 +245,11 @@ describe.each(await backends())("salesintel sync's lifecycle on $name", (backend
       const { state, held } = await database.run(Plan.savedIn(database.schema, []))
       const planned = await Effect.runPromise(
         Effect.provideService(
-          Plan.makePlan({ config: JSON.parse(readFileSync(configFor(sandbox.key()), "utf8")), state, mode: "exact" }),
+          Plan.makePlan({
+            config: JSON.parse(readFileSync(configFor(sandbox.key()), "utf8")),
+            state,
+            mode: "exact",
+          }),
           HeldKeys.HeldKeys,
           held,
         ),

@@ -29,16 +29,23 @@ describe.each(await backends())("runs recorded on $name", (backend) => {
   ]
   const load = (stdin: string) => runInProcess("salesintel-pg", ["load", ...target()], { env: {}, stdin })
   const status = async (limit: number) => {
-    const ended = await runInProcess("salesintel", ["status", "--json", "--limit", String(limit), ...target()], {
-      env: {},
-    })
+    const ended = await runInProcess(
+      "salesintel",
+      ["status", "--json", "--limit", String(limit), ...target()],
+      {
+        env: {},
+      },
+    )
     expect(ended.stderr).toBe("")
     return JSON.parse(ended.stdout) as ReadonlyArray<{ readonly run: number; readonly status: string }>
   }
   // A STATE of the free taxonomy: a load with something in it.
   const oneState = `${JSON.stringify({
     type: "STATE",
-    state: { type: "STREAM", stream: { stream_descriptor: { name: "taxonomy_categories" }, stream_state: {} } },
+    state: {
+      type: "STREAM",
+      stream: { stream_descriptor: { name: "taxonomy_categories" }, stream_state: {} },
+    },
   })}\n`
 
   it("an empty input is a failed load: exit 1, a clear message, the run recorded failed", slow, async () => {

@@ -31,6 +31,7 @@ import * as Stream from "effect/Stream"
 import * as Bought from "./BoughtLedger.ts"
 import { type Counts, type Output, Reporter } from "./Progress.ts"
 import * as Remaining from "./Remaining.ts"
+import * as WriteAhead from "./WriteAhead.ts"
 
 export class SyncConfigError extends Data.TaggedError("SyncConfigError")<{ readonly description: string }> {
   override get message(): string {
@@ -275,13 +276,14 @@ const endRun = (
     seen,
     checkpoints,
     committed,
+    aheadFailure,
   }: Effect.Effect.Success<ReturnType<typeof loadRead>>,
 ) =>
   Effect.gen(function* () {
     const { runId, abandoned, config, stop } = run
     const signal = (yield* Deferred.isDone(stop)) ? yield* Deferred.await(stop) : undefined
     const loadError = Either.isLeft(loaded) ? loaded.left.message : undefined
-    const error = loadError ?? summary?.failure?.message
+    const error = loadError ?? summary?.failure?.message ?? aheadFailure
     const status = statusOf(signal, error, summary)
     // A run that did not succeed counts what committed (its last commit's records), where the read
     // may have gone further; and every credit the source spent: spent is spent, committed or not.
@@ -311,6 +313,7 @@ const endRun = (
         status,
         streams: figures,
         creditsUncertain,
+        credits: budget.spent,
         datedBackMs: run.datedBackMs,
         ...(error === undefined ? {} : { error }),
       },
@@ -477,6 +480,7 @@ const loadRead = (
   Effect.gen(function* () {
     const follow = follower(options, config)
     const committed = yield* Ref.make<Readonly<Record<string, Runs.StreamFigures>>>({})
+    const ahead = yield* WriteAhead.make(options.schema, runId, config.credit_budget, options.reconnect)
     const stop = options.stop
     const loaded = yield* Effect.gen(function* () {
       const budget = yield* CreditBudget.CreditBudget
@@ -523,7 +527,14 @@ const loadRead = (
       // What the provider was charged, however the load ended: the budget counts every credited
       // request, settled or not (the read's summary never comes when the load failed first).
       return { result, budget: yield* budget.snapshot }
-    }).pipe(Effect.provide(Commands.layerFor(config)))
+    }).pipe(
+      // The run's budget written ahead in its row before it is spent (WriteAhead.ts).
+      Effect.provideServiceEffect(
+        CreditBudget.CreditBudget,
+        Effect.flatMap(CreditBudget.CreditBudget, ahead.budget),
+      ),
+      Effect.provide(Commands.layerFor(config)),
+    )
     follow.finish()
     return {
       loaded: loaded.result,
@@ -532,6 +543,7 @@ const loadRead = (
       seen: follow.seen(),
       checkpoints: follow.checkpoints(),
       committed: yield* Ref.get(committed),
+      aheadFailure: yield* ahead.failure,
     }
   })
 
@@ -574,7 +586,9 @@ const streamLines = (outcome: SyncOutcome): ReadonlyArray<string> => {
 const leftLines = (outcome: SyncOutcome): ReadonlyArray<string> => {
   if (outcome.left === undefined) return []
   if ("unknown" in outcome.left)
-    return [`  credits left: not counted (the plan of the next sync could not be made: ${outcome.left.unknown})`]
+    return [
+      `  credits left: not counted (the plan of the next sync could not be made: ${outcome.left.unknown})`,
+    ]
   return [
     `  credits left: ${outcome.left.credits.toLocaleString("en-US")} (what salesintel plan counts for everything still due)`,
   ]
@@ -603,7 +617,9 @@ export const describe = (outcome: SyncOutcome, target: string): string => {
       ? ["  what committed stays; the next sync resumes from its last checkpoint"]
       : []),
     ...(outcome.status === "stopped_at_budget"
-      ? ["  what it bought committed; the rest is due on the next sync (raise credit_budget to buy it sooner)"]
+      ? [
+          "  what it bought committed; the rest is due on the next sync (raise credit_budget to buy it sooner)",
+        ]
       : []),
     ...(outcome.error === undefined ? [] : [`  error: ${outcome.error}`]),
   ]

@@ -48,6 +48,11 @@ export const runsTable: TableShape = {
     },
     { name: "error", type: "text", doc: "why the run failed" },
     {
+      name: "credits",
+      type: "bigint",
+      doc: "credits the run spent (a sync; null for a load): while it runs, a mark written ahead of its spending in blocks, at least what it may have been charged; at its end what it spent. A run killed (abandoned) keeps its last mark: at most one block more than it was charged",
+    },
+    {
       name: "credits_uncertain",
       type: "integer",
       doc: "credits possibly charged without delivery (requests that timed out or lost their connection)",

@@ -115,7 +115,12 @@ export const loadRun = (
       const cutOff = yield* Ref.make<number | undefined>(undefined)
       const received = yield* Ref.make(0)
       const messages = Ndjson.fromReadable(input, { onCutOff: (position) => Ref.set(cutOff, position) }).pipe(
-        Stream.mapChunksEffect((chunk) => Effect.as(Ref.update(received, (n) => n + chunk.length), chunk)),
+        Stream.mapChunksEffect((chunk) =>
+          Effect.as(
+            Ref.update(received, (n) => n + chunk.length),
+            chunk,
+          ),
+        ),
       )
       const outcome = yield* Effect.either(
         Loader.load(messages.pipe(Stream.interruptWhen(Deferred.await(stop))), {

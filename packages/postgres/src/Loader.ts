@@ -381,7 +381,9 @@ const finishOverwrites = (
       ...overwrites.filter((mapping) => !complete.includes(mapping)).map((mapping) => mapping.stream),
     )
     if (complete.length === 0) return
-    const deleted = yield* transaction(Effect.forEach(complete, (mapping) => finishOverwrite(schema, mapping)))
+    const deleted = yield* transaction(
+      Effect.forEach(complete, (mapping) => finishOverwrite(schema, mapping)),
+    )
     summary.overwritten.push(...complete.map((mapping) => mapping.stream))
     complete.forEach((mapping, index) => {
       summary.deleted[mapping.stream] = deleted[index] ?? 0
