@@ -101,7 +101,7 @@ describe("SIGKILL at spread-out moments", () => {
 describe("what the runs record after a SIGKILL", () => {
   // The suite's budget is 20,000: a mark is written ahead in blocks of max(500, 20,000 / 50).
   const block = 500
-  it.each(["postgres" as const])(
+  it.each(["postgres" as const, "pglite" as const])(
     "on %s: the runs' credits are at least what the sandbox charged, at most a block more a run",
     async (kind) => {
       const outcome = await interruptThenRerun(kind, "SIGKILL", 0.5)

@@ -11,7 +11,7 @@
 import { Args, HelpDoc, Options } from "@effect/cli"
 import { Streams } from "@salesintel/airbyte"
 import { CommandLine } from "@salesintel/command-line"
-import { RunLifecycle, StopSignal, Target } from "@salesintel/postgres"
+import { CreditsAhead, RunLifecycle, StopSignal, Target } from "@salesintel/postgres"
 import * as Console from "effect/Console"
 import * as Effect from "effect/Effect"
 import * as FiberRef from "effect/FiberRef"
@@ -102,6 +102,10 @@ const sync = CommandLine.command(
           stop,
           lock,
           reconnect: target.reconnect,
+          creditsAheadFile:
+            target.pgliteDirectory === undefined
+              ? undefined
+              : CreditsAhead.fileFor(target.pgliteDirectory, schema),
         }
         // Before the database is opened: an invalid config, or a key the provider refuses, must
         // not create one.

@@ -9,6 +9,7 @@
 import { Catalog, type Message, Streams } from "@salesintel/airbyte"
 import { Client, CreditBudget } from "@salesintel/core"
 import {
+  CreditsAhead,
   Database,
   type Ddl,
   Ledger,
@@ -68,6 +69,11 @@ export interface SyncOptions {
   readonly reconnect?: Layer.Layer<Database.Database, Database.DatabaseError> | undefined
   /** Who this run is (for another run's "in use by" message), and whether to wait for a holder. */
   readonly lock?: { readonly owner: string; readonly wait?: RunLock.Wait } | undefined
+  /**
+   * On embedded PGlite, the file the run's credits are written ahead to (CreditsAhead.fileFor);
+   * on a server they go to the run's row on the `reconnect` connection (WriteAhead.ts).
+   */
+  readonly creditsAheadFile?: string | undefined
 }
 
 export interface StreamOutcome {
@@ -202,6 +208,9 @@ export const sync = (
           Effect.zipRight(State.reset(options.schema, streams), Ledger.reset(options.schema, streams)),
         )
       }
+      // A run killed on PGlite left its credits mark in a file: its row (abandoned now) takes it.
+      if (options.creditsAheadFile !== undefined)
+        yield* Effect.catchAll(CreditsAhead.recover(options.schema, options.creditsAheadFile), failRun)
       // Read under the lock: a run that waited for another starts from what that one committed.
       const state = yield* Effect.catchAll(State.read(options.schema), failRun)
       // A signal asks the source to stop: it buys nothing more, lands the pages in flight and
@@ -322,6 +331,8 @@ const endRun = (
       Either.isLeft(loaded) || status === "failed",
       options.reconnect,
     )
+    // The row says what the run spent: its mark file, if any, has done its work.
+    if (options.creditsAheadFile !== undefined) yield* CreditsAhead.clear(options.creditsAheadFile)
     return {
       runId,
       status,
@@ -480,7 +491,10 @@ const loadRead = (
   Effect.gen(function* () {
     const follow = follower(options, config)
     const committed = yield* Ref.make<Readonly<Record<string, Runs.StreamFigures>>>({})
-    const ahead = yield* WriteAhead.make(options.schema, runId, config.credit_budget, options.reconnect)
+    const ahead = yield* WriteAhead.make(options.schema, runId, config.credit_budget, {
+      connection: options.reconnect,
+      file: options.creditsAheadFile,
+    })
     const stop = options.stop
     const loaded = yield* Effect.gen(function* () {
       const budget = yield* CreditBudget.CreditBudget

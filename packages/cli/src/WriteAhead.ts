@@ -7,7 +7,7 @@
  * UPDATE per block, never one per page, whatever the concurrency.
  */
 import { CreditBudget } from "@salesintel/core"
-import { type Database, Runs } from "@salesintel/postgres"
+import { CreditsAhead, type Database, Runs } from "@salesintel/postgres"
 import type * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
@@ -27,21 +27,33 @@ export interface WriteAhead {
   readonly failure: Effect.Effect<string | undefined>
 }
 
+/** Where the marks go: a server's row, on a connection of the run's own; or PGlite's mark file. */
+export interface Where {
+  readonly connection?: Layer.Layer<Database.Database, Database.DatabaseError> | undefined
+  readonly file?: string | undefined
+}
+
 /**
- * The write-ahead of run `runId`, on `connection` (a new connection to the target, opened once for
- * the run and closed with the scope). Without one (embedded PGlite: one connection, the run's own,
- * whose transaction would hold the mark back) the run's credits are recorded at its end only.
+ * The write-ahead of run `runId`: to its row on `where.connection` (a new connection to the
+ * server, opened once for the run and closed with the scope), else to `where.file` (embedded
+ * PGlite: one connection, the run's own, whose open transaction would hold the mark back). With
+ * neither (a sync in process, without a target's options) the run's credits are recorded at its
+ * end only.
  */
 export const make = (
   schema: string,
   runId: Runs.RunId,
   budget: number,
-  connection: Layer.Layer<Database.Database, Database.DatabaseError> | undefined,
+  where: Where,
 ): Effect.Effect<WriteAhead, never, Scope.Scope> =>
   Effect.gen(function* () {
     const failure = yield* Ref.make<string | undefined>(undefined)
-    if (connection === undefined) return { budget: Effect.succeed, failure: Ref.get(failure) }
-    const opened = yield* Effect.either(Layer.build(connection))
+    const { connection, file } = where
+    if (connection === undefined && file === undefined)
+      return { budget: Effect.succeed, failure: Ref.get(failure) }
+    const opened = yield* Effect.either(
+      connection === undefined ? Effect.succeed(undefined) : Layer.build(connection),
+    )
     const fail = (message: string) =>
       Effect.as(
         Ref.set(
@@ -53,9 +65,11 @@ export const make = (
     const record = (mark: number): Effect.Effect<boolean> =>
       Either.match(opened, {
         onLeft: (error) => fail(error.message),
-        onRight: (context: Context.Context<Database.Database>) =>
-          Runs.reserveAhead(schema, runId, mark).pipe(
-            Effect.provide(context),
+        onRight: (context: Context.Context<Database.Database> | undefined) =>
+          (context === undefined
+            ? CreditsAhead.write(file ?? "", runId, mark)
+            : Effect.provide(Runs.reserveAhead(schema, runId, mark), context)
+          ).pipe(
             Effect.as(true),
             Effect.catchAll((error) => fail(error.message)),
           ),

@@ -33,6 +33,8 @@ export interface Target {
    * its files are this process's already.
    */
   readonly reconnect?: Layer.Layer<Database.Database, Database.DatabaseError>
+  /** The PGlite directory, on PGlite (where a run's credits are written ahead: CreditsAhead.ts). */
+  readonly pgliteDirectory?: string
 }
 
 /** No database where one must exist (`existing`), or a DATABASE_URL that cannot be one. */
@@ -135,6 +137,7 @@ export const resolve = (options: {
   return {
     description: `embedded PGlite in ${options.pgliteDir}`,
     layer: lockedPGlite(options.pgliteDir, options.lock ?? { owner: "salesintel" }),
+    pgliteDirectory: options.pgliteDir,
   }
 }
 
