@@ -255,6 +255,9 @@ describe.each(await backends())("salesintel sync's lifecycle on $name", (backend
         ),
       )
       expect(left).toBe(planned.creditsNeeded)
+      // The rerun needs the target to itself (PGlite's files are one process's at a time).
+      await database.suspend()
+      await database.resume()
 
       const last = sandbox.key()
       const rerun = await started(args(configFor(last))).ended
