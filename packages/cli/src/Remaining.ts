@@ -26,9 +26,13 @@ export const fromPlan = (plan: {
   return { credits: plan.creditsNeeded, byStream }
 }
 
+/** How long a run waits for the plan at its end; past it the summary says to run `salesintel plan`. */
+export const planTimeout = "2 minutes"
+
 /**
  * The plan of the next plain sync of `config` on `schema` (the database in context), or why it
- * could not be made (the provider out of reach): never a failure of the run that asks.
+ * could not be made (the provider out of reach, or a plan longer than `planTimeout`: a stopped run
+ * must end): never a failure of the run that asks.
  */
 export const remaining = (
   config: unknown,
@@ -41,4 +45,9 @@ export const remaining = (
     ),
     Effect.map(fromPlan),
     Effect.catchAll((error) => Effect.succeed({ unknown: error.message })),
+    Effect.timeoutTo({
+      duration: planTimeout,
+      onSuccess: (left): Remaining | { readonly unknown: string } => left,
+      onTimeout: () => ({ unknown: `it took more than ${planTimeout}: run salesintel plan for the figure` }),
+    }),
   )
