@@ -92,6 +92,34 @@ describe.each(await backends())("companies from contacts on $name", (backend) =>
       rmSync(directory, { recursive: true, force: true })
     }
   }
+  /** `salesintel sync` then `salesintel status --json` of `json` on this target, in process. */
+  const syncPrinted = async (json: ReturnType<typeof config>) => {
+    const directory = mkdtempSync(join(tmpdir(), `salesintel-from-contacts-${runTag()}-`))
+    const target = [
+      ...(database.url !== undefined
+        ? ["--database-url", database.url]
+        : ["--pglite-dir", String(database.pgliteDir)]),
+      "--schema",
+      database.schema,
+    ]
+    if (database.url === undefined) await database.suspend()
+    try {
+      writeFileSync(join(directory, "config.json"), JSON.stringify({ ...json, api_key: sandbox.key() }))
+      const synced = await runInProcess("salesintel", ["sync", "--config", "config.json", ...target], {
+        cwd: directory,
+        env: {},
+      })
+      const status = await runInProcess("salesintel", ["status", "--json", "--limit", "1", ...target], {
+        cwd: directory,
+        env: {},
+      })
+      const [latest] = JSON.parse(status.stdout) as ReadonlyArray<{ readonly status: string }>
+      return { ...synced, status: latest?.status }
+    } finally {
+      if (database.url === undefined) await database.resume()
+      rmSync(directory, { recursive: true, force: true })
+    }
+  }
   /** The contacts' company domains with no companies row. */
   const uncovered = () =>
     database.query(
@@ -158,5 +186,36 @@ describe.each(await backends())("companies from contacts on $name", (backend) =>
     const report = await database.run(ReportData.read(database.schema, "test"))
     expect(report.companies).toBe(domains)
     expect(report.contacts).toBe(contacts)
+  })
+
+  describe("on a target of its own", () => {
+    // Nothing bought yet: the case above bought everything its target's config has.
+    beforeAll(async () => {
+      await database.close()
+      database = await open(backend, "e2e from contacts budget")
+    })
+    it("a budget stop says so (exit 0, status stopped_at_budget) with the credits left that the plan counts", {
+      timeout: 60_000,
+    }, async () => {
+      const before = await planOf(config(1_000_000))
+      expect(before.creditsNeeded).toBeGreaterThan(600)
+      // Stopped among the contacts: their companies are not even listed yet.
+      const stopped = await syncPrinted(config(200))
+      expect(stopped.code, stopped.stderr).toBe(0)
+      expect(stopped.stdout).toMatch(/^sync stopped at the budget \(run \d+\)/)
+      expect(stopped.stdout).not.toContain("sync succeeded")
+      expect(stopped.status).toBe("stopped_at_budget")
+      const after = await planOf(config(200))
+      expect(after.creditsNeeded).toBe(before.creditsNeeded - 200)
+      expect(stopped.stdout).toContain(`credits left: ${after.creditsNeeded.toLocaleString("en-US")} `)
+      // Each stream's line says what the plan counts for it.
+      const companies = after.works
+        .filter((work) => work.stream === "companies")
+        .reduce((sum, work) => sum + work.due, 0)
+      expect(companies).toBeGreaterThan(0)
+      expect(stopped.stdout).toMatch(
+        new RegExp(`\\n  companies .*\\(${companies.toLocaleString("en-US")} left for lack of budget\\)`),
+      )
+    })
   })
 })

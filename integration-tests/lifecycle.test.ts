@@ -12,11 +12,14 @@
  * process ended included) is never counted for another, and no counter is reset between runs.
  */
 import { type ChildProcess, spawn } from "node:child_process"
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs"
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { dirname, join } from "node:path"
 import { fileURLToPath } from "node:url"
+import { Plan } from "@salesintel/cli"
 import { Sql } from "@salesintel/postgres"
+import { HeldKeys } from "@salesintel/source"
+import * as Effect from "effect/Effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { backends, open } from "../packages/postgres/src/testing/Backends.ts"
 import { runTag } from "../packages/postgres/src/testing/RunTag.ts"
@@ -215,6 +218,9 @@ describe.each(await backends())("salesintel sync's lifecycle on $name", (backend
           new RegExp(`\\n  contacts .*\\(stopped by ${signal}: [\\d,]+ left to buy\\)\\n`),
         )
         expect(ended.stdout).not.toContain("lack of budget")
+        // The credits left, as the plan counts them (the next run's purchase, checked below).
+        const left = Number(/\n {2}credits left: ([\d,]+) /.exec(ended.stdout)?.[1]?.replaceAll(",", ""))
+        expect(left, ended.stdout).toBeGreaterThan(0)
         const row = (
           await database.query(
             `SELECT status, finished_at IS NOT NULL AS finished, streams::text AS streams FROM ${table("_sync_runs")} ORDER BY id`,
@@ -231,18 +237,36 @@ describe.each(await backends())("salesintel sync's lifecycle on $name", (backend
         // The next run needs the target to itself (PGlite's files are one process's at a time).
         await database.suspend()
         await database.resume()
-        return committed
+        return { committed, left }
       }
-      const afterTerm = await interrupted("SIGTERM", 143, 3, 0)
-      const afterInt = await interrupted("SIGINT", 130, 1, afterTerm)
+      const afterTerm = (await interrupted("SIGTERM", 143, 3, 0)).committed
+      const { committed: afterInt, left } = await interrupted("SIGINT", 130, 1, afterTerm)
+      // What the interrupted run said was left is what `salesintel plan` says now.
+      const { state, held } = await database.run(Plan.savedIn(database.schema, []))
+      const planned = await Effect.runPromise(
+        Effect.provideService(
+          Plan.makePlan({
+            config: JSON.parse(readFileSync(configFor(sandbox.key()), "utf8")),
+            state,
+            mode: "exact",
+          }),
+          HeldKeys.HeldKeys,
+          held,
+        ),
+      )
+      expect(left).toBe(planned.creditsNeeded)
+      // The rerun needs the target to itself (PGlite's files are one process's at a time).
+      await database.suspend()
+      await database.resume()
 
       const last = sandbox.key()
       const rerun = await started(args(configFor(last))).ended
       expect(rerun.code).toBe(0)
       const after = await count()
       expect(after).toBeGreaterThan(afterInt)
-      // Nothing the interrupted runs committed was bought again.
+      // Nothing the interrupted runs committed was bought again, and the rest is what was said left.
       expect(sandbox.charged(last)).toBe(after - afterInt)
+      expect(sandbox.charged(last)).toBe(left)
       expect(await statuses()).toEqual(["interrupted", "interrupted", "succeeded"])
     } finally {
       await endLeftovers()

@@ -132,6 +132,9 @@ describe.each(await backends())("one truth for what was bought, on $name", (back
     const refreshed = await sync(both, ["contacts"])
     expect(refreshed.charged).toBe(held)
     expect(await contactRows()).toBe(held)
+    expect(Sync.describe(refreshed.outcome, "db")).toContain(
+      "\n  full refresh of contacts: deleted 0 rows of contacts bought before and not bought again\n",
+    )
     expect(await apart()).toEqual(inStep)
     expect(await planned(both)).toBe(0)
     expect((await sync(both)).charged).toBe(0)
@@ -154,6 +157,10 @@ describe.each(await backends())("one truth for what was bought, on $name", (back
       `full refresh of contacts: ${held - rowsOfA} contacts held were bought by searches or emails this config no longer has; unless a configured search finds them again they are deleted when the refresh completes, and buying them back would cost ${held - rowsOfA} credits (salesintel plan --full-refresh contacts counts them exactly)`,
     )
     expect(await apart()).toEqual(inStep)
+    // The sync's summary names the rows the refresh deleted.
+    expect(Sync.describe(refreshA.outcome, "db")).toContain(
+      `\n  full refresh of contacts: deleted ${held - rowsOfA} rows of contacts bought before and not bought again\n`,
+    )
     // Configured again, what was deleted is due again: the plan says so, and the sync buys it.
     const due = held - rowsOfA
     expect(await planned(both)).toBe(due)

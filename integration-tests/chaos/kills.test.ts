@@ -7,6 +7,7 @@
  */
 import { describe, expect, it } from "vitest"
 import {
+  bins,
   chaosFile,
   charged,
   type Finished,
@@ -15,8 +16,10 @@ import {
   runs,
   sigkillBound,
   sleep,
+  start,
   sync,
   type Target,
+  targetArgs,
   underway,
 } from "./harness.ts"
 
@@ -91,6 +94,34 @@ describe("SIGKILL at spread-out moments", () => {
       // The killed run is not left `running`: the rerun marked it abandoned.
       const [first] = await runs(outcome.target)
       expect(first?.status).toBe("abandoned")
+    },
+  )
+})
+
+describe("what the runs record after a SIGKILL", () => {
+  // The suite's budget is 20,000: a mark is written ahead in blocks of max(500, 20,000 / 50).
+  const block = 500
+  it.each(["postgres" as const, "pglite" as const])(
+    "on %s: the runs' credits are at least what the sandbox charged, at most a block more a run",
+    async (kind) => {
+      const outcome = await interruptThenRerun(kind, "SIGKILL", 0.5)
+      const listed = await start(bins.salesintel, [
+        "status",
+        "--json",
+        "--limit",
+        "100",
+        ...targetArgs(outcome.target),
+      ]).done
+      expect(listed.code, listed.stderr).toBe(0)
+      const list = JSON.parse(listed.stdout) as ReadonlyArray<{
+        readonly status: string
+        readonly credits: number
+      }>
+      const recorded = list.reduce((sum, run) => sum + run.credits, 0)
+      record({ case: `SIGKILL then rerun (${kind}): runs' credits`, charged: outcome.total, recorded })
+      expect(list.map((run) => run.status)).toEqual(["succeeded", "abandoned"])
+      expect(recorded).toBeGreaterThanOrEqual(outcome.total)
+      expect(recorded).toBeLessThanOrEqual(outcome.total + block * list.length)
     },
   )
 })

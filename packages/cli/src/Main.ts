@@ -11,7 +11,7 @@
 import { Args, HelpDoc, Options } from "@effect/cli"
 import { Streams } from "@salesintel/airbyte"
 import { CommandLine } from "@salesintel/command-line"
-import { RunLifecycle, StopSignal, Target } from "@salesintel/postgres"
+import { CreditsAhead, RunLifecycle, StopSignal, Target } from "@salesintel/postgres"
 import * as Console from "effect/Console"
 import * as Effect from "effect/Effect"
 import * as FiberRef from "effect/FiberRef"
@@ -53,7 +53,7 @@ const sync = CommandLine.command(
     summary: "sync the configured streams into Postgres (or embedded PGlite)",
     description: [
       "Reads the source with the config and loads what it buys, in one process and one run. Incremental wherever a stream supports it: the state saved with the data means the next sync buys only what is new (or older than refresh_after_days). The config is checked before anything is opened: an invalid one creates no database. Progress and the source's log lines go to stderr, the outcome per stream to stdout.",
-      "One sync at a time per target (a second fails naming the holder, or waits with --wait). SIGINT or SIGTERM stops it gracefully: what is in flight lands and commits, the run is recorded `interrupted` and the next sync resumes from its last checkpoint.",
+      "One sync at a time per target (a second fails naming the holder, or waits with --wait). SIGINT or SIGTERM stops it gracefully: what is in flight lands and commits, the run is recorded `interrupted` and the next sync resumes from its last checkpoint. A run that ends at its credit_budget says `sync stopped at the budget`, is recorded `stopped_at_budget` and exits 0 (the rest is due on the next sync); stopped at the budget or by a signal, it says the credits left as `salesintel plan` counts them. A full refresh says how many rows it deleted.",
     ],
     examples: [
       "salesintel sync --config my-config.json",
@@ -102,6 +102,10 @@ const sync = CommandLine.command(
           stop,
           lock,
           reconnect: target.reconnect,
+          creditsAheadFile:
+            target.pgliteDirectory === undefined
+              ? undefined
+              : CreditsAhead.fileFor(target.pgliteDirectory, schema),
         }
         // Before the database is opened: an invalid config, or a key the provider refuses, must
         // not create one.
@@ -194,7 +198,7 @@ const status = CommandLine.command(
     name: "status",
     summary: "show the recent sync runs: status, and records and credits per stream",
     description: [
-      "One line per run and stream: when the run started and finished, how it ended (succeeded, failed, interrupted, abandoned, or running), and the records and credits it committed for each stream. The database must exist: nothing is created.",
+      "One line per run and stream, the newest run (the highest number) first: when the run started and finished, how it ended (succeeded, stopped_at_budget: it ended at its credit budget and the rest is due on the next sync; failed, interrupted, abandoned, or running), and the records and credits it committed for each stream; a run killed without warning shows the credits it spent beyond its commits on a line `(not committed)`. The database must exist: nothing is created.",
     ],
     examples: ["salesintel status", "salesintel status --limit 3 --json"],
   },
@@ -232,7 +236,7 @@ export const program = {
   version: "0.1.0",
   summary: "sync SalesIntel contacts, technographics and the taxonomy into Postgres",
   description: [
-    "Without --database-url (or DATABASE_URL) the data goes to embedded PGlite in ./.salesintel/pglite: nothing to set up. Results go to stdout; progress, logs and errors to stderr. Exit codes: 0 done, 1 failed, 2 a usage error, 130/143 stopped by SIGINT/SIGTERM.",
+    "Without --database-url (or DATABASE_URL) the data goes to embedded PGlite in ./.salesintel/pglite: nothing to set up. Results go to stdout; progress, logs and errors to stderr. Exit codes: 0 done (a sync stopped at its credit budget too: its status, stopped_at_budget, tells it from a complete one), 1 failed, 2 a usage error, 130/143 stopped by SIGINT/SIGTERM.",
   ],
   commands: [sync, Plan.command, sql, status, Report.command],
   examples: [

@@ -131,7 +131,8 @@ export const runs = (schema: string, limit: number) =>
         startedAt: run.startedAt.toISOString(),
         finishedAt: run.finishedAt === null ? null : run.finishedAt.toISOString(),
         records: figures.reduce((sum, s) => sum + s.records, 0),
-        credits: figures.reduce((sum, s) => sum + s.credits, 0),
+        // The run's own count (Runs.Run.credits): a killed run's mark, past what it committed.
+        credits: run.credits ?? figures.reduce((sum, s) => sum + s.credits, 0),
         streams,
         error: run.error,
       }
@@ -147,7 +148,11 @@ export const statusTable = (list: ReadonlyArray<RunStatus>): string =>
     ["run", "started", "finished", "status", "stream", "records", "credits", "error"],
     list.flatMap((run) => {
       const streams = Object.entries(run.streams)
-      const lines = streams.length === 0 ? [["", { records: 0, credits: 0 }] as const] : streams
+      // Credits the run spent beyond what it committed (a killed run's mark): a line of their own.
+      const beyond = run.credits - streams.reduce((sum, [, figures]) => sum + figures.credits, 0)
+      const all =
+        beyond > 0 ? [...streams, ["(not committed)", { records: 0, credits: beyond }] as const] : streams
+      const lines = all.length === 0 ? [["", { records: 0, credits: 0 }] as const] : all
       return lines.map(([stream, figures], index) => [
         run.run,
         run.startedAt,

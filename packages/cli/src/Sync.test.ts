@@ -16,6 +16,7 @@ const outcome = (changes: Partial<Sync.SyncOutcome>): Sync.SyncOutcome => ({
   creditBudget: 40_000,
   checkpoints: 12,
   error: undefined,
+  deleted: {},
   ...changes,
 })
 
@@ -35,5 +36,44 @@ describe("Sync.describe: why records were left", () => {
     const failed = Sync.describe(outcome({ status: "failed", error: "the connection was lost" }), "db")
     expect(contactsLine(failed)).toMatch(/\(20,171 left to buy: the run failed\)$/)
     expect(failed).not.toContain("lack of budget")
+  })
+})
+
+describe("Sync.describe: how the run ended, what it left and deleted", () => {
+  it("a budget stop is not a success, and its left figures are the plan's", () => {
+    const described = Sync.describe(
+      outcome({
+        status: "stopped_at_budget",
+        // Stopped among the contacts: the companies (of the contacts) never started.
+        streams: [{ stream: "contacts", records: 5_682, credits: 5_682, recordsLeft: 171 }],
+        left: { credits: 20_900, byStream: { contacts: 20_500, companies: 400 } },
+      }),
+      "db",
+    )
+    expect(described.split("\n")[0]).toBe("sync stopped at the budget (run 7) into db")
+    expect(contactsLine(described)).toMatch(/\(20,500 left for lack of budget\)$/)
+    // A stream the run never reached has its line too.
+    expect(described).toMatch(/\n {2}companies +0 records +0 credits {2}\(400 left for lack of budget\)\n/)
+    expect(described).toContain(
+      "\n  credits left: 20,900 (what salesintel plan counts for everything still due)\n",
+    )
+  })
+
+  it("says when the credits left could not be counted, and what a full refresh deleted", () => {
+    const described = Sync.describe(
+      outcome({
+        status: "interrupted",
+        signal: "SIGINT",
+        left: { unknown: "connect ECONNREFUSED" },
+        deleted: { contacts: 1_204 },
+      }),
+      "db",
+    )
+    expect(described).toContain(
+      "credits left: not counted (the plan of the next sync could not be made: connect ECONNREFUSED)",
+    )
+    expect(described).toContain(
+      "\n  full refresh of contacts: deleted 1,204 rows of contacts bought before and not bought again\n",
+    )
   })
 })

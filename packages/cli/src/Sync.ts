@@ -9,6 +9,7 @@
 import { Catalog, type Message, Streams } from "@salesintel/airbyte"
 import { Client, CreditBudget } from "@salesintel/core"
 import {
+  CreditsAhead,
   Database,
   type Ddl,
   Ledger,
@@ -30,6 +31,8 @@ import * as Ref from "effect/Ref"
 import * as Stream from "effect/Stream"
 import * as Bought from "./BoughtLedger.ts"
 import { type Counts, type Output, Reporter } from "./Progress.ts"
+import * as Remaining from "./Remaining.ts"
+import * as WriteAhead from "./WriteAhead.ts"
 
 export class SyncConfigError extends Data.TaggedError("SyncConfigError")<{ readonly description: string }> {
   override get message(): string {
@@ -66,6 +69,11 @@ export interface SyncOptions {
   readonly reconnect?: Layer.Layer<Database.Database, Database.DatabaseError> | undefined
   /** Who this run is (for another run's "in use by" message), and whether to wait for a holder. */
   readonly lock?: { readonly owner: string; readonly wait?: RunLock.Wait } | undefined
+  /**
+   * On embedded PGlite, the file the run's credits are written ahead to (CreditsAhead.fileFor);
+   * on a server they go to the run's row on the `reconnect` connection (WriteAhead.ts).
+   */
+  readonly creditsAheadFile?: string | undefined
 }
 
 export interface StreamOutcome {
@@ -77,7 +85,8 @@ export interface StreamOutcome {
 
 export interface SyncOutcome {
   readonly runId: Runs.RunId
-  readonly status: "succeeded" | "failed" | "interrupted"
+  /** stopped_at_budget: it ended on its own at its credit budget, the rest due next run (exit 0). */
+  readonly status: "succeeded" | "stopped_at_budget" | "failed" | "interrupted"
   /** The signal that stopped it, when interrupted. */
   readonly signal: StopSignal.Signal | undefined
   /** Runs found `running` (their process died) and marked abandoned. */
@@ -89,6 +98,13 @@ export interface SyncOutcome {
   readonly creditBudget: number
   readonly checkpoints: number
   readonly error: string | undefined
+  /** The rows of each stream's table a full refresh deleted when it completed (bought before, not again). */
+  readonly deleted: Readonly<Record<string, number>>
+  /**
+   * What a run stopped at its budget or by a signal left to buy, as `salesintel plan` counts it
+   * (Remaining.ts), or why it could not be counted; undefined for a run that bought all or failed.
+   */
+  readonly left?: Remaining.Remaining | { readonly unknown: string } | undefined
 }
 
 /**
@@ -194,6 +210,9 @@ export const sync = (
           Effect.zipRight(State.reset(options.schema, streams), Ledger.reset(options.schema, streams)),
         )
       }
+      // A run killed on PGlite left its credits mark in a file: its row (abandoned now) takes it.
+      if (options.creditsAheadFile !== undefined)
+        yield* Effect.catchAll(CreditsAhead.recover(options.schema, options.creditsAheadFile), failRun)
       // Read under the lock: a run that waited for another starts from what that one committed.
       const state = yield* Effect.catchAll(State.read(options.schema), failRun)
       // A signal asks the source to stop: it buys nothing more, lands the pages in flight and
@@ -210,9 +229,24 @@ export const sync = (
       if (options.fullRefresh?.includes("contacts") === true)
         yield* Effect.catchAll(warnDeleted(options, config), failRun)
       const loadedRead = yield* loadRead(options, runId, catalog, config, read.items)
-      return yield* endRun(options, { runId, abandoned, config, stop, datedBackMs }, loadedRead)
+      const outcome = yield* endRun(options, { runId, abandoned, config, stop, datedBackMs }, loadedRead)
+      return yield* withLeft(options, outcome)
     }),
   )
+
+/**
+ * A run that stopped early (its budget, a signal) with what it left to buy, from the plan of the
+ * next sync (Remaining.ts: what `salesintel plan` would say now, free requests only).
+ */
+const withLeft = (options: SyncOptions, outcome: SyncOutcome) =>
+  Effect.gen(function* () {
+    if (outcome.status !== "stopped_at_budget" && outcome.status !== "interrupted") return outcome
+    yield* Effect.sync(() =>
+      options.progress.write("counting what is left to buy, as salesintel plan does (free requests only)\n"),
+    )
+    const left = yield* Remaining.remaining(options.config, options.schema, options.startedAt ?? Date.now())
+    return { ...outcome, left } satisfies SyncOutcome
+  })
 
 /**
  * A full refresh of the contacts deletes, once it completes, the rows it did not buy again: before
@@ -253,15 +287,15 @@ const endRun = (
     seen,
     checkpoints,
     committed,
+    aheadFailure,
   }: Effect.Effect.Success<ReturnType<typeof loadRead>>,
 ) =>
   Effect.gen(function* () {
     const { runId, abandoned, config, stop } = run
     const signal = (yield* Deferred.isDone(stop)) ? yield* Deferred.await(stop) : undefined
     const loadError = Either.isLeft(loaded) ? loaded.left.message : undefined
-    const error = loadError ?? summary?.failure?.message
-    const status: SyncOutcome["status"] =
-      signal !== undefined ? "interrupted" : error === undefined ? "succeeded" : "failed"
+    const error = loadError ?? summary?.failure?.message ?? aheadFailure
+    const status = statusOf(signal, error, summary)
     // A run that did not succeed counts what committed (its last commit's records), where the read
     // may have gone further; and every credit the source spent: spent is spent, committed or not.
     // The read's summary is its last item: a load that failed first never saw it, and then the
@@ -277,7 +311,7 @@ const endRun = (
         })) ?? spentByStream(seen, budget).map((stream) => ({ ...stream, records: 0, recordsLeft: 0 }))
     const streams = read.map((stream) => ({
       ...stream,
-      records: status === "succeeded" ? stream.records : (committed[stream.stream]?.records ?? 0),
+      records: endedOnItsOwn(status) ? stream.records : (committed[stream.stream]?.records ?? 0),
     }))
     const figures = Object.fromEntries(
       streams.map((s) => [s.stream, { records: s.records, credits: s.credits }]),
@@ -290,6 +324,7 @@ const endRun = (
         status,
         streams: figures,
         creditsUncertain,
+        credits: budget.spent,
         datedBackMs: run.datedBackMs,
         ...(error === undefined ? {} : { error }),
       },
@@ -298,6 +333,8 @@ const endRun = (
       Either.isLeft(loaded) || status === "failed",
       options.reconnect,
     )
+    // The row says what the run spent: its mark file, if any, has done its work.
+    if (options.creditsAheadFile !== undefined) yield* CreditsAhead.clear(options.creditsAheadFile)
     return {
       runId,
       status,
@@ -309,8 +346,28 @@ const endRun = (
       creditBudget: config.credit_budget,
       checkpoints,
       error,
+      deleted: Either.isRight(loaded) ? loaded.right.deleted : {},
     } satisfies SyncOutcome
   })
+
+/** A run that read to its end, all it bought committed: it succeeded, or stopped at its budget. */
+const endedOnItsOwn = (status: SyncOutcome["status"]): boolean =>
+  status === "succeeded" || status === "stopped_at_budget"
+
+/**
+ * How the run ended: a signal interrupted it, an error failed it; otherwise it stopped at its
+ * budget when the read left records unbought for lack of credits (not on request), else succeeded.
+ */
+const statusOf = (
+  signal: StopSignal.Signal | undefined,
+  error: string | undefined,
+  summary: Read.ReadSummary | undefined,
+): SyncOutcome["status"] => {
+  if (signal !== undefined) return "interrupted"
+  if (error !== undefined) return "failed"
+  const short = summary?.streams.some((stream) => stream.recordsLeft > 0 || stream.incomplete) === true
+  return short && summary?.stopped !== true ? "stopped_at_budget" : "succeeded"
+}
 
 /**
  * The streams that read or spent, each with the credits the budget counted under it (pages in
@@ -436,6 +493,10 @@ const loadRead = (
   Effect.gen(function* () {
     const follow = follower(options, config)
     const committed = yield* Ref.make<Readonly<Record<string, Runs.StreamFigures>>>({})
+    const ahead = yield* WriteAhead.make(options.schema, runId, config.credit_budget, {
+      connection: options.reconnect,
+      file: options.creditsAheadFile,
+    })
     const stop = options.stop
     const loaded = yield* Effect.gen(function* () {
       const budget = yield* CreditBudget.CreditBudget
@@ -482,7 +543,14 @@ const loadRead = (
       // What the provider was charged, however the load ended: the budget counts every credited
       // request, settled or not (the read's summary never comes when the load failed first).
       return { result, budget: yield* budget.snapshot }
-    }).pipe(Effect.provide(Commands.layerFor(config)))
+    }).pipe(
+      // The run's budget written ahead in its row before it is spent (WriteAhead.ts).
+      Effect.provideServiceEffect(
+        CreditBudget.CreditBudget,
+        Effect.flatMap(CreditBudget.CreditBudget, ahead.budget),
+      ),
+      Effect.provide(Commands.layerFor(config)),
+    )
     follow.finish()
     return {
       loaded: loaded.result,
@@ -491,6 +559,7 @@ const loadRead = (
       seen: follow.seen(),
       checkpoints: follow.checkpoints(),
       committed: yield* Ref.get(committed),
+      aheadFailure: yield* ahead.failure,
     }
   })
 
@@ -501,29 +570,72 @@ const loadRead = (
 const leftOver = (outcome: SyncOutcome, left: number): string => {
   const records = left.toLocaleString("en-US")
   if (outcome.signal !== undefined) return `stopped by ${outcome.signal}: ${records} left to buy`
-  if (outcome.status !== "succeeded") return `${records} left to buy: the run ${outcome.status}`
+  if (!endedOnItsOwn(outcome.status)) return `${records} left to buy: the run ${outcome.status}`
   return `${records} left for lack of budget`
+}
+
+/** The run's status as the summary's first line says it. */
+const statusWords = (outcome: SyncOutcome): string =>
+  outcome.status === "stopped_at_budget"
+    ? "stopped at the budget"
+    : `${outcome.status}${outcome.signal === undefined ? "" : ` by ${outcome.signal}`}`
+
+/**
+ * A line per stream: what it bought, and what it left (the plan's figure when the run counted it,
+ * else the read's); a stream the run never reached has a line when something is left of it.
+ */
+const streamLines = (outcome: SyncOutcome): ReadonlyArray<string> => {
+  const planned = outcome.left !== undefined && "byStream" in outcome.left ? outcome.left.byStream : undefined
+  const unread = Object.keys(planned ?? {}).filter(
+    (stream) => stream !== "" && !outcome.streams.some((s) => s.stream === stream),
+  )
+  return [
+    ...outcome.streams,
+    ...unread.map((stream) => ({ stream, records: 0, credits: 0, recordsLeft: 0 })),
+  ].map((s) => {
+    const left = planned === undefined ? s.recordsLeft : (planned[s.stream] ?? 0)
+    return `  ${s.stream.padEnd(20)} ${String(s.records).padStart(8)} records ${String(s.credits).padStart(8)} credits${left > 0 ? `  (${leftOver(outcome, left)})` : ""}`
+  })
+}
+
+/** The credits left in all, as the plan counts them, when the run counted them. */
+const leftLines = (outcome: SyncOutcome): ReadonlyArray<string> => {
+  if (outcome.left === undefined) return []
+  if ("unknown" in outcome.left)
+    return [
+      `  credits left: not counted (the plan of the next sync could not be made: ${outcome.left.unknown})`,
+    ]
+  return [
+    `  credits left: ${outcome.left.credits.toLocaleString("en-US")} (what salesintel plan counts for everything still due)`,
+  ]
 }
 
 /** What a finished sync says on stdout. */
 export const describe = (outcome: SyncOutcome, target: string): string => {
   const lines = [
-    `sync ${outcome.status}${outcome.signal === undefined ? "" : ` by ${outcome.signal}`} (run ${outcome.runId}) into ${target}`,
+    `sync ${statusWords(outcome)} (run ${outcome.runId}) into ${target}`,
     ...(outcome.abandoned.length > 0
       ? [`  runs ${outcome.abandoned.join(", ")} were left running by a process that died: marked abandoned`]
       : []),
-    ...outcome.streams.map(
-      (s) =>
-        `  ${s.stream.padEnd(20)} ${String(s.records).padStart(8)} records ${String(s.credits).padStart(8)} credits${s.recordsLeft > 0 ? `  (${leftOver(outcome, s.recordsLeft)})` : ""}`,
-    ),
+    ...streamLines(outcome),
     `  credits spent: ${outcome.creditsSpent} of ${outcome.creditBudget}; ${outcome.checkpoints} checkpoints committed`,
+    ...leftLines(outcome),
     ...(outcome.creditsUncertain > 0
       ? [
           `  ${outcome.creditsUncertain} of those credits were possibly charged without delivery (requests that timed out or lost their connection)`,
         ]
       : []),
+    ...Object.entries(outcome.deleted).map(
+      ([stream, rows]) =>
+        `  full refresh of ${stream}: deleted ${rows.toLocaleString("en-US")} rows of ${stream} bought before and not bought again`,
+    ),
     ...(outcome.status === "interrupted"
       ? ["  what committed stays; the next sync resumes from its last checkpoint"]
+      : []),
+    ...(outcome.status === "stopped_at_budget"
+      ? [
+          "  what it bought committed; the rest is due on the next sync (raise credit_budget to buy it sooner)",
+        ]
       : []),
     ...(outcome.error === undefined ? [] : [`  error: ${outcome.error}`]),
   ]

@@ -92,7 +92,7 @@ const main = async () => {
     console.log(
       `done in ${((Date.now() - started) / 1000).toFixed(1)} s. Explore: npx salesintel sql --pglite-dir ${directory} "SELECT * FROM contacts_by_department_level ORDER BY contacts DESC"`,
     )
-    if (outcome.status !== "succeeded") process.exitCode = 1
+    if (outcome.status === "failed" || outcome.status === "interrupted") process.exitCode = 1
   } finally {
     await sandbox.close()
   }

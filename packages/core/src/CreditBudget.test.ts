@@ -87,4 +87,50 @@ describe("CreditBudget.account", () => {
       })
     }),
   )
+
+  it.effect("written ahead: a mark in blocks is recorded before a reservation passes it", () =>
+    Effect.gen(function* () {
+      const marks: Array<number> = []
+      const inner = yield* CreditBudget.make(1_000)
+      const budget = yield* CreditBudget.writtenAhead(inner, {
+        block: 300,
+        record: (mark) =>
+          Effect.flatMap(inner.snapshot, (snapshot) =>
+            Effect.sync(() => {
+              // Recorded before the reservation that needs it is held.
+              expect(snapshot.spent + snapshot.reserved).toBeLessThanOrEqual(mark)
+              marks.push(mark)
+              return true
+            }),
+          ),
+      })
+      const pages = yield* Effect.forEach(
+        Array.from({ length: 8 }, () => 50),
+        (credits) => budget.reserve(credits),
+        {
+          concurrency: "unbounded",
+        },
+      )
+      expect(marks).toEqual([300, 600])
+      for (const page of pages) yield* budget.settle(Option.getOrThrow(page), 50)
+      // What is left of the budget, asked for in one: the mark goes to the limit, never past it.
+      const rest = Option.getOrThrow(yield* budget.reserveUpTo(5_000))
+      expect(rest.credits).toBe(600)
+      expect(marks).toEqual([300, 600, 1_000])
+    }),
+  )
+
+  it.effect("written ahead: a mark that cannot be recorded spends nothing past the last one", () =>
+    Effect.gen(function* () {
+      const inner = yield* CreditBudget.make(1_000)
+      let allowed = 1
+      const budget = yield* CreditBudget.writtenAhead(inner, {
+        block: 100,
+        record: () => Effect.sync(() => allowed-- > 0),
+      })
+      expect(Option.isSome(yield* budget.reserve(100))).toBe(true)
+      expect(Option.isNone(yield* budget.reserve(1))).toBe(true)
+      expect((yield* budget.snapshot).closed).toBe(true)
+    }),
+  )
 })

@@ -173,3 +173,68 @@ export const account = (budget: CreditBudgetService, name: string): CreditBudget
     reserveUpTo: (credits) => Effect.map(budget.reserveUpTo(credits), named),
   }
 }
+
+/** Where a budget's mark is written ahead of its spending (`writtenAhead`). */
+export interface WriteAhead {
+  /** The credits a mark covers beyond the last: one write per block, not per request. */
+  readonly block: number
+  /**
+   * Records `mark` durably (committed where a later process reads it); false when it could not:
+   * then no credit past the mark written before is spent (the budget closes).
+   */
+  readonly record: (mark: number) => Effect.Effect<boolean>
+}
+
+/**
+ * The budget with its reservations written ahead: no reservation is granted that would take
+ * spent + reserved past the last mark `record`ed, and a reservation that would records a new mark
+ * first (the next block boundary at or past what it needs, at most the limit). So whatever the
+ * process is doing when it is killed, the last mark recorded is at least what it may have been
+ * charged, and at most one block more than what it had reserved. Settling, releasing and
+ * forfeiting never raise spent + reserved, so they need no mark. The check and the reservation
+ * are one step (a semaphore), so requests side by side cannot pass the mark together.
+ */
+export const writtenAhead = (
+  budget: CreditBudgetService,
+  writeAhead: WriteAhead,
+): Effect.Effect<CreditBudgetService> =>
+  Effect.gen(function* () {
+    const mark = yield* Ref.make(0)
+    const lock = yield* Effect.makeSemaphore(1)
+    const block = Math.max(1, Math.floor(writeAhead.block))
+    /**
+     * Makes the mark cover `needed` more credits than spent + reserved (`upTo`: as much of them as
+     * the budget has left); false if it could not be recorded.
+     */
+    const cover = (needed: number, upTo: boolean) =>
+      Effect.gen(function* () {
+        const snapshot = yield* budget.snapshot
+        const asked = snapshot.spent + snapshot.reserved + needed
+        // A closed budget, or one that cannot hold an exact reservation, refuses it: nothing to write.
+        if (snapshot.closed || (!upTo && asked > snapshot.limit)) return true
+        const want = Math.min(asked, snapshot.limit)
+        if (want <= (yield* Ref.get(mark))) return true
+        const next = Math.min(snapshot.limit, Math.ceil(want / block) * block)
+        const recorded = yield* writeAhead.record(next)
+        if (!recorded) {
+          yield* budget.close
+          return false
+        }
+        yield* Ref.set(mark, next)
+        return true
+      })
+    const guarded =
+      (take: (credits: number) => Effect.Effect<Option.Option<Reservation>>, upTo: boolean) =>
+      (credits: number) =>
+        lock.withPermits(1)(
+          Effect.flatMap(cover(credits, upTo), (covered) =>
+            covered ? take(credits) : Effect.succeed(Option.none<Reservation>()),
+          ),
+        )
+    return {
+      ...budget,
+      reserve: guarded(budget.reserve, false),
+      // It may be granted less than asked (what the budget has left), never more.
+      reserveUpTo: guarded(budget.reserveUpTo, true),
+    }
+  })

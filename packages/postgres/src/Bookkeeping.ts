@@ -39,7 +39,7 @@ export const runsTable: TableShape = {
       type: "text",
       notNull: true,
       default: "'running'",
-      doc: "running, succeeded, failed, interrupted (a signal; what committed stays) or abandoned (its process died)",
+      doc: "running, succeeded, stopped_at_budget (ended at its credit budget; the rest is due next run), failed, interrupted (a signal; what committed stays) or abandoned (its process died)",
     },
     {
       name: "streams",
@@ -47,6 +47,11 @@ export const runsTable: TableShape = {
       doc: "per stream: records and credits committed so far, updated with each commit",
     },
     { name: "error", type: "text", doc: "why the run failed" },
+    {
+      name: "credits",
+      type: "bigint",
+      doc: "credits the run spent (a sync; null for a load): while it runs, a mark written ahead of its spending in blocks, at least what it may have been charged; at its end what it spent. A run killed (abandoned) keeps its last mark: at most one block more than it was charged",
+    },
     {
       name: "credits_uncertain",
       type: "integer",

@@ -47,9 +47,21 @@ export interface LoadRunOutcome {
   readonly abandoned: ReadonlyArray<Runs.RunId>
 }
 
-/** Why the run failed although every message loaded, if it did; `cutOff`: the position of a last line cut short. */
-const failureOf = (summary: Loader.LoadSummary, cutOff: number | undefined): string | undefined => {
+/**
+ * Why the run failed although every message loaded, if it did; `cutOff`: the position of a last
+ * line cut short; `messages`: how many the input held (none: an empty input, never a success).
+ */
+const failureOf = (
+  summary: Loader.LoadSummary,
+  cutOff: number | undefined,
+  messages: number,
+): string | undefined => {
   const reasons = [
+    ...(messages === 0 && cutOff === undefined
+      ? [
+          "the input was empty: no message at all (salesintel-pg load reads the source's Airbyte messages on stdin; was its output connected?); nothing was loaded",
+        ]
+      : []),
     ...(cutOff === undefined
       ? []
       : [
@@ -105,7 +117,15 @@ export const loadRun = (
       // The records per stream of the last commit: what the run row says, updated in that commit.
       const committed = yield* Ref.make<Readonly<Record<string, Runs.StreamFigures>>>({})
       const cutOff = yield* Ref.make<number | undefined>(undefined)
-      const messages = Ndjson.fromReadable(input, { onCutOff: (position) => Ref.set(cutOff, position) })
+      const received = yield* Ref.make(0)
+      const messages = Ndjson.fromReadable(input, { onCutOff: (position) => Ref.set(cutOff, position) }).pipe(
+        Stream.mapChunksEffect((chunk) =>
+          Effect.as(
+            Ref.update(received, (n) => n + chunk.length),
+            chunk,
+          ),
+        ),
+      )
       const outcome = yield* Effect.either(
         Loader.load(messages.pipe(Stream.interruptWhen(Deferred.await(stop))), {
           schema,
@@ -136,7 +156,7 @@ export const loadRun = (
         return yield* Effect.fail(outcome.left)
       }
       const summary = outcome.right
-      const error = failureOf(summary, yield* Ref.get(cutOff))
+      const error = failureOf(summary, yield* Ref.get(cutOff), yield* Ref.get(received))
       // Interrupted: the overwrites were cut short on purpose; said in the error column all the same.
       const status = signal !== undefined ? "interrupted" : error !== undefined ? "failed" : "succeeded"
       yield* RunLifecycle.end(

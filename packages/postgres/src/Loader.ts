@@ -92,6 +92,8 @@ export interface LoadSummary {
   readonly sourceErrors: Array<Message.TraceErrorMessage>
   /** Overwrite streams whose rows from earlier syncs were deleted at the end. */
   readonly overwritten: Array<string>
+  /** Of those, the rows of each stream's table the overwrite deleted (bought before, not again). */
+  readonly deleted: Record<string, number>
   /**
    * Overwrite streams whose input did not end complete (no COMPLETE status, records after the
    * last STATE, a source error, or nothing at all): their older rows stay.
@@ -149,9 +151,11 @@ const finishOverwrite = (schema: string, mapping: StreamMapping) =>
         [mapping.stream],
       )
     }
-    yield* db.query(`DELETE FROM ${qualified(schema, mapping.table.name)} WHERE "_synced_at" < ${since}`, [
-      mapping.stream,
-    ])
+    const [gone] = yield* db.query(
+      `WITH gone AS (DELETE FROM ${qualified(schema, mapping.table.name)} WHERE "_synced_at" < ${since} RETURNING 1)
+       SELECT count(*)::int AS n FROM gone`,
+      [mapping.stream],
+    )
     // The ledger indexes the rows: what the overwrite deleted it forgets, in the same transaction.
     const forget = Ledger.forgetDeletedSql(schema, mapping.stream)
     if (forget !== undefined) yield* db.exec(forget)
@@ -163,6 +167,7 @@ const finishOverwrite = (schema: string, mapping: StreamMapping) =>
       `UPDATE ${qualified(schema, stateTable.name)} SET overwrite_since = NULL WHERE stream = $1`,
       [mapping.stream],
     )
+    return Number(gone?.n ?? 0)
   })
 
 /** Why a load stops on a record of its input. */
@@ -176,6 +181,7 @@ const emptySummary = (): LoadSummary => ({
   uncommittedRecords: 0,
   sourceErrors: [],
   overwritten: [],
+  deleted: {},
   overwritesIncomplete: [],
   endedEarly: [],
 })
@@ -375,10 +381,13 @@ const finishOverwrites = (
       ...overwrites.filter((mapping) => !complete.includes(mapping)).map((mapping) => mapping.stream),
     )
     if (complete.length === 0) return
-    yield* transaction(
-      Effect.forEach(complete, (mapping) => finishOverwrite(schema, mapping), { discard: true }),
+    const deleted = yield* transaction(
+      Effect.forEach(complete, (mapping) => finishOverwrite(schema, mapping)),
     )
     summary.overwritten.push(...complete.map((mapping) => mapping.stream))
+    complete.forEach((mapping, index) => {
+      summary.deleted[mapping.stream] = deleted[index] ?? 0
+    })
   })
 
 /**

@@ -5,8 +5,9 @@
  *   stdout: each STATE message once it has committed with its data, as one JSON line (what an
  *   Airbyte destination emits), and nothing else; on a terminal only their count. stderr: the input's LOG and TRACE messages, and
  *   the summary. Each load is recorded in _sync_runs. One load at a time per target: a second fails
- *   at once naming the holder, or waits with --wait. Exits 1 on failure, after a TRACE error, or
- *   when an overwrite stream did not complete; on SIGINT/SIGTERM it stops reading, keeps what
+ *   at once naming the holder, or waits with --wait. Exits 1 on failure, after a TRACE error,
+ *   when an overwrite stream did not complete, or on an empty input (no message at all: a source
+ *   not connected is not a success); on SIGINT/SIGTERM it stops reading, keeps what
  *   committed up to the last STATE, records the run interrupted and exits 130/143.
  * salesintel-pg state [...same database options]
  *   prints the saved state as a JSON array, the source's --state input.
@@ -70,7 +71,7 @@ const load = CommandLine.command(
     summary: "load Airbyte messages (JSON lines on stdin) into the schema's tables",
     description: [
       "Reads RECORD, STATE, LOG and TRACE messages from stdin and loads each stream into its typed table, committing each STATE with the data before it. When stdout is not a terminal (a pipe, a file: the protocol's consumers), each committed STATE message is written to it as one JSON line, as an Airbyte destination does; on a terminal only a count is shown. The input's LOG and TRACE messages and the run's summary go to stderr.",
-      "Each load is one run in _sync_runs; one load at a time per target (a second fails naming the holder, or waits with --wait). Exit code 1 on failure, after a TRACE error, or when an overwrite stream did not complete; on SIGINT/SIGTERM it stops reading, keeps what committed and exits 130/143.",
+      "Each load is one run in _sync_runs; one load at a time per target (a second fails naming the holder, or waits with --wait). Exit code 1 on failure, after a TRACE error, when an overwrite stream did not complete, or when the input held no message at all (recorded failed: an empty input is never a success); on SIGINT/SIGTERM it stops reading, keeps what committed and exits 130/143.",
     ],
     examples: [
       "source-salesintel read --config c.json --catalog cat.json | salesintel-pg load --catalog cat.json",

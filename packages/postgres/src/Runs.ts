@@ -19,8 +19,12 @@ export interface StreamFigures {
   readonly credits?: number
 }
 
-/** How a run ended: interrupted by a signal (what committed stays), or abandoned (its process died). */
-export type Status = "running" | "succeeded" | "failed" | "interrupted" | "abandoned"
+/**
+ * How a run ended: succeeded (everything due was bought), stopped_at_budget (it ended on its own
+ * at its credit budget: what it bought committed, the rest is due on the next run), failed,
+ * interrupted by a signal (what committed stays), or abandoned (its process died).
+ */
+export type Status = "running" | "succeeded" | "stopped_at_budget" | "failed" | "interrupted" | "abandoned"
 
 export interface Finish {
   readonly status: Exclude<Status, "running" | "abandoned">
@@ -28,6 +32,8 @@ export interface Finish {
   readonly error?: string
   /** Credits possibly charged without delivery (the source's count; the loader alone has none). */
   readonly creditsUncertain?: number
+  /** Credits the run spent, all streams (the source's count; the loader alone has none). */
+  readonly credits?: number
   /**
    * How far before the clock the run's start was dated (`start`'s `startedAt`), in milliseconds:
    * its end is dated as far back, so the row keeps the run's own duration.
@@ -59,7 +65,7 @@ export const finish = (
     db.query(
       `UPDATE ${qualified(schema, runsTable.name)}
        SET finished_at = greatest(started_at, now() - $6::bigint * interval '1 millisecond'), status = $2,
-         streams = $3::text::jsonb, error = $4, credits_uncertain = $5
+         streams = $3::text::jsonb, error = $4, credits_uncertain = $5, credits = $7
        WHERE id = $1`,
       [
         id,
@@ -68,6 +74,7 @@ export const finish = (
         outcome.error ?? null,
         outcome.creditsUncertain ?? null,
         Math.max(0, Math.round(outcome.datedBackMs ?? 0)),
+        outcome.credits ?? null,
       ],
     ),
   )
@@ -83,6 +90,24 @@ export const progress = (
       id,
       jsonText(streams),
     ]),
+  )
+
+/**
+ * Records that the running run `id` may spend up to `mark` credits, before it spends them (a
+ * mark written ahead: CreditBudget.writtenAhead). Call it on a connection of its own, outside the
+ * run's open transaction, so that it is committed whatever becomes of the run's process.
+ */
+export const reserveAhead = (
+  schema: string,
+  id: RunId,
+  mark: number,
+): Effect.Effect<void, DatabaseError, Database> =>
+  Effect.flatMap(Database, (db) =>
+    db.query(
+      `UPDATE ${qualified(schema, runsTable.name)} SET credits = greatest(coalesce(credits, 0), $2::bigint)
+       WHERE id = $1 AND status = 'running'`,
+      [id, mark],
+    ),
   )
 
 /**
@@ -106,6 +131,11 @@ export interface Run {
   readonly status: string
   readonly streams: Readonly<Record<string, StreamFigures>> | null
   readonly error: string | null
+  /**
+   * The run's credits: what it spent, or for a run killed (abandoned) the mark it wrote ahead (at
+   * least what it was charged); null for a load, or a run recorded before the column was.
+   */
+  readonly credits: number | null
 }
 
 // pg returns Date objects, PGlite may too; a string is parsed as a fallback.
@@ -119,8 +149,10 @@ export const list = (
   Effect.gen(function* () {
     const db = yield* Database
     const rows = yield* db.query(
-      `SELECT id::text AS id, started_at, finished_at, status, streams::text AS streams, error
-       FROM ${qualified(schema, runsTable.name)} ORDER BY id DESC LIMIT $1`,
+      // Ordered by the column, a number: `ORDER BY id` would order by the text alias (9 before 11).
+      `SELECT r.id::text AS id, started_at, finished_at, status, streams::text AS streams, error,
+         credits::text AS credits
+       FROM ${qualified(schema, runsTable.name)} r ORDER BY r.id DESC LIMIT $1`,
       [limit],
     )
     return rows.map(
@@ -131,6 +163,7 @@ export const list = (
         status: String(row.status),
         streams: row.streams === null ? null : JSON.parse(String(row.streams)),
         error: row.error === null ? null : String(row.error),
+        credits: row.credits === null ? null : Number(row.credits),
       }),
     )
   })

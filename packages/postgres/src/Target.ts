@@ -34,7 +34,10 @@ export interface Target {
    * its files are this process's already.
    */
   readonly reconnect?: Layer.Layer<Database.Database, Database.DatabaseError>
-  /** The embedded database's directory; undefined for a server. */
+  /**
+   * The embedded database's directory; undefined for a server. Files beside the database live
+   * there: a pipe's lease (Lease.ts), a run's credits written ahead (CreditsAhead.ts).
+   */
   readonly pgliteDirectory?: string
 }
 

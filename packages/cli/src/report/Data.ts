@@ -247,7 +247,8 @@ export const runs = (schema: string, limit: number) =>
           startedAt: run.startedAt,
           status: run.status,
           streams,
-          credits: Object.values(streams).reduce((sum, credits) => sum + credits, 0),
+          // The run's own count: a killed run's mark, past what it committed (Runs.Run.credits).
+          credits: run.credits ?? Object.values(streams).reduce((sum, credits) => sum + credits, 0),
         }
       })
       .reverse(),
