@@ -1,0 +1,166 @@
+/**
+ * Every stream's bought set is held by its table (issue 44, cases 6 and 7), end to end against the
+ * sandbox (credits as it counts them), on PGlite and a real Postgres:
+ * - companies (configured domains and names, and the companies of the contacts held): their
+ *   `_state` row deleted, or saying less than the table (`"domains": {}`), the next sync, the plan
+ *   and a pipe given what `salesintel-pg state` prints buy none of the companies the table holds;
+ * - the contacts' ledger: days of `_bought` moved back by hand are mended from the rows'
+ *   `fetched_at` (a line says so) and nothing they index is bought again.
+ */
+import { Plan, Sync } from "@salesintel/cli"
+import { Ledger, Loader, Sql, State } from "@salesintel/postgres"
+import { Commands, HeldKeys } from "@salesintel/source"
+import * as Effect from "effect/Effect"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { backends, open } from "../packages/postgres/src/testing/Backends.ts"
+import { fastPace, sandboxForFile } from "./sandbox.ts"
+import { searchA, searchB, truthSandbox } from "./truth.ts"
+
+const sandbox = sandboxForFile(truthSandbox)
+
+const configOf = (key: string, companies: Record<string, unknown>, refreshAfterDays?: number) => ({
+  api_key: key,
+  base_url: sandbox.url,
+  credit_budget: 20_000,
+  requests_per_minute: fastPace,
+  contacts: {
+    searches: [searchA, searchB],
+    ...(refreshAfterDays === undefined ? {} : { refresh_after_days: refreshAfterDays }),
+  },
+  ...(Object.keys(companies).length === 0 ? {} : { companies }),
+})
+type Config = ReturnType<typeof configOf>
+
+const both = { streams: ["contacts", "companies"] }
+const catalog = {
+  streams: both.streams.map((name) => ({
+    stream: { name },
+    sync_mode: "incremental",
+    destination_sync_mode: "append_dedup",
+  })),
+}
+
+describe.each(await backends())("bought sets held by their tables, on $name", (backend) => {
+  let database: Awaited<ReturnType<typeof open>>
+  beforeAll(async () => {
+    database = await open(backend, "e2e held by table")
+    await database.query("SELECT 1")
+  })
+  afterAll(async () => {
+    await database?.close()
+  })
+  const fresh = () => database.query(`DROP SCHEMA IF EXISTS ${Sql.ident(database.schema)} CASCADE`)
+  const table = (name: string) => Sql.qualified(database.schema, name)
+  const count = async (sql: string) => Number((await database.query(sql))[0]?.n ?? 0)
+
+  /** What the sandbox charges `json`'s key while `run` runs. */
+  const spentBy = async <A>(json: Config, run: () => Promise<A>) => {
+    const before = sandbox.charged(json.api_key)
+    const result = await run()
+    return { result, charged: sandbox.charged(json.api_key) - before }
+  }
+  /** `salesintel sync`, in process: what it printed and what the sandbox charged. */
+  const sync = async (json: Config) => {
+    const lines: Array<string> = []
+    const { result: outcome, charged } = await spentBy(json, () =>
+      database.run(
+        Sync.sync({
+          config: json,
+          schema: database.schema,
+          progress: { isTTY: false, write: (text: string) => lines.push(text) > 0 },
+        }),
+      ),
+    )
+    expect(outcome.error).toBeUndefined()
+    expect(outcome.creditsSpent).toBe(charged)
+    return { charged, printed: lines.join("") }
+  }
+  /** The plan of the next sync, from the target as `salesintel plan` reads it: its companies' credits. */
+  const plannedCompanies = async (json: Config) => {
+    const { state, held } = await database.run(Plan.savedIn(database.schema, Plan.heldKeysWanted(json)))
+    const { result: plan, charged } = await spentBy(json, () =>
+      Effect.runPromise(
+        Effect.provideService(Plan.makePlan({ config: json, state, mode: "exact" }), HeldKeys.HeldKeys, held),
+      ),
+    )
+    expect(charged).toBe(0)
+    return plan.works.filter((work) => work.stream === "companies").reduce((sum, work) => sum + work.credits, 0)
+  }
+  /** The pipe (`salesintel-pg state` into the source's read, loaded): what the sandbox charged. */
+  const pipe = async (json: Config) => {
+    const state = await database.run(
+      Effect.flatMap(State.read(database.schema), (saved) => Ledger.exported(database.schema, saved)),
+    )
+    const { result: summary, charged } = await spentBy(json, () =>
+      database.run(Loader.load(Commands.read({ config: json, catalog, state }), { schema: database.schema })),
+    )
+    expect(summary.sourceErrors).toEqual([])
+    return charged
+  }
+  const companyRows = () => count(`SELECT count(*)::int AS n FROM ${table("companies")}`)
+
+  it("companies are held by their table: a state deleted or saying less buys none of them again (case 6)", {
+    timeout: 120_000,
+  }, async () => {
+    await fresh()
+    // Configured domains and names (names as the provider spells them), and the contacts' companies.
+    const configured = sandbox.dataset.companies.slice(0, 40)
+    const companies = {
+      from_contacts: true,
+      domains: configured.slice(0, 30).map((company) => company.domain),
+      names: configured.slice(30).map((company) => company.name),
+    }
+    const first = await sync(configOf(sandbox.key(), companies))
+    const held = await companyRows()
+    expect(held).toBeGreaterThan(100)
+    expect(first.charged).toBeGreaterThan(held)
+    const again = () => configOf(sandbox.key(), companies)
+
+    // The companies' `_state` row deleted: the plan, the sync and the pipe buy none of them.
+    await database.query(`DELETE FROM ${table("_state")} WHERE stream = 'companies'`)
+    expect(await plannedCompanies(again())).toBe(0)
+    const afterDelete = await sync(again())
+    expect(afterDelete.charged).toBe(0)
+    expect(afterDelete.printed).toContain(`companies held in ${database.schema}.companies were missing`)
+    expect(await companyRows()).toBe(held)
+    // Mended once: the state the sync committed holds them, and the next sync says nothing.
+    const quiet = await sync(again())
+    expect(quiet.charged).toBe(0)
+    expect(quiet.printed).not.toContain("companies held in")
+
+    // A state that says less than the table (no configured domains, no names).
+    await database.query(
+      `UPDATE ${table("_state")} SET state = state || '{"domains": {}, "names": {}}'::jsonb WHERE stream = 'companies'`,
+    )
+    expect(await plannedCompanies(again())).toBe(0)
+    expect((await sync(again())).charged).toBe(0)
+
+    // The pipe, given what `salesintel-pg state` prints after the state was deleted again.
+    await database.query(`DELETE FROM ${table("_state")} WHERE stream = 'companies'`)
+    expect(await pipe(again())).toBe(0)
+    expect(await companyRows()).toBe(held)
+  })
+
+  it("a ledger day edited by hand is mended from its row's fetched_at, nothing bought again (case 7)", {
+    timeout: 60_000,
+  }, async () => {
+    await fresh()
+    const json = () => configOf(sandbox.key(), {}, 30)
+    const first = await sync(json())
+    expect(first.charged).toBeGreaterThan(100)
+    // 100 days moved back 100 days: due again by refresh_after_days 30, were the ledger believed.
+    await database.query(
+      `UPDATE ${table("_bought")} SET day = day - 100
+        WHERE stream = 'contacts' AND key IN (SELECT key FROM ${table("_bought")} WHERE stream = 'contacts' ORDER BY key LIMIT 100)`,
+    )
+    const next = await sync(json())
+    expect(next.charged).toBe(0)
+    expect(next.printed).toContain("ledger: 100 contacts keys of")
+    const redated = await count(
+      `SELECT count(*)::int AS n FROM ${table("_bought")} b JOIN ${table("contacts")} t ON t.match_id = b.key
+        WHERE b.stream = 'contacts' AND b.day <> floor(extract(epoch from coalesce(t.fetched_at, t."_synced_at")) / 86400)::integer`,
+    )
+    expect(redated).toBe(0)
+    expect((await sync(json())).printed).not.toContain("ledger:")
+  })
+})
