@@ -19,7 +19,14 @@ import * as Output from "../read/Output.ts"
 import * as Purchase from "../read/Purchase.ts"
 import type { ReadInput, StreamDefinition } from "../read/StreamDefinition.ts"
 import * as FromContacts from "./companies/FromContacts.ts"
-import { type Company, type KindEvent, purchase, standings, unmatchedWarnings } from "./companies/Keys.ts"
+import {
+  type Company,
+  heldBy,
+  type KindEvent,
+  purchase,
+  standings,
+  unmatchedWarnings,
+} from "./companies/Keys.ts"
 import { startFrom } from "./companies/State.ts"
 
 const isConfigured = (config: SourceConfig) =>
@@ -43,8 +50,15 @@ const read = (input: ReadInput) =>
           ),
           purchase(client, input, settings, "domains", contacts.due, "contacts"),
         ),
-        recordBought: (event) =>
-          (event.from === "contacts" ? contacts.done : done[event.kind]).record(event.keys),
+        recordBought: (event) => {
+          const domains = event.from === "contacts" ? contacts.done : done.domains
+          const asked = event.kind === "names" ? done.names : domains
+          asked.record(event.keys)
+          // What each company returned proves held, as its row will (its domains, its name).
+          const proven = event.items.map((item) => heldBy(item.record))
+          domains.record(proven.flatMap((keys) => keys.domains))
+          done.names.record(proven.flatMap((keys) => keys.names))
+        },
         recordUnmatched: (event) => unmatched.record(event.kind, event.keys, event.unmatched),
         unmatchedWarnings: unmatchedWarnings(settings),
         // At the bought sets' cadence: a checkpoint carries every set, and the contacts' may be large.
