@@ -247,9 +247,10 @@ export const holdings = (
   )
 
 /**
- * Records `entries` (a set the state held) as bought, a later day winning: a state moved into the
- * ledger. Only keys whose row the table holds are recorded: the tables are the truth, and a key
- * with no row is not held (the ledger would otherwise say bought what no table has). Runs in
+ * Records the keys of `entries` (a set the state held) as bought: a state moved into the ledger.
+ * Only keys whose row the table holds are recorded, each on the day its row was fetched: the
+ * tables are the truth, and a key with no row is not held (the ledger would otherwise say bought
+ * what no table has), nor is a day the row does not say (as `reconcile` mends it). Runs in
  * whatever transaction is open; in batches of `pageSize`.
  */
 export const adopt = (
@@ -266,11 +267,9 @@ export const adopt = (
       const slice = all.slice(start, start + pageSize)
       yield* db.query(
         `INSERT INTO ${qualified(schema, boughtTable.name)} AS b (stream, key, day)
-         SELECT $1, u.key, max(u.day) FROM unnest($2::text[], $3::integer[]) AS u(key, day)
-          WHERE EXISTS (SELECT 1 FROM ${rows.table} AS t WHERE t.${rows.key} = u.key)
-          GROUP BY u.key
-         ON CONFLICT (stream, key) DO UPDATE SET day = greatest(b.day, EXCLUDED.day)`,
-        [stream, slice.map(([key]) => key), slice.map(([, day]) => day)],
+         SELECT $1, t.${rows.key}, ${rows.day} FROM ${rows.table} AS t WHERE t.${rows.key} = ANY($2::text[])
+         ON CONFLICT (stream, key) DO UPDATE SET day = EXCLUDED.day`,
+        [stream, slice.map(([key]) => key)],
       )
     }
   })
