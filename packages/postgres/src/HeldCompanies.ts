@@ -33,8 +33,11 @@ const fieldsOf: Readonly<Record<Kind, ReadonlyArray<string>>> = {
   names: ["names"],
 }
 
-/** Each key the rows prove bought, by kind, with the latest day a row holding it was fetched. */
-export type Held = Readonly<Record<Kind, ReadonlyMap<string, number>>>
+/**
+ * The keys the rows prove bought, by kind: each day with the keys whose latest row was fetched on
+ * it (each key once), grouped so in SQL (a row a day, not a row a key, crosses the wire).
+ */
+export type Held = Readonly<Record<Kind, ReadonlyArray<readonly [day: number, keys: ReadonlyArray<string>]>>>
 
 /**
  * The keys the companies table of `schema` holds (none when it does not exist yet): one statement,
@@ -46,19 +49,24 @@ export const held = (schema: string): Effect.Effect<Held, DatabaseError, Databas
     const db = yield* Database
     const table = qualified(schema, "companies")
     const [present] = yield* db.query("SELECT to_regclass($1) IS NOT NULL AS present", [table])
-    const out = { domains: new Map<string, number>(), names: new Map<string, number>() }
+    const out: Record<Kind, Array<readonly [number, ReadonlyArray<string>]>> = { domains: [], names: [] }
     if (present?.present !== true) return out
     const day = fetchedDaySql("t")
     const rows = yield* db.query(
-      `SELECT 'domains' AS kind, lower(btrim(d.domain)) AS key, max(${day}) AS day
-         FROM ${table} AS t, unnest(t.company_domains) AS d(domain)
-        WHERE btrim(d.domain) <> '' GROUP BY 2
-       UNION ALL
-       SELECT 'names', lower(btrim(t.company_name)), max(${day}) FROM ${table} AS t
-        WHERE btrim(t.company_name) <> '' GROUP BY 2`,
+      `SELECT kind, day, array_agg(key) AS keys FROM (
+         SELECT 'domains' AS kind, lower(btrim(d.domain)) AS key, max(${day}) AS day
+           FROM ${table} AS t, unnest(t.company_domains) AS d(domain)
+          WHERE btrim(d.domain) <> '' GROUP BY 2
+         UNION ALL
+         SELECT 'names', lower(btrim(t.company_name)), max(${day}) FROM ${table} AS t
+          WHERE btrim(t.company_name) <> '' GROUP BY 2
+       ) AS held GROUP BY kind, day ORDER BY kind, day`,
     )
     for (const row of rows)
-      out[row.kind === "names" ? "names" : "domains"].set(String(row.key), Number(row.day))
+      out[row.kind === "names" ? "names" : "domains"].push([
+        Number(row.day),
+        (row.keys as Array<unknown>).map(String),
+      ])
     return out
   })
 
@@ -132,20 +140,24 @@ export const mendState = (
     const holding = fieldsOf[kind].map(
       (field) => [field, sets.get(field) ?? new Map<string, number>()] as const,
     )
-    for (const [key, day] of held[kind]) {
-      const holders = holding.filter(([, set]) => set.has(key))
-      for (const [field, set] of holders)
-        if (set.get(key) !== day) {
+    for (const [day, keys] of held[kind])
+      for (const key of keys) {
+        let holders = 0
+        for (const [field, set] of holding) {
+          const was = set.get(key)
+          if (was === undefined) continue
+          holders++
+          if (was === day) continue
           set.set(key, day)
           changed.add(field)
           redated++
         }
-      if (holders.length > 0) continue
-      const [field, set] = holding[0] ?? [kind, new Map<string, number>()]
-      set.set(key, day)
-      changed.add(field)
-      added++
-    }
+        if (holders > 0) continue
+        const [field, set] = holding[0] ?? [kind, new Map<string, number>()]
+        set.set(key, day)
+        changed.add(field)
+        added++
+      }
   }
   if (changed.size === 0) return none
   const rewritten = Object.fromEntries(

@@ -19,7 +19,7 @@ import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
 import * as Stream from "effect/Stream"
 import { boughtTable } from "./Bookkeeping.ts"
-import { Database, type DatabaseError, transaction } from "./Database.ts"
+import { Database, type DatabaseError } from "./Database.ts"
 import * as HeldCompanies from "./HeldCompanies.ts"
 import { epochDaySql, fetchedDaySql, ident, literal, qualified } from "./Sql.ts"
 import { mappingOf } from "./Tables.ts"
@@ -111,7 +111,7 @@ export const changedAny = (changed: Reconciled): boolean =>
  * whose day is not the day its row was fetched gets that day. After a run of this code nothing is
  * to do (the loader keeps both in step); it mends a ledger emptied, edited or older than its
  * table, so nothing the tables hold is bought again, and what is due again is due by its row.
- * Three set-based statements, whatever the table holds.
+ * One set-based statement, whatever the table holds.
  */
 export const reconcile = (
   schema: string,
@@ -120,31 +120,46 @@ export const reconcile = (
   const rows = rowsOf(schema, stream)
   const none: Reconciled = { stream, added: 0, removed: 0, redated: 0 }
   if (rows === undefined) return Effect.succeed(none)
-  const ledger = qualified(schema, boughtTable.name)
-  const count = (sql: string) =>
-    Effect.flatMap(Database, (db) =>
-      Effect.map(
-        db.query(`WITH changed AS (${sql} RETURNING 1) SELECT count(*)::integer AS n FROM changed`, [stream]),
-        ([row]) => Number(row?.n ?? 0),
-      ),
-    )
   return Effect.flatMap(bothExist(schema, rows), (present) =>
     !present
       ? Effect.succeed(none)
-      : transaction(
-          Effect.all({
-            added: count(`INSERT INTO ${ledger} (stream, key, day)
-SELECT $1, t.${rows.key}, ${rows.day} FROM ${rows.table} AS t
-WHERE NOT EXISTS (SELECT 1 FROM ${ledger} AS b WHERE b.stream = $1 AND b.key = t.${rows.key})
-ON CONFLICT (stream, key) DO NOTHING`),
-            removed: count(`DELETE FROM ${ledger} AS b
-WHERE b.stream = $1 AND NOT EXISTS (SELECT 1 FROM ${rows.table} AS t WHERE t.${rows.key} = b.key)`),
-            // A day edited by hand (or kept from a record the row did not take) is the row's again.
-            redated: count(`UPDATE ${ledger} AS b SET day = ${rows.day} FROM ${rows.table} AS t
-WHERE b.stream = $1 AND t.${rows.key} = b.key AND b.day <> ${rows.day}`),
-          }).pipe(Effect.map(({ added, removed, redated }) => ({ stream, added, removed, redated }))),
+      : Effect.flatMap(Database, (db) =>
+          Effect.map(db.query(reconcileSql(schema, rows), [stream]), ([row]) => ({
+            stream,
+            added: Number(row?.added ?? 0),
+            removed: Number(row?.removed ?? 0),
+            redated: Number(row?.redated ?? 0),
+          })),
         ),
   )
+}
+
+/**
+ * One statement (so one transaction, and one pass over the table and the ledger: a full join, 2 s
+ * at a million contacts on a busy machine, where an anti-join each way and a join took 6): the
+ * rows and keys that differ, then what the ledger lacks added, what has no row forgotten, and a
+ * day that is not the row's (edited by hand, or kept from a record the row did not take) mended.
+ */
+const reconcileSql = (schema: string, rows: Rows) => {
+  const ledger = qualified(schema, boughtTable.name)
+  return `WITH apart AS (
+  SELECT t.${rows.key} AS key, ${rows.day} AS day, b.key AS indexed
+    FROM ${rows.table} AS t
+    FULL JOIN (SELECT key, day FROM ${ledger} WHERE stream = $1) AS b ON b.key = t.${rows.key}
+   WHERE b.key IS NULL OR t.${rows.key} IS NULL OR b.day <> ${rows.day}
+), added AS (
+  INSERT INTO ${ledger} (stream, key, day) SELECT $1, key, day FROM apart WHERE indexed IS NULL
+  ON CONFLICT (stream, key) DO NOTHING RETURNING 1
+), removed AS (
+  DELETE FROM ${ledger} AS b USING apart
+   WHERE apart.key IS NULL AND b.stream = $1 AND b.key = apart.indexed RETURNING 1
+), redated AS (
+  UPDATE ${ledger} AS b SET day = apart.day FROM apart
+   WHERE apart.key IS NOT NULL AND apart.indexed IS NOT NULL AND b.stream = $1 AND b.key = apart.indexed
+  RETURNING 1
+)
+SELECT (SELECT count(*) FROM added)::integer AS added, (SELECT count(*) FROM removed)::integer AS removed,
+       (SELECT count(*) FROM redated)::integer AS redated`
 }
 
 /** Every ledger stream reconciled (Streams.ledgers): what a run does first, under its lock. */
