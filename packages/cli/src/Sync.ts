@@ -194,8 +194,9 @@ export const sync = (
         )
       }
       // Read under the lock: a run that waited for another starts from what that one committed.
-      const state = yield* Effect.flatMap(Effect.catchAll(State.read(options.schema), failRun), (saved) =>
-        mendCompanies(options, saved),
+      const state = yield* Effect.catchAll(
+        Effect.flatMap(State.read(options.schema), (saved) => mendCompanies(options, saved)),
+        failRun,
       )
       // A signal asks the source to stop: it buys nothing more, lands the pages in flight and
       // checkpoints them, so the loader commits every page that was paid for.
