@@ -20,6 +20,7 @@
  */
 import { type Message, PackedIds, StreamState } from "@salesintel/airbyte"
 import * as Effect from "effect/Effect"
+import { boughtTable } from "./Bookkeeping.ts"
 import { Database, type DatabaseError } from "./Database.ts"
 import { fetchedDaySql, qualified } from "./Sql.ts"
 
@@ -40,16 +41,20 @@ const fieldsOf: Readonly<Record<Kind, ReadonlyArray<string>>> = {
 export type Held = Readonly<Record<Kind, ReadonlyArray<readonly [day: number, keys: ReadonlyArray<string>]>>>
 
 /**
- * The keys the companies table of `schema` holds (none when it does not exist yet): one statement,
- * each key once with its latest row's fetched day (a key that returned several companies is as
- * fresh as its latest purchase).
+ * The keys the companies table of `schema` holds: one statement, each key once with its latest
+ * row's fetched day (a key that returned several companies is as fresh as its latest purchase).
+ * None when the table does not exist yet, or the schema is older than the ledger (version 5),
+ * which the plan reads without migrating: as the contacts' (Ledger.ts).
  */
 export const held = (schema: string): Effect.Effect<Held, DatabaseError, Database> =>
   Effect.gen(function* () {
     const db = yield* Database
     const table = qualified(schema, "companies")
-    const [present] = yield* db.query("SELECT to_regclass($1) IS NOT NULL AS present", [table])
     const out: Record<Kind, Array<readonly [number, ReadonlyArray<string>]>> = { domains: [], names: [] }
+    const [present] = yield* db.query(
+      "SELECT to_regclass($1) IS NOT NULL AND to_regclass($2) IS NOT NULL AS present",
+      [qualified(schema, boughtTable.name), table],
+    )
     if (present?.present !== true) return out
     const day = fetchedDaySql("t")
     const rows = yield* db.query(

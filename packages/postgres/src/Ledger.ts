@@ -45,22 +45,16 @@ const rowsOf = (schema: string, stream: string): Rows | undefined => {
   }
 }
 
-/** Whether `table` exists (an older schema, or none, holds nothing). */
-export const tableExists = (table: string) =>
-  Effect.flatMap(Database, (db) =>
-    Effect.map(
-      db.query("SELECT to_regclass($1) IS NOT NULL AS present", [table]),
-      ([row]) => row?.present === true,
-    ),
-  )
-
-/** Whether both the ledger and the stream's table exist (an older schema, or none, holds nothing). */
-const bothExist = (schema: string, rows: Rows) =>
+/**
+ * Whether both the ledger and `table` exist: a schema from before the ledger (version 5), which
+ * the plan reads without migrating, or none, holds nothing.
+ */
+const bothExist = (schema: string, table: string) =>
   Effect.flatMap(Database, (db) =>
     Effect.map(
       db.query("SELECT to_regclass($1) IS NOT NULL AND to_regclass($2) IS NOT NULL AS present", [
         qualified(schema, boughtTable.name),
-        rows.table,
+        table,
       ]),
       ([row]) => row?.present === true,
     ),
@@ -120,7 +114,7 @@ export const reconcile = (
   const rows = rowsOf(schema, stream)
   const none: Reconciled = { stream, added: 0, removed: 0, redated: 0 }
   if (rows === undefined) return Effect.succeed(none)
-  return Effect.flatMap(bothExist(schema, rows), (present) =>
+  return Effect.flatMap(bothExist(schema, rows.table), (present) =>
     !present
       ? Effect.succeed(none)
       : Effect.flatMap(Database, (db) =>
@@ -316,7 +310,7 @@ export const held = (schema: string, stream: string): Stream.Stream<Entry, Datab
     `SELECT t.${rows.key} AS key, ${rows.day} AS day FROM ${rows.table} AS t
       ${Option.isSome(after) ? `WHERE t.${rows.key} > $1` : ""} ORDER BY t.${rows.key} LIMIT ${pageSize}`
   return Stream.unwrap(
-    Effect.map(tableExists(rows.table), (present) =>
+    Effect.map(bothExist(schema, rows.table), (present) =>
       !present
         ? Stream.empty
         : Stream.paginateChunkEffect(Option.none<string>(), (after) =>
