@@ -51,13 +51,15 @@ const read = (input: ReadInput) =>
           purchase(client, input, settings, "domains", contacts.due, "contacts"),
         ),
         recordBought: (event) => {
-          const domains = event.from === "contacts" ? contacts.done : done.domains
-          const asked = event.kind === "names" ? done.names : domains
+          const asked = event.from === "contacts" ? contacts.done : done[event.kind]
           asked.record(event.keys)
-          // What each company returned proves held, as its row will (its domains, its name).
+          // What each company returned proves held, as its row will: its domains (those not asked
+          // by this batch with the appended ones, so the contacts' set keeps only what contacts
+          // named) and its name.
           const proven = event.items.map((item) => heldBy(item.record))
-          domains.record(proven.flatMap((keys) => keys.domains))
-          done.names.record(proven.flatMap((keys) => keys.names))
+          const keys = new Set(event.keys)
+          done.domains.record(proven.flatMap((held) => held.domains).filter((key) => !keys.has(key)))
+          done.names.record(proven.flatMap((held) => held.names).filter((key) => !keys.has(key)))
         },
         recordUnmatched: (event) => unmatched.record(event.kind, event.keys, event.unmatched),
         unmatchedWarnings: unmatchedWarnings(settings),
