@@ -12,7 +12,9 @@
  * its `company_name` (a name asked that is the company's whole name). A name asked that is only part
  * of one (the provider matches names by "contains") is known by the state alone. A key the table
  * does not hold is left as the state has it: a domain that matched no company costs nothing to ask
- * again, and one the state knows by another spelling is not forgotten.
+ * again, and one the state knows by another spelling is not forgotten. The source records these
+ * same keys for each company it buys (`heldBy` in its companies/Keys.ts), so a state a run
+ * committed is in step and the mend, which says what it changed, says nothing.
  *
  * The held keys are read in one set-based statement over the table; the state's sets are decoded
  * as the source decodes them (lists, or ids packed by PackedIds) and held in memory only as long as
