@@ -7,12 +7,18 @@
  * - the contacts' ledger: days of `_bought` moved back by hand are mended from the rows'
  *   `fetched_at` (a line says so) and nothing they index is bought again.
  */
+
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
 import { Plan, Sync } from "@salesintel/cli"
-import { Ledger, Loader, Sql, State } from "@salesintel/postgres"
+import { Loader, Sql } from "@salesintel/postgres"
 import { Commands, HeldKeys } from "@salesintel/source"
 import * as Effect from "effect/Effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { backends, open } from "../packages/postgres/src/testing/Backends.ts"
+import { runTag } from "../packages/postgres/src/testing/RunTag.ts"
+import { runInProcess } from "./bins.ts"
 import { fastPace, sandboxForFile } from "./sandbox.ts"
 import { searchA, searchB, truthSandbox } from "./truth.ts"
 
@@ -91,11 +97,35 @@ describe.each(await backends())("bought sets held by their tables, on $name", (b
     (await planOf(json)).works
       .filter((work) => work.stream === "companies")
       .reduce((sum, work) => sum + work.credits, 0)
-  /** The pipe (`salesintel-pg state` into the source's read, loaded): what the sandbox charged. */
+  /** A command in process on this target (PGlite's files are one user's at a time: ours steps aside). */
+  const command = async (
+    bin: "salesintel" | "salesintel-pg",
+    args: ReadonlyArray<string>,
+    config?: Config,
+  ) => {
+    const directory = mkdtempSync(join(tmpdir(), `salesintel-held-by-table-${runTag()}-`))
+    const target =
+      database.url !== undefined
+        ? ["--database-url", database.url]
+        : ["--pglite-dir", String(database.pgliteDir)]
+    if (database.url === undefined) await database.suspend()
+    try {
+      if (config !== undefined) writeFileSync(join(directory, "config.json"), JSON.stringify(config))
+      const ended = await runInProcess(bin, [...args, ...target, "--schema", database.schema], {
+        cwd: directory,
+        env: {},
+      })
+      expect(ended.stderr).toBe("")
+      expect(ended.code).toBe(0)
+      return ended.stdout
+    } finally {
+      if (database.url === undefined) await database.resume()
+      rmSync(directory, { recursive: true, force: true })
+    }
+  }
+  /** The pipe: what `salesintel-pg state` prints, as the source's --state, loaded; what the sandbox charged. */
   const pipe = async (json: Config) => {
-    const state = await database.run(
-      Effect.flatMap(State.read(database.schema), (saved) => Ledger.exported(database.schema, saved)),
-    )
+    const state: unknown = JSON.parse(await command("salesintel-pg", ["state"]))
     const { result: summary, charged } = await spentBy(json, () =>
       database.run(Loader.load(Commands.read({ config: json, catalog, state }), { schema: database.schema })),
     )
@@ -128,6 +158,10 @@ describe.each(await backends())("bought sets held by their tables, on $name", (b
     // The companies' `_state` row deleted: the plan, the sync and the pipe buy none of them.
     await database.query(`DELETE FROM ${table("_state")} WHERE stream = 'companies'`)
     expect(await plannedCompanies(again())).toBe(0)
+    // `salesintel plan` says so too.
+    expect(await command("salesintel", ["plan", "--config", "config.json"], again())).toMatch(
+      /^companies: .*: 0 credits at one per key/m,
+    )
     const afterDelete = await sync(again())
     expect(afterDelete.charged).toBe(0)
     expect(afterDelete.printed).toContain(`companies held in ${database.schema}.companies were missing`)
