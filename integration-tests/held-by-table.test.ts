@@ -144,6 +144,7 @@ describe.each(await backends())("bought sets held by their tables, on $name", (b
       from_contacts: true,
       domains: configured.slice(0, 30).map((company) => company.domain),
       names: configured.slice(30).map((company) => company.name),
+      refresh_after_days: 30,
     }
     const first = await sync(configOf(sandbox.key(), companies))
     const held = await companyRows()
@@ -177,6 +178,22 @@ describe.each(await backends())("bought sets held by their tables, on $name", (b
     )
     expect(await plannedCompanies(again())).toBe(0)
     expect((await sync(again())).charged).toBe(0)
+
+    // A state whose days are not the rows': every domain held said bought 100 days ago (due again
+    // at refresh_after_days 30, were the state believed), the contacts' set and the names emptied.
+    await database.query(
+      `UPDATE ${table("_state")} SET state = state || jsonb_build_object(
+         'domains', jsonb_build_object((floor(extract(epoch from now()) / 86400)::integer - 100)::text,
+           (SELECT jsonb_agg(DISTINCT lower(btrim(d.domain))) FROM ${table("companies")} AS c, unnest(c.company_domains) AS d(domain))),
+         'contact_domains', '{}'::jsonb, 'names', '{}'::jsonb)
+        WHERE stream = 'companies'`,
+    )
+    expect(await plannedCompanies(again())).toBe(0)
+    const redated = await sync(again())
+    expect(redated.charged).toBe(0)
+    expect(redated.printed).toMatch(
+      /companies: .* had another day in the saved state than their rows' fetched_at/,
+    )
 
     // The pipe, given what `salesintel-pg state` prints after the state was deleted again.
     await database.query(`DELETE FROM ${table("_state")} WHERE stream = 'companies'`)
