@@ -305,7 +305,7 @@ describe.skipIf(server === undefined)(
         const deadline = Date.now() + 30_000
         while (terminated === 0 && Date.now() < deadline) {
           const { rows } = await killer.query(
-            "SELECT pg_terminate_backend(pid) AS done FROM pg_stat_activity WHERE query LIKE '%unnest($2::text[], $3::integer[])%' AND pid <> pg_backend_pid()",
+            "SELECT pg_terminate_backend(pid) AS done FROM pg_stat_activity WHERE query LIKE '%DO UPDATE SET day = EXCLUDED.day%' AND pid <> pg_backend_pid()",
           )
           terminated += rows.length
           await new Promise((resolve) => setTimeout(resolve, 5))

@@ -6,12 +6,13 @@
  * with the data before it and with the run row's records and credits so far. On `stop` (a signal)
  * it stops reading, keeps what committed and ends `interrupted`.
  */
-import { Catalog, type Message, Streams } from "@salesintel/airbyte"
+import { Catalog, type Message, type StreamState, Streams } from "@salesintel/airbyte"
 import { Client, CreditBudget } from "@salesintel/core"
 import {
   CreditsAhead,
   Database,
   type Ddl,
+  HeldCompanies,
   Ledger,
   Loader,
   Provenance,
@@ -214,7 +215,10 @@ export const sync = (
       if (options.creditsAheadFile !== undefined)
         yield* Effect.catchAll(CreditsAhead.recover(options.schema, options.creditsAheadFile), failRun)
       // Read under the lock: a run that waited for another starts from what that one committed.
-      const state = yield* Effect.catchAll(State.read(options.schema), failRun)
+      const state = yield* Effect.catchAll(
+        Effect.flatMap(State.read(options.schema), (saved) => mendCompanies(options, saved)),
+        failRun,
+      )
       // A signal asks the source to stop: it buys nothing more, lands the pages in flight and
       // checkpoints them, so the loader commits every page that was paid for.
       const prepared = Commands.prepareRead({
@@ -247,6 +251,22 @@ const withLeft = (options: SyncOptions, outcome: SyncOutcome) =>
     const left = yield* Remaining.remaining(options.config, options.schema, options.startedAt ?? Date.now())
     return { ...outcome, left } satisfies SyncOutcome
   })
+
+/**
+ * The companies' saved state mended from their table (HeldCompanies), as the plan and
+ * `salesintel-pg state` read it, and a line when it said less: a state deleted or edited buys
+ * nothing the table holds. Not for a stream the user resets (it starts afresh on purpose).
+ */
+const mendCompanies = (options: SyncOptions, saved: ReadonlyArray<StreamState.SavedStreamState>) =>
+  options.resetState?.includes("companies") === true
+    ? Effect.succeed(saved)
+    : Effect.flatMap(HeldCompanies.mend(options.schema, saved), ({ saved, mended }) => {
+        const line = HeldCompanies.describeMended(options.schema, mended)
+        return Effect.as(
+          line === undefined ? Effect.void : Effect.sync(() => options.progress.write(`${line}\n`)),
+          saved,
+        )
+      })
 
 /**
  * A full refresh of the contacts deletes, once it completes, the rows it did not buy again: before

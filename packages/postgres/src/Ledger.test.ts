@@ -34,7 +34,9 @@ describe.each(all.map((backend): [string, Backend] => [backend.name, backend]))(
     })
     beforeEach(async () => {
       await env.run(Ddl.ensure(env.schema))
-      await env.query(`TRUNCATE ${qualified(env.schema, "_bought")}, ${qualified(env.schema, "contacts")}`)
+      await env.query(
+        `TRUNCATE ${qualified(env.schema, "_bought")}, ${qualified(env.schema, "contacts")}, ${qualified(env.schema, "companies")} CASCADE`,
+      )
     })
     const load = (messages: ReadonlyArray<Message.Message>) =>
       env.run(Loader.load(Stream.fromIterable(messages), { schema: env.schema }))
@@ -74,13 +76,17 @@ describe.each(all.map((backend): [string, Backend] => [backend.name, backend]))(
     })
 
     it("keeps the later day of a key bought again, whichever comes first", async () => {
-      await load([fetched(1, "2026-11-22T08:00:00Z"), state("contacts", {})])
-      await load([
+      // What the loads write alone: no reconcile between them (it would give each key its row's
+      // day, and which record a row keeps is the merge's to say).
+      const loadOnly = (messages: ReadonlyArray<Message.Message>) =>
+        env.run(Loader.load(Stream.fromIterable(messages), { schema: env.schema, ensureSchema: false }))
+      await loadOnly([fetched(1, "2026-11-22T08:00:00Z"), state("contacts", {})])
+      await loadOnly([
         fetched(1, "2026-11-01T08:00:00Z"),
         fetched(2, "2026-11-01T08:00:00Z"),
         state("contacts", {}),
       ])
-      await load([fetched(2, "2026-11-23T08:00:00Z"), state("contacts", {})])
+      await loadOnly([fetched(2, "2026-11-23T08:00:00Z"), state("contacts", {})])
       expect(await rows()).toEqual([
         ["contacts", "m-1", day("2026-11-22T00:00:00Z")],
         ["contacts", "m-2", day("2026-11-23T00:00:00Z")],
@@ -109,8 +115,9 @@ describe.each(all.map((backend): [string, Backend] => [backend.name, backend]))(
       expect(keys).toHaveLength(count + 1)
       expect(keys).toEqual([...keys].sort())
       const days = new Map(read)
-      expect(days.get("k-5")).toBe(20_000 + 2) // the later day stays
-      expect(days.get("k-6")).toBe(30_000)
+      // Each on its row's day, whatever a state said (earlier or later).
+      expect(days.get("k-5")).toBe(20_000 + 2)
+      expect(days.get("k-6")).toBe(20_000)
       expect(days.get("k-zz")).toBe(20_100)
       expect(days.has("no-row")).toBe(false)
       expect(await env.run(Stream.runCollect(Ledger.held(env.schema, "companies")))).toHaveLength(0)
@@ -212,13 +219,26 @@ describe.each(all.map((backend): [string, Backend] => [backend.name, backend]))(
         stream: "contacts",
         added: 0,
         removed: 0,
+        redated: 0,
       })
+      // A day edited by hand, either way: the row's again.
+      await env.query(`UPDATE ${qualified(env.schema, "_bought")} SET day = day - 100 WHERE key = 'a'`)
+      await env.query(`UPDATE ${qualified(env.schema, "_bought")} SET day = day + 3 WHERE key = 'b'`)
+      const redated = await env.run(Ledger.reconcile(env.schema, "contacts"))
+      expect(redated).toEqual({ stream: "contacts", added: 0, removed: 0, redated: 2 })
+      expect(Ledger.describeReconciled("s", redated)).toMatch(
+        /^ledger: 2 contacts keys of the ledger s\._bought had another day than their row's fetched_at .* mended/,
+      )
+      expect(await rows()).toEqual([
+        ["contacts", "a", 20_000],
+        ["contacts", "b", 20_001],
+      ])
       await env.query(`TRUNCATE ${qualified(env.schema, "_bought")}`)
       await env.query(
         `INSERT INTO ${qualified(env.schema, "_bought")} (stream, key, day) VALUES ('contacts', 'gone', 20000)`,
       )
       const changed = await env.run(Ledger.reconcile(env.schema, "contacts"))
-      expect(changed).toEqual({ stream: "contacts", added: 2, removed: 1 })
+      expect(changed).toEqual({ stream: "contacts", added: 2, removed: 1, redated: 0 })
       expect(Ledger.describeReconciled("s", changed)).toMatch(
         /2 contacts rows .* added back .*1 keys .* forgotten/,
       )
@@ -230,6 +250,7 @@ describe.each(all.map((backend): [string, Backend] => [backend.name, backend]))(
         stream: "contacts",
         added: 0,
         removed: 0,
+        redated: 0,
       })
     })
 

@@ -37,9 +37,7 @@ export const begin = (
     yield* RunLock.schema(schema, lock)
     yield* Ddl.ensure(schema)
     const abandoned = yield* Runs.abandon(schema)
-    const reconciled = (yield* Ledger.reconcileAll(schema)).filter(
-      (changed) => changed.added > 0 || changed.removed > 0,
-    )
+    const reconciled = (yield* Ledger.reconcileAll(schema)).filter(Ledger.changedAny)
     const runId = yield* Runs.start(schema, startedAt)
     return { runId, abandoned, reconciled }
   })

@@ -17,3 +17,11 @@ export const defaultSchema = "salesintel"
  * doubled. Only for the connector's own constants; values from records travel as COPY data.
  */
 export const literal = (text: string): string => `'${text.replaceAll("'", "''")}'`
+
+/** Days since 1970-01-01 (UTC) of a timestamptz expression, as the source counts them. */
+export const epochDaySql = (expression: string): string =>
+  `floor(extract(epoch from ${expression}) / 86400)::integer`
+
+/** The day a row (aliased `alias`) was bought: when it was fetched (or, for older rows, loaded). */
+export const fetchedDaySql = (alias: string): string =>
+  epochDaySql(`coalesce(${alias}.fetched_at, ${alias}."_synced_at")`)

@@ -3,9 +3,10 @@
  * bin wraps it). `Commands.read` is what `salesintel sync` runs in-process.
  */
 
+/** The packed form of a bought set's day (now with the protocol, in @salesintel/airbyte). */
+export { PackedIds } from "@salesintel/airbyte"
 export * as BoughtLedger from "./bought/BoughtLedger.ts"
 export * as HeldKeys from "./bought/HeldKeys.ts"
-export * as PackedIds from "./bought/PackedIds.ts"
 export * as Check from "./Check.ts"
 export * as Commands from "./Commands.ts"
 export * as Config from "./Config.ts"

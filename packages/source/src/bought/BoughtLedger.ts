@@ -43,8 +43,10 @@ export interface Ledger {
     refreshAfterDays: number | undefined,
   ) => Effect.Effect<Holdings, LedgerError>
   /**
-   * Records `entries` as bought (a later day wins): the set a state held, moved into the ledger.
-   * It must be durable no later than the first checkpoint written without the set.
+   * Records `entries` as bought: the set a state held, moved into the ledger (where the
+   * destination's tables are the truth, a key it holds no record of is not recorded, and a key's
+   * day is its record's). It must be durable no later than the first checkpoint written without
+   * the set.
    */
   readonly adopt: (stream: string, entries: ReadonlyArray<Entry>) => Effect.Effect<void, LedgerError>
 }

@@ -7,13 +7,13 @@
  * array, 33 to 50 bytes a key where a Map (and a Set of this run's keys) took 81; in the state JSON
  * grouped by day, each key written once
  * with no per-key timestamp: a short day as a list (`{"20413": ["m-1", "m-2"]}`), a day of `packAt`
- * ids or more packed into one string (bought/PackedIds.ts), about a quarter of the list's bytes.
+ * ids or more packed into one string (PackedIds.ts in @salesintel/airbyte), about a quarter of the list's bytes.
  */
+import { PackedIds as Packed } from "@salesintel/airbyte"
 import * as Effect from "effect/Effect"
 import * as ParseResult from "effect/ParseResult"
 import * as Schema from "effect/Schema"
 import { KeyTable } from "./KeyTable.ts"
-import { pack, packedPrefix, unpack } from "./PackedIds.ts"
 
 /** Days since 1970-01-01 (UTC). */
 export const epochDay = (millis: number): number => Math.floor(millis / 86_400_000)
@@ -31,21 +31,21 @@ const DayKey = Schema.String.pipe(Schema.pattern(/^(0|[1-9]\d{0,5})$/)).annotati
 export const futureDay = (json: DatedSetJson | undefined, today: number): string | undefined =>
   Object.keys(json ?? {}).find((day) => Number(day) > today + 1)
 
-/** A day's ids packed into one string (bought/PackedIds.ts), read back as the list it holds. */
+/** A day's ids packed into one string (PackedIds.ts in @salesintel/airbyte), read back as the list it holds. */
 const PackedIds = Schema.transformOrFail(
-  Schema.String.pipe(Schema.startsWith(packedPrefix)).annotations({
-    description: `a list of ids, or ids packed as a string starting "${packedPrefix}"`,
+  Schema.String.pipe(Schema.startsWith(Packed.packedPrefix)).annotations({
+    description: `a list of ids, or ids packed as a string starting "${Packed.packedPrefix}"`,
   }),
   Schema.Array(Schema.String),
   {
     strict: true,
     decode: (packed, _, ast) =>
       Effect.try({
-        try: () => unpack(packed),
+        try: () => Packed.unpack(packed),
         catch: (error) =>
           new ParseResult.Type(ast, packed, `packed ids that do not unpack (${(error as Error).message})`),
       }),
-    encode: (ids) => ParseResult.succeed(pack(ids)),
+    encode: (ids) => ParseResult.succeed(Packed.pack(ids)),
   },
 )
 
@@ -174,7 +174,7 @@ export class DatedSet {
     const json: Record<string, ReadonlyArray<string> | string> = {}
     for (const day of [...byDay.keys()].sort((a, b) => a - b)) {
       const keys = byDay.get(day) ?? []
-      json[String(day)] = keys.length >= packAt ? pack(keys) : keys
+      json[String(day)] = keys.length >= packAt ? Packed.pack(keys) : keys
     }
     return json
   }

@@ -19,7 +19,14 @@ import * as Output from "../read/Output.ts"
 import * as Purchase from "../read/Purchase.ts"
 import type { ReadInput, StreamDefinition } from "../read/StreamDefinition.ts"
 import * as FromContacts from "./companies/FromContacts.ts"
-import { type Company, type KindEvent, purchase, standings, unmatchedWarnings } from "./companies/Keys.ts"
+import {
+  type Company,
+  heldBy,
+  type KindEvent,
+  purchase,
+  standings,
+  unmatchedWarnings,
+} from "./companies/Keys.ts"
 import { startFrom } from "./companies/State.ts"
 
 const isConfigured = (config: SourceConfig) =>
@@ -43,8 +50,17 @@ const read = (input: ReadInput) =>
           ),
           purchase(client, input, settings, "domains", contacts.due, "contacts"),
         ),
-        recordBought: (event) =>
-          (event.from === "contacts" ? contacts.done : done[event.kind]).record(event.keys),
+        recordBought: (event) => {
+          const asked = event.from === "contacts" ? contacts.done : done[event.kind]
+          asked.record(event.keys)
+          // What each company returned proves held, as its row will: its domains (those not asked
+          // by this batch with the appended ones, so the contacts' set keeps only what contacts
+          // named) and its name.
+          const proven = event.items.map((item) => heldBy(item.record))
+          const keys = new Set(event.keys)
+          done.domains.record(proven.flatMap((held) => held.domains).filter((key) => !keys.has(key)))
+          done.names.record(proven.flatMap((held) => held.names).filter((key) => !keys.has(key)))
+        },
         recordUnmatched: (event) => unmatched.record(event.kind, event.keys, event.unmatched),
         unmatchedWarnings: unmatchedWarnings(settings),
         // At the bought sets' cadence: a checkpoint carries every set, and the contacts' may be large.

@@ -32,6 +32,27 @@ export const dueKeys = (keys: ReadonlyArray<string>, done: BoughtSet): ReadonlyA
 
 export type Company = CompanyTechnologies.CompanyTechnologies
 
+/** Spaces trimmed and case folded, as SQL's lower(btrim(...)). */
+const folded = (text: string) => text.replace(/^ +| +$/g, "").toLowerCase()
+
+/**
+ * The keys a company bought proves held: each of its domains and its whole name, trimmed and
+ * case-folded. They are what the loader reads back from its row to mend a state that says less
+ * than the companies table (HeldCompanies.ts in @salesintel/postgres, the SQL twin, over the
+ * `company_domains` and `company_name` columns, which take these same fields). A read records them
+ * with the keys it asked, so its state says what the table holds.
+ */
+export const heldBy = (
+  company: Company,
+): { readonly domains: ReadonlyArray<string>; readonly names: ReadonlyArray<string> } => {
+  const domains = (company.company_domains ?? company.company?.domains ?? [])
+    .map(folded)
+    .filter((domain) => domain.length > 0)
+  const name = company.company_name ?? company.company?.name
+  const names = name === undefined || name === null || folded(name).length === 0 ? [] : [folded(name)]
+  return { domains, names }
+}
+
 /** A purchase event, with the kind of key it bought by and where its keys came from. */
 export type KindEvent = KeyedPurchase.Event<string, Company> & {
   readonly kind: KeyKind

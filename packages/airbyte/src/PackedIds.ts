@@ -8,6 +8,9 @@
  * token's value, delta to the one before, as varints: random 32-bit tokens then take about two
  * bytes. Any other id is front-coded (the length shared with the id before, then the rest). Each
  * id comes back exactly as it was written (the token's width is kept, so leading zeros too).
+ *
+ * Here, with the protocol, because both ends read it: the source writes and reads its bought sets
+ * so, and the loader reads them back to mend a saved state from its tables (salesintel-pg state).
  */
 import { deflateRawSync, inflateRawSync } from "node:zlib"
 
