@@ -1,0 +1,140 @@
+/**
+ * Pages that do not decode whole, and pages that carry a record twice (issue 44, case 8), through
+ * `salesintel sync` in process against the sandbox (credits as it counts them), on PGlite and a
+ * real Postgres.
+ *
+ * - A credited page with contacts the provider sent without `match_id` (the sandbox's
+ *   `no_match_id_rate`, the same contacts on every request, preview included): its charge is
+ *   counted, its good records land, the bad ones are kept whole in `_rejected` with the reason and
+ *   counted in the summary and in `_sync_runs`, and the next run is not blocked by them on the free
+ *   preview and buys nothing twice.
+ * - A page with records sent twice (the sandbox's `duplicate_rate`): each copy is charged, as the
+ *   provider charges per record on the page; the summary's credits are the charge and its records
+ *   the rows.
+ */
+import { Sync } from "@salesintel/cli"
+import { Sql } from "@salesintel/postgres"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { backends, open } from "../packages/postgres/src/testing/Backends.ts"
+import { sandboxForFile } from "./sandbox.ts"
+import { configOver, searchA, searchB, truthSandbox } from "./truth.ts"
+
+const sandbox = sandboxForFile(truthSandbox)
+
+type Config = ReturnType<typeof configOver>
+
+/** The sandbox's contacts by email (a rejected record has no match_id to find it by). */
+let emails: Map<string, number> | undefined
+const indexOfEmail = (): Map<string, number> => {
+  if (emails === undefined) {
+    emails = new Map()
+    for (let index = 0; index < sandbox.dataset.contactCount; index++)
+      emails.set(String(sandbox.dataset.contact(index).email), index)
+  }
+  return emails
+}
+
+describe.each(await backends())("pages that do not decode whole, on $name", (backend) => {
+  let database: Awaited<ReturnType<typeof open>>
+  beforeAll(async () => {
+    database = await open(backend, "e2e bad pages")
+    await database.query("SELECT 1")
+  })
+  afterAll(async () => {
+    await database?.close()
+  })
+  const fresh = () => database.query(`DROP SCHEMA IF EXISTS ${Sql.ident(database.schema)} CASCADE`)
+  const table = (name: string) => Sql.qualified(database.schema, name)
+  const count = async (sql: string) => Number((await database.query(sql))[0]?.n ?? 0)
+
+  /** `salesintel sync`, in process: its outcome, what it printed and what the sandbox charged. */
+  const sync = async (json: Config) => {
+    const lines: Array<string> = []
+    const before = sandbox.charged(json.api_key)
+    const outcome = await database.run(
+      Sync.sync({
+        config: json,
+        schema: database.schema,
+        progress: { isTTY: false, write: (text: string) => lines.push(text) > 0 },
+      }),
+    )
+    return { outcome, charged: sandbox.charged(json.api_key) - before, printed: lines.join("") }
+  }
+
+  it("keeps a credited page's good records, rejects the bad ones whole, and is not blocked after", async () => {
+    await fresh()
+    const key = sandbox.key()
+    sandbox.setFaults({ no_match_id_rate: 0.05 }, key)
+    const json = configOver(sandbox.url, key, { searches: [searchA, searchB] })
+
+    const first = await sync(json)
+    expect(first.outcome.error).toBeUndefined()
+    expect(first.outcome.status).toBe("succeeded")
+    const rows = await count(`SELECT count(*)::int AS n FROM ${table("contacts")}`)
+    const rejected = await database.query(
+      `SELECT stream, key, reason, record, run_id FROM ${table("_rejected")} ORDER BY reason`,
+    )
+    // Every record paid for is a row or a rejected record; the run's credits are the charge.
+    expect(rejected.length).toBeGreaterThan(0)
+    expect(rows).toBeGreaterThan(rejected.length)
+    expect(rows + rejected.length).toBe(first.charged)
+    expect(first.outcome.creditsSpent).toBe(first.charged)
+    expect(first.outcome.creditsUncertain).toBe(0)
+    for (const row of rejected) {
+      expect(row.stream).toBe("contacts")
+      expect(row.key).toBeNull()
+      expect(String(row.reason)).toContain("match_id")
+      expect(Number(row.run_id)).toBe(first.outcome.runId)
+      // Whole: the provider's record as sent (its email names the contact in the sandbox).
+      const record = (typeof row.record === "string" ? JSON.parse(row.record) : row.record) as Record<
+        string,
+        unknown
+      >
+      expect(record.match_id).toBeUndefined()
+      const { match_id: _, ...sent } = sandbox.dataset.contact(indexOfEmail().get(String(record.email)) ?? -1)
+      expect(record).toEqual(sent)
+    }
+    // Said in the summary and in the run's row: nothing paid for disappears silently.
+    const contacts = first.outcome.streams.find((stream) => stream.stream === "contacts")
+    expect(contacts?.records).toBe(rows)
+    expect(contacts?.rejected).toBe(rejected.length)
+    expect(first.printed).toContain(`${rejected.length} rejected`)
+    const runRow = await database.query(
+      `SELECT streams->'contacts'->>'rejected' AS rejected FROM ${table("_sync_runs")} WHERE id = $1`,
+      [first.outcome.runId],
+    )
+    expect(Number(runRow[0]?.rejected)).toBe(rejected.length)
+    // The ledger holds the rows' keys, not the rejected records (they have none).
+    expect(await count(`SELECT count(*)::int AS n FROM ${table("_bought")} WHERE stream = 'contacts'`)).toBe(
+      rows,
+    )
+
+    // The next run lists the searches on the free preview, bad records and all: not blocked, and
+    // nothing bought twice.
+    const second = await sync(json)
+    expect(second.outcome.error).toBeUndefined()
+    expect(second.outcome.status).toBe("succeeded")
+    expect(second.charged).toBe(0)
+    expect(second.outcome.creditsSpent).toBe(0)
+    expect(await count(`SELECT count(*)::int AS n FROM ${table("contacts")}`)).toBe(rows)
+    expect(await count(`SELECT count(*)::int AS n FROM ${table("_rejected")}`)).toBe(rejected.length)
+  })
+
+  it("counts a record sent twice on a page as the provider charges it, and lands it once", async () => {
+    await fresh()
+    const key = sandbox.key()
+    sandbox.setFaults({ duplicate_rate: 0.05 }, key)
+    const json = configOver(sandbox.url, key, { searches: [searchA, searchB] })
+    const first = await sync(json)
+    expect(first.outcome.error).toBeUndefined()
+    const rows = await count(`SELECT count(*)::int AS n FROM ${table("contacts")}`)
+    // Copies were sent (and charged): more records charged than rows.
+    expect(first.charged).toBeGreaterThan(rows)
+    expect(first.outcome.creditsSpent).toBe(first.charged)
+    expect(first.outcome.streams.find((stream) => stream.stream === "contacts")?.records).toBe(rows)
+    expect(first.outcome.streams.find((stream) => stream.stream === "contacts")?.credits).toBe(first.charged)
+    const second = await sync(json)
+    expect(second.outcome.error).toBeUndefined()
+    expect(second.charged).toBe(0)
+  })
+})
