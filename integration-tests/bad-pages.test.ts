@@ -98,7 +98,8 @@ describe.each(await backends())("pages that do not decode whole, on $name", (bac
     const contacts = first.outcome.streams.find((stream) => stream.stream === "contacts")
     expect(contacts?.records).toBe(rows)
     expect(contacts?.rejected).toBe(rejected.length)
-    expect(first.printed).toContain(`${rejected.length} rejected`)
+    expect(Sync.describe(first.outcome, "db")).toContain(`${rejected.length} rejected`)
+    expect(first.printed).toContain("contacts: a record did not decode (search_results[")
     const runRow = await database.query(
       `SELECT streams->'contacts'->>'rejected' AS rejected FROM ${table("_sync_runs")} WHERE id = $1`,
       [first.outcome.runId],
@@ -111,9 +112,14 @@ describe.each(await backends())("pages that do not decode whole, on $name", (bac
 
     // The next run lists the searches on the free preview, bad records and all: not blocked, and
     // nothing bought twice.
+    const previews = () => sandbox.requests(key)["people.preview"]?.["200"] ?? 0
+    const listedBefore = previews()
     const second = await sync(json)
     expect(second.outcome.error).toBeUndefined()
     expect(second.outcome.status).toBe("succeeded")
+    // It read the free listing, whose pages carry the same bad records, and said so.
+    expect(previews()).toBeGreaterThan(listedBefore)
+    expect(second.printed).toContain("listed contacts did not decode (search_results[")
     expect(second.charged).toBe(0)
     expect(second.outcome.creditsSpent).toBe(0)
     expect(await count(`SELECT count(*)::int AS n FROM ${table("contacts")}`)).toBe(rows)

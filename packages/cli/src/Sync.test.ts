@@ -8,8 +8,8 @@ const outcome = (changes: Partial<Sync.SyncOutcome>): Sync.SyncOutcome => ({
   signal: undefined,
   abandoned: [],
   streams: [
-    { stream: "contacts", records: 5_682, credits: 5_682, recordsLeft: 20_171 },
-    { stream: "companies", records: 10, credits: 10, recordsLeft: 0 },
+    { stream: "contacts", records: 5_682, rejected: 0, credits: 5_682, recordsLeft: 20_171 },
+    { stream: "companies", records: 10, rejected: 0, credits: 10, recordsLeft: 0 },
   ],
   creditsSpent: 5_692,
   creditsUncertain: 0,
@@ -35,5 +35,15 @@ describe("Sync.describe: why records were left", () => {
     const failed = Sync.describe(outcome({ status: "failed", error: "the connection was lost" }), "db")
     expect(contactsLine(failed)).toMatch(/\(20,171 left to buy: the run failed\)$/)
     expect(failed).not.toContain("lack of budget")
+  })
+})
+
+describe("Sync.describe: rejected records", () => {
+  it("says how many records of a stream were rejected and where they are kept", () => {
+    const streams = [{ stream: "contacts", records: 300, rejected: 50, credits: 350, recordsLeft: 0 }]
+    expect(contactsLine(Sync.describe(outcome({ streams }), "db"))).toMatch(
+      /300 records +350 credits {2}\(50 rejected: paid for, kept whole in _rejected\)$/,
+    )
+    expect(contactsLine(Sync.describe(outcome({}), "db"))).not.toContain("rejected")
   })
 })

@@ -71,6 +71,8 @@ export interface SyncOptions {
 export interface StreamOutcome {
   readonly stream: string
   readonly records: number
+  /** Records of its pages that did not decode, paid for and kept whole in `_rejected`. */
+  readonly rejected: number
   readonly credits: number
   readonly recordsLeft: number
 }
@@ -270,15 +272,21 @@ const endRun = (
         .map((stream) => ({
           stream: stream.stream,
           records: stream.records,
+          rejected: stream.rejected,
           credits: stream.creditsSpent,
           recordsLeft: stream.recordsLeft,
-        })) ?? spentByStream(seen, budget).map((stream) => ({ ...stream, records: 0, recordsLeft: 0 }))
+        })) ??
+      spentByStream(seen, budget).map((stream) => ({ ...stream, records: 0, rejected: 0, recordsLeft: 0 }))
     const streams = read.map((stream) => ({
       ...stream,
       records: status === "succeeded" ? stream.records : (committed[stream.stream]?.records ?? 0),
+      rejected: status === "succeeded" ? stream.rejected : (committed[stream.stream]?.rejected ?? 0),
     }))
     const figures = Object.fromEntries(
-      streams.map((s) => [s.stream, { records: s.records, credits: s.credits }]),
+      streams.map((s) => [
+        s.stream,
+        { records: s.records, credits: s.credits, ...(s.rejected > 0 ? { rejected: s.rejected } : {}) },
+      ]),
     )
     const creditsUncertain = budget.uncertain
     yield* RunLifecycle.end(
@@ -463,13 +471,13 @@ const loadRead = (
           endedOnItsOwn:
             stop === undefined ? Effect.succeed(true) : Effect.map(Deferred.isDone(stop), (done) => !done),
           onMessage: logLine(options),
-          beforeCommit: ({ state, records }) => {
+          beforeCommit: ({ state, records, rejected }) => {
             follow.committing(state, records)
             const credits = follow.creditsAt(state)
             const figures = Object.fromEntries(
-              Object.entries(records).map(([stream, count]) => [
+              Object.entries(Runs.figuresOf(records, rejected)).map(([stream, counted]) => [
                 stream,
-                { records: count, credits: credits?.get(stream) ?? 0 },
+                { ...counted, credits: credits?.get(stream) ?? 0 },
               ]),
             )
             return Effect.zipRight(Runs.progress(options.schema, runId, figures), Ref.set(committed, figures))
@@ -512,7 +520,7 @@ export const describe = (outcome: SyncOutcome, target: string): string => {
       : []),
     ...outcome.streams.map(
       (s) =>
-        `  ${s.stream.padEnd(20)} ${String(s.records).padStart(8)} records ${String(s.credits).padStart(8)} credits${s.recordsLeft > 0 ? `  (${leftOver(outcome, s.recordsLeft)})` : ""}`,
+        `  ${s.stream.padEnd(20)} ${String(s.records).padStart(8)} records ${String(s.credits).padStart(8)} credits${s.rejected > 0 ? `  (${s.rejected} rejected: paid for, kept whole in _rejected)` : ""}${s.recordsLeft > 0 ? `  (${leftOver(outcome, s.recordsLeft)})` : ""}`,
     ),
     `  credits spent: ${outcome.creditsSpent} of ${outcome.creditBudget}; ${outcome.checkpoints} checkpoints committed`,
     ...(outcome.creditsUncertain > 0

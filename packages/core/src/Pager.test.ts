@@ -38,6 +38,7 @@ const fakeQuery = (total: number, options: { failOnPage?: number; resultCount?: 
         pageSize: paging.pageSize,
         resultCount: options.resultCount === false ? undefined : total,
         isPreview: false,
+        rejected: [],
         items: ids.map((id) => ({ record: id, raw: { id } })),
       }
       return page

@@ -24,6 +24,7 @@ const fakeFetch = (options: { failOn?: string } = {}) => {
         pageSize: paging.pageSize,
         resultCount: keys.length,
         isPreview: false,
+        rejected: [],
         items: keys.map((key) => ({ record: key, raw: { key } })),
       }
       return page

@@ -21,7 +21,7 @@ import {
   type Connection,
   CreditBudget,
   CreditedRequest,
-  type Page,
+  Page,
   Pager,
 } from "@salesintel/core"
 import * as Chunk from "effect/Chunk"
@@ -49,7 +49,13 @@ export interface Options<K, A, E, R> {
 }
 
 export type Event<K, A> =
-  | { readonly _tag: "Bought"; readonly keys: ReadonlyArray<K>; readonly items: ReadonlyArray<Page.Item<A>> }
+  | {
+      readonly _tag: "Bought"
+      readonly keys: ReadonlyArray<K>
+      readonly items: ReadonlyArray<Page.Item<A>>
+      /** The page's records that did not decode: paid for, kept apart (Page.ts). */
+      readonly rejected: ReadonlyArray<Page.Rejected>
+    }
   | { readonly _tag: "Unbought"; readonly keys: ReadonlyArray<K> }
   | { readonly _tag: "DepthLimitReached"; readonly keys: ReadonlyArray<K> }
   /** A batch read to its end (every page): of its `keys`, those no record matched (maybe none). */
@@ -97,7 +103,7 @@ const morePages = <K, A, E, R>(purchase: Purchase<K, A, E, R>, keys: ReadonlyArr
     Stream.map((event): Event<K, A> => {
       switch (event._tag) {
         case "PageFetched":
-          return { _tag: "Bought", keys, items: event.page.items }
+          return { _tag: "Bought", keys, items: event.page.items, rejected: event.page.rejected }
         case "BudgetExhausted":
           return { _tag: "Unbought", keys }
         default: // DepthLimitReached
@@ -120,12 +126,12 @@ const pagesOf = <K, A, E, R>(
   const { options } = purchase
   const pageSize = keys.length
   const more =
-    options.oneRecordPerKey || page.items.length < pageSize || (page.resultCount ?? 0) <= pageSize
+    options.oneRecordPerKey || Page.recordsOn(page) < pageSize || (page.resultCount ?? 0) <= pageSize
       ? Effect.succeed(Chunk.empty<Event<K, A>>())
       : Stream.runCollect(morePages(purchase, keys, pageSize))
   return Effect.map(more, (further) => {
     const events: ReadonlyArray<Event<K, A>> = [
-      { _tag: "Bought", keys, items: page.items },
+      { _tag: "Bought", keys, items: page.items, rejected: page.rejected },
       ...Chunk.toReadonlyArray(further),
     ]
     const matches = options.matches
@@ -158,7 +164,7 @@ const buy = <K, A, E, R>(
     ),
     reserve: budget.reserve(pageSize),
     request: () => options.fetch(batch.keys, { page: 1, pageSize }),
-    charged: (page) => page.items.length,
+    charged: Page.recordsOn,
     retry: options.retry,
   })
   // A permit around the one request only (morePages takes its own per page): never nested.

@@ -26,6 +26,7 @@ const page = (number: number, ids: ReadonlyArray<number>): Page.Page<Contact.Con
   pageSize: ids.length,
   resultCount: undefined,
   isPreview: false,
+  rejected: [],
   items: ids.map(item),
 })
 const pageEvent = (part: string, number: number, ids: ReadonlyArray<number>, afterGap = false) =>
@@ -216,6 +217,7 @@ describe("Purchase.keyedBatches", () => {
     _tag: "Bought",
     keys: ids.map((id) => `m-${id}`),
     items: ids.map(item),
+    rejected: [],
   })
 
   it.effect(

@@ -6,7 +6,7 @@
  * one shortfall at the end; and whatever ends the read, what it bought is saved (a checkpoint)
  * before the failure is reported.
  */
-import type { ApiError, CreditBudget, Page } from "@salesintel/core"
+import { type ApiError, type CreditBudget, Page } from "@salesintel/core"
 import * as Chunk from "effect/Chunk"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
@@ -142,13 +142,15 @@ const pageOutputs = <A, E, R>(
         options.bought.record(keys)
         // Recorded as bought by this run: what the lookup said of them is no longer needed.
         if (Either.isRight(looked)) options.bought.settle(keys)
+        // Bought: one credit a record on the page, rejected or sent twice included.
+        const charged = Page.recordsOn(event.page)
         const tally = Output.tally(options.work, {
           creditedRequests: 1,
-          bought: keys.length,
+          bought: charged,
           new: keys.length - stale,
           stale,
         })
-        const outputs = [...said, Output.pageRead, tally, ...event.page.items.map(options.record)]
+        const outputs = [...said, Output.pageRead, tally, ...Output.pageRecords(event.page, options.record)]
         const moved =
           resume === undefined || event.afterGap ? Effect.void : resume.page(event.part, event.page.page)
         return Effect.zipRight(
@@ -278,8 +280,8 @@ export const keyedBatches = <A, Event extends KeyedPurchase.Event<unknown, A>, E
           }
           const bought = event as Bought<Event>
           options.recordBought(bought)
-          const tally = Output.tally(options.work, { creditedRequests: 1, bought: bought.items.length })
-          const outputs = [Output.pageRead, tally, ...bought.items.map(options.record)]
+          const tally = Output.tally(options.work, { creditedRequests: 1, bought: Page.recordsOn(bought) })
+          const outputs = [Output.pageRead, tally, ...Output.pageRecords(bought, options.record)]
           return options.everyBatch
             ? Effect.map(options.checkpoint, (state) => [...outputs, state])
             : // The keys asked for: a batch whose keys matched nothing is done too, and so is due its checkpoint.

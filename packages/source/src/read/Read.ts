@@ -19,8 +19,8 @@
  * request (`stopWhen`) closes the run's budget, so every stream ends at its next request with what
  * it has and checkpoints it, and the streams not begun are not started.
  */
-import { Catalog, Message, type StreamState } from "@salesintel/airbyte"
-import { ApiError, type Client, CreditBudget } from "@salesintel/core"
+import { Catalog, Message, type StreamState, Streams } from "@salesintel/airbyte"
+import { ApiError, type Client, CreditBudget, Page } from "@salesintel/core"
 import * as Cause from "effect/Cause"
 import * as Chunk from "effect/Chunk"
 import * as Deferred from "effect/Deferred"
@@ -44,6 +44,8 @@ export interface StreamSummary {
   readonly stream: string
   readonly syncMode: Catalog.SyncMode
   readonly records: number
+  /** Records of its pages that did not decode, sent whole to the `_rejected` stream (paid for where credited). */
+  readonly rejected: number
   /** Pages of records read (free and credited). */
   readonly pages: number
   readonly creditsSpent: number
@@ -155,6 +157,7 @@ export interface Read {
 /** A stream's figures as its outputs come, made into its summary when it ends. */
 interface Figures {
   readonly records: number
+  readonly rejected: number
   readonly pages: number
   readonly recordsLeft: number
   readonly creditsNeeded: number
@@ -165,6 +168,7 @@ interface Figures {
 
 const noFigures: Figures = {
   records: 0,
+  rejected: 0,
   pages: 0,
   recordsLeft: 0,
   creditsNeeded: 0,
@@ -201,6 +205,8 @@ const status = (stream: string, value: Message.StreamStatus): Item =>
 interface StreamRun {
   readonly run: Run
   readonly name: string
+  /** Its registry entry (the key paths a rejected record's key is read by). */
+  readonly entry: Streams.StreamEntry<unknown>
   readonly figures: Ref.Ref<Figures>
   readonly estimate: Estimate
   /** The credits the stream has spent, as the run's budget counts them (none for a free stream). */
@@ -221,6 +227,44 @@ const recordItems = (stream: StreamRun, output: Output.RecordOutput<unknown>) =>
     const sized = stream.estimate.sample(output.data) ? [estimateItem(stream, records)] : []
     const items = records === 1 ? [status(stream.name, "RUNNING"), record, ...sized] : [record, ...sized]
     return [items, { ...figures, records, sinceCheckpoint: figures.sinceCheckpoint + 1 }]
+  })
+
+/** Rejected records said one by one up to this many a stream; the rest are counted (the summary, `_rejected`). */
+const rejectedSaid = 5
+
+/**
+ * A record of the stream's pages that did not decode: sent whole to the `_rejected` stream with its
+ * reason (its key when it has one), and said in a WARN, so that nothing paid for goes unseen. It is
+ * not one of the stream's records: its STATE does not count it.
+ */
+const rejectedItems = (stream: StreamRun, output: Output.RejectedOutput) =>
+  Ref.modify(stream.figures, (figures): [ReadonlyArray<Item>, Figures] => {
+    const { raw } = output.rejected
+    const key = Streams.keyOfRaw(stream.entry, raw) ?? null
+    const reason = Page.reasonOf(output.rejected)
+    const data = {
+      stream: stream.name,
+      key,
+      reason,
+      record: raw,
+      [Streams.addedFields.fetchedAt]: new Date(stream.run.options.startedAt).toISOString(),
+    }
+    const rejected = figures.rejected + 1
+    const said =
+      rejected > rejectedSaid
+        ? []
+        : [
+            message(
+              Message.log(
+                "WARN",
+                `${stream.name}: a record did not decode (${reason}${key === null ? "" : `; key ${key}`}): it is paid for and kept whole in ${Streams.rejected.name}${rejected === rejectedSaid ? "; further ones are counted, not said" : ""}`,
+              ),
+            ),
+          ]
+    return [
+      [...said, message(Message.record(Streams.rejected.name, data, Date.now()))],
+      { ...figures, rejected },
+    ]
   })
 
 /** A checkpoint: the credits the stream has spent, then its STATE counting the records since the last. */
@@ -260,6 +304,8 @@ const itemsOf = (stream: StreamRun, output: Output.Output<unknown>): Effect.Effe
   switch (output._tag) {
     case "Record":
       return recordItems(stream, output)
+    case "Rejected":
+      return rejectedItems(stream, output)
     case "Estimate":
       for (const [key, records] of output.records) stream.estimate.set(key, records)
       return Effect.map(Ref.get(stream.figures), (figures) => [estimateItem(stream, figures.records)])
@@ -292,6 +338,7 @@ const endStream = (stream: StreamRun, syncMode: Catalog.SyncMode, outcome: "succ
       stream: stream.name,
       syncMode,
       records: figures.records,
+      rejected: figures.rejected,
       pages: figures.pages,
       creditsSpent: spent,
       recordsLeft: figures.recordsLeft,
@@ -381,6 +428,7 @@ const streamItems = (run: Run, entry: Catalog.ConfiguredStream, turn: Turns.Turn
       const stream: StreamRun = {
         run,
         name,
+        entry: definition.stream,
         figures: yield* Ref.make(noFigures),
         estimate: new Estimate(),
         spent: spentBy(run, name),
