@@ -12,12 +12,19 @@
  *   provider charges per record on the page; the summary's credits are the charge and its records
  *   the rows.
  */
+import { Readable } from "node:stream"
+import { type Message, Ndjson } from "@salesintel/airbyte"
 import { Sync } from "@salesintel/cli"
-import { Sql } from "@salesintel/postgres"
+import { Ledger, Sql, State } from "@salesintel/postgres"
+import { Commands } from "@salesintel/source"
+import * as Effect from "effect/Effect"
+import * as Stream from "effect/Stream"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { messageProblems } from "../packages/airbyte/src/testing/AirbyteSchema.ts"
+import { loadRun } from "../packages/postgres/src/LoadRun.ts"
 import { backends, open } from "../packages/postgres/src/testing/Backends.ts"
 import { sandboxForFile } from "./sandbox.ts"
-import { configOver, searchA, searchB, truthSandbox } from "./truth.ts"
+import { configOver, contactsCatalog, searchA, searchB, truthSandbox } from "./truth.ts"
 
 const sandbox = sandboxForFile(truthSandbox)
 
@@ -124,6 +131,70 @@ describe.each(await backends())("pages that do not decode whole, on $name", (bac
     expect(second.outcome.creditsSpent).toBe(0)
     expect(await count(`SELECT count(*)::int AS n FROM ${table("contacts")}`)).toBe(rows)
     expect(await count(`SELECT count(*)::int AS n FROM ${table("_rejected")}`)).toBe(rejected.length)
+  })
+
+  /**
+   * `salesintel-pg state | source-salesintel read --state - | salesintel-pg load`, in process: the
+   * source's messages as the text it prints (each checked against the Airbyte protocol's schema),
+   * loaded by the loader's run from that text.
+   */
+  const pipe = async (json: Config) => {
+    const state = await database.run(
+      Effect.flatMap(State.read(database.schema), (saved) => Ledger.exported(database.schema, saved)),
+    )
+    const before = sandbox.charged(json.api_key)
+    const messages = await Effect.runPromise(
+      Stream.runCollect(Commands.read({ config: json, catalog: contactsCatalog, state })),
+    )
+    for (const message of messages) expect(messageProblems(JSON.parse(Ndjson.serialize(message)))).toEqual([])
+    const text = [...messages].map((message: Message.Message) => Ndjson.serialize(message)).join("")
+    const outcome = await database.run(
+      loadRun(Readable.from([text]), {
+        schema: database.schema,
+        syncModes: undefined,
+        batchSize: 5_000,
+        onSourceMessage: () => Effect.void,
+        onStateCommitted: () => Effect.void,
+      }),
+    )
+    return { outcome, text, charged: sandbox.charged(json.api_key) - before }
+  }
+
+  it("through the pipe: the rejected records are protocol records the loader keeps", async () => {
+    await fresh()
+    const key = sandbox.key()
+    sandbox.setFaults({ no_match_id_rate: 0.05 }, key)
+    const json = configOver(sandbox.url, key, { searches: [searchA] })
+    const first = await pipe(json)
+    expect(first.outcome.status).toBe("succeeded")
+    const rows = await count(`SELECT count(*)::int AS n FROM ${table("contacts")}`)
+    const rejected = await count(
+      `SELECT count(*)::int AS n FROM ${table("_rejected")} WHERE stream = 'contacts' AND reason LIKE '%match_id: is missing' AND record ? 'email' AND NOT record ? 'match_id'`,
+    )
+    expect(rejected).toBeGreaterThan(0)
+    expect(rows + rejected).toBe(first.charged)
+    expect(first.outcome.summary.rejected).toEqual({ contacts: rejected })
+    const runRow = await database.query(
+      `SELECT streams->'contacts'->>'rejected' AS rejected FROM ${table("_sync_runs")} WHERE id = $1`,
+      [first.outcome.runId],
+    )
+    expect(Number(runRow[0]?.rejected)).toBe(rejected)
+    // Loading the same text again adds no row: one row per stream and record.
+    await database.run(
+      loadRun(Readable.from([first.text]), {
+        schema: database.schema,
+        syncModes: undefined,
+        batchSize: 5_000,
+        onSourceMessage: () => Effect.void,
+        onStateCommitted: () => Effect.void,
+      }),
+    )
+    expect(await count(`SELECT count(*)::int AS n FROM ${table("_rejected")}`)).toBe(rejected)
+    // The next pipe, from the state the target exports, lists the search (bad records and all) and
+    // buys nothing.
+    const second = await pipe(json)
+    expect(second.outcome.status).toBe("succeeded")
+    expect(second.charged).toBe(0)
   })
 
   it("counts a record sent twice on a page as the provider charges it, and lands it once", async () => {
