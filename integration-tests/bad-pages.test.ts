@@ -30,6 +30,14 @@ const sandbox = sandboxForFile(truthSandbox)
 
 type Config = ReturnType<typeof configOver>
 
+/** The pipe's catalog: the contacts, and the records their pages carry that do not decode. */
+const withRejected = {
+  streams: [
+    ...contactsCatalog.streams,
+    { stream: { name: "_rejected" }, sync_mode: "incremental", destination_sync_mode: "append" },
+  ],
+}
+
 /** The sandbox's contacts by email (a rejected record has no match_id to find it by). */
 let emails: Map<string, number> | undefined
 const indexOfEmail = (): Map<string, number> => {
@@ -138,13 +146,13 @@ describe.each(await backends())("pages that do not decode whole, on $name", (bac
    * source's messages as the text it prints (each checked against the Airbyte protocol's schema),
    * loaded by the loader's run from that text.
    */
-  const pipe = async (json: Config) => {
+  const pipe = async (json: Config, catalog: unknown = withRejected) => {
     const state = await database.run(
       Effect.flatMap(State.read(database.schema), (saved) => Ledger.exported(database.schema, saved)),
     )
     const before = sandbox.charged(json.api_key)
     const messages = await Effect.runPromise(
-      Stream.runCollect(Commands.read({ config: json, catalog: contactsCatalog, state })),
+      Stream.runCollect(Commands.read({ config: json, catalog, state })),
     )
     for (const message of messages) expect(messageProblems(JSON.parse(Ndjson.serialize(message)))).toEqual([])
     const text = [...messages].map((message: Message.Message) => Ndjson.serialize(message)).join("")
@@ -195,6 +203,24 @@ describe.each(await backends())("pages that do not decode whole, on $name", (bac
     const second = await pipe(json)
     expect(second.outcome.status).toBe("succeeded")
     expect(second.charged).toBe(0)
+  })
+
+  it("through the pipe, a catalog without _rejected gets each rejected record whole in a WARN, not a record", async () => {
+    await fresh()
+    const key = sandbox.key()
+    sandbox.setFaults({ no_match_id_rate: 0.05 }, key)
+    // A destination may refuse a record of a stream it was not configured for: none is sent.
+    const first = await pipe(configOver(sandbox.url, key, { searches: [searchA] }), contactsCatalog)
+    expect(first.outcome.status).toBe("succeeded")
+    const rows = await count(`SELECT count(*)::int AS n FROM ${table("contacts")}`)
+    const lines = first.text.split("\n").filter((line) => line.length > 0)
+    expect(lines.filter((line) => line.includes('"stream":"_rejected"'))).toEqual([])
+    const said = lines
+      .map((line) => JSON.parse(line) as { type: string; log?: { level: string; message: string } })
+      .filter((message) => message.log?.message.includes("so here it is whole: {") === true)
+    expect(said.length).toBe(first.charged - rows)
+    expect(said.length).toBeGreaterThan(0)
+    expect(await count(`SELECT count(*)::int AS n FROM ${table("_rejected")}`)).toBe(0)
   })
 
   it("counts a record sent twice on a page as the provider charges it, and lands it once", async () => {

@@ -110,6 +110,9 @@ export const names: ReadonlyArray<StreamName> = all.map((entry) => entry.name)
 
 export const isStreamName = (name: string): name is StreamName => Object.hasOwn(streams, name)
 
+/** Whether a configured catalog may name `name`: a registry stream, or the rejected records' stream. */
+export const isOffered = (name: string): boolean => isStreamName(name) || name === rejected.name
+
 /**
  * A record's decoded value and the entry whose Schema decoded it: what the source hands the loader
  * in process, so the loader does not decode the record a second time.
@@ -169,15 +172,18 @@ export type DerivedKey = {
  * whole as the provider sent it; the loader keeps them in its `_rejected` table, in the same
  * transaction as the records around them. They are in no bought set: a record without its key can
  * never be asked for again by key, and one with it is bought again like any record not held.
- * Not a stream of the catalog (no definition reads it and no table of its own is typed from it):
- * it travels with the streams whose pages it came from.
+ * Discover offers it beside the registry's streams, so a destination can be configured for it; it
+ * is not in `streams` (no definition reads it, no typed table is made from it): its records travel
+ * with the streams whose pages they came from, and are sent as records only when the configured
+ * catalog lists it (a destination may refuse a record of a stream it was not configured for), as a
+ * WARN with the record otherwise.
  */
 export const RejectedRecord = Schema.Struct({
   stream: Schema.String,
   key: Schema.NullOr(Schema.String),
   reason: Schema.String,
-  /** The record as sent: any JSON value (an object as a rule). */
-  record: Schema.Unknown,
+  /** The record as sent (a value that is not a JSON object, under `value`). */
+  record: Schema.Record({ key: Schema.String, value: Schema.Unknown }),
   [addedFields.fetchedAt]: Schema.String,
 })
 export type RejectedRecord = typeof RejectedRecord.Type
@@ -186,6 +192,10 @@ const decodeRejected = Schema.decodeUnknownEither(RejectedRecord)
 
 export const rejected = {
   name: "_rejected",
+  /** None of the record's fields identifies it: one record, once, per stream (the loader keys it by its JSON). */
+  primaryKey: [],
+  cursorField: [addedFields.fetchedAt],
+  syncModes: ["full_refresh", "incremental"],
   jsonSchema: {
     $schema: "http://json-schema.org/draft-07/schema#",
     type: "object",
@@ -198,7 +208,12 @@ export const rejected = {
         type: "string",
         description: "why it did not decode: the path of the bad value and what was wrong",
       },
-      record: { description: "the record whole, as the provider sent it" },
+      record: {
+        type: "object",
+        additionalProperties: true,
+        description:
+          "the record whole, as the provider sent it (a value that is not a JSON object, under `value`)",
+      },
       [addedFields.fetchedAt]: timestamp,
     },
   },

@@ -122,9 +122,17 @@ export const check = (options: SyncOptions): Effect.Effect<Catalog.ConfiguredCat
     const incremental = Catalog.configuredAll("incremental", names)
     const refreshed = Catalog.configuredAll("full_refresh", fullRefresh)
     const catalog: Catalog.ConfiguredCatalog = {
-      streams: incremental.streams.map(
-        (entry) => refreshed.streams.find((r) => r.stream.name === entry.stream.name) ?? entry,
-      ),
+      streams: [
+        ...incremental.streams.map(
+          (entry) => refreshed.streams.find((r) => r.stream.name === entry.stream.name) ?? entry,
+        ),
+        // The records a page carried that did not decode, for the loader's `_rejected`.
+        {
+          stream: { name: Streams.rejected.name },
+          sync_mode: "incremental",
+          destination_sync_mode: "append",
+        },
+      ],
     }
     const checked = Commands.prepareRead({ config: options.config, catalog, state: [] })
     if (Either.isLeft(checked)) return yield* new SyncConfigError({ description: checked.left })

@@ -54,6 +54,17 @@ const withoutExcludedInRejected = (message: Message.RecordMessage, tree: FieldPa
     : { ...message, record: { ...message.record, data: { ...data, record } } }
 }
 
+/** The excluded fields taken out of a value of the stream's records (a rejected record, before it is said or sent). */
+export const valueFilter = (
+  config: SourceConfig,
+  entry: Catalog.ConfiguredStream,
+): ((value: unknown) => unknown) => {
+  const paths = excludedPaths(config, entry)
+  if (paths.length === 0) return (value) => value
+  const tree = FieldPaths.treeOf(paths)
+  return (value) => FieldPaths.remove(value, tree)
+}
+
 /**
  * A read's messages with the excluded fields taken out of every RECORD: the messages as they are
  * (no stage added) when nothing is excluded.

@@ -33,7 +33,7 @@ import * as Stream from "effect/Stream"
 import type { LedgerError } from "../bought/BoughtLedger.ts"
 import type { SourceConfig } from "../Config.ts"
 import { definitionOf } from "../Definitions.ts"
-import { excluding } from "../Exclusions.ts"
+import { excluding, valueFilter } from "../Exclusions.ts"
 import type { StateError } from "../StateError.ts"
 import { Estimate } from "./Estimate.ts"
 import type * as Output from "./Output.ts"
@@ -195,6 +195,8 @@ interface Run {
   /** The first stream to fail: what the read reports once the streams still running end. */
   readonly failure: Ref.Ref<Option.Option<Failure>>
   readonly substreams: Substreams.Substreams
+  /** The catalog lists `_rejected` (Streams.rejected): rejected records go out as its records. */
+  readonly sendsRejected: boolean
 }
 
 const message = (value: Message.Message): Item => ({ _tag: "Message", message: value })
@@ -207,6 +209,8 @@ interface StreamRun {
   readonly name: string
   /** Its registry entry (the key paths a rejected record's key is read by). */
   readonly entry: Streams.StreamEntry<unknown>
+  /** Takes the fields the config and catalog exclude out of a rejected record, before it is said or sent. */
+  readonly withoutExcluded: (value: unknown) => unknown
   readonly figures: Ref.Ref<Figures>
   readonly estimate: Estimate
   /** The credits the stream has spent, as the run's budget counts them (none for a free stream). */
@@ -229,42 +233,50 @@ const recordItems = (stream: StreamRun, output: Output.RecordOutput<unknown>) =>
     return [items, { ...figures, records, sinceCheckpoint: figures.sinceCheckpoint + 1 }]
   })
 
-/** Rejected records said one by one up to this many a stream; the rest are counted (the summary, `_rejected`). */
+/** Rejected records said one by one in a WARN up to this many a stream; the rest are counted (the summary). */
 const rejectedSaid = 5
 
 /**
- * A record of the stream's pages that did not decode: sent whole to the `_rejected` stream with its
- * reason (its key when it has one), and said in a WARN, so that nothing paid for goes unseen. It is
- * not one of the stream's records: its STATE does not count it.
+ * A record of the stream's pages that did not decode: a record of the `_rejected` stream (its
+ * stream, key when it has one, reason, and the record whole: a value that is not an object under
+ * `value`), so that nothing paid for goes unseen. Where the catalog does not list `_rejected` (a
+ * destination may refuse a record of a stream it was not configured for) the WARN carries the
+ * record instead. It is not one of the stream's records: its STATE does not count it.
  */
 const rejectedItems = (stream: StreamRun, output: Output.RejectedOutput) =>
   Ref.modify(stream.figures, (figures): [ReadonlyArray<Item>, Figures] => {
     const { raw } = output.rejected
     const key = Streams.keyOfRaw(stream.entry, raw) ?? null
     const reason = Page.reasonOf(output.rejected)
-    const data = {
-      stream: stream.name,
-      key,
-      reason,
-      record: raw,
-      [Streams.addedFields.fetchedAt]: new Date(stream.run.options.startedAt).toISOString(),
-    }
+    const whole = stream.withoutExcluded(raw)
+    const record =
+      typeof whole === "object" && whole !== null && !Array.isArray(whole) ? whole : { value: whole }
     const rejected = figures.rejected + 1
+    const where = stream.run.sendsRejected
+      ? `it is paid for and kept whole in ${Streams.rejected.name}`
+      : `it is paid for; the catalog does not list ${Streams.rejected.name}, so here it is whole: ${JSON.stringify(record)}`
     const said =
-      rejected > rejectedSaid
+      stream.run.sendsRejected && rejected > rejectedSaid
         ? []
         : [
             message(
               Message.log(
                 "WARN",
-                `${stream.name}: a record did not decode (${reason}${key === null ? "" : `; key ${key}`}): it is paid for and kept whole in ${Streams.rejected.name}${rejected === rejectedSaid ? "; further ones are counted, not said" : ""}`,
+                `${stream.name}: a record did not decode (${reason}${key === null ? "" : `; key ${key}`}): ${where}${stream.run.sendsRejected && rejected === rejectedSaid ? "; further ones are counted, not said" : ""}`,
               ),
             ),
           ]
-    return [
-      [...said, message(Message.record(Streams.rejected.name, data, Date.now()))],
-      { ...figures, rejected },
-    ]
+    const data = {
+      stream: stream.name,
+      key,
+      reason,
+      record,
+      [Streams.addedFields.fetchedAt]: new Date(stream.run.options.startedAt).toISOString(),
+    }
+    const sent = stream.run.sendsRejected
+      ? [message(Message.record(Streams.rejected.name, data, Date.now()))]
+      : []
+    return [[...said, ...sent], { ...figures, rejected }]
   })
 
 /** A checkpoint: the credits the stream has spent, then its STATE counting the records since the last. */
@@ -429,6 +441,7 @@ const streamItems = (run: Run, entry: Catalog.ConfiguredStream, turn: Turns.Turn
         run,
         name,
         entry: definition.stream,
+        withoutExcluded: valueFilter(config, entry),
         figures: yield* Ref.make(noFigures),
         estimate: new Estimate(),
         spent: spentBy(run, name),
@@ -597,7 +610,8 @@ const watchStop = (run: Run) =>
  */
 const streamsOf = (run: Run) =>
   Effect.gen(function* () {
-    const entries = run.options.catalog.streams
+    // `_rejected` is not read: its records come from the other streams' pages (rejectedItems).
+    const entries = run.options.catalog.streams.filter((entry) => entry.stream.name !== Streams.rejected.name)
     const isFree = (entry: Catalog.ConfiguredStream) => definitionOf(entry.stream.name)?.credited === false
     const creditedFailed = yield* Deferred.make<void>()
     const credited = yield* Turns.inTurn({
@@ -633,6 +647,7 @@ export const read = (options: ReadOptions): Read => {
         ended: yield* Ref.make<ReadonlyArray<StreamSummary>>([]),
         failure: yield* Ref.make(Option.none<Failure>()),
         substreams: Substreams.substreamsOf(options.catalog, options.config),
+        sendsRejected: options.catalog.streams.some((entry) => entry.stream.name === Streams.rejected.name),
       }
       yield* watchStop(run)
       const ending = (kept: Option.Option<Failure>) =>
