@@ -12,7 +12,8 @@
  *
  * Given `matches`, a batch read to its end also says which of its keys no record returned matched
  * (an `Unmatched` event, before the batch's records): a domain or name the provider knows no
- * company by returns nothing, and costs nothing, where a match id always returns its contact.
+ * company by returns nothing, and costs nothing, where a match id always returns its contact. A
+ * batch with a record that did not decode says nothing of the kind: that record may be any key's.
  */
 import {
   AdaptiveConcurrency,
@@ -135,7 +136,10 @@ const pagesOf = <K, A, E, R>(
       ...Chunk.toReadonlyArray(further),
     ]
     const matches = options.matches
-    if (matches === undefined || events.some((event) => event._tag !== "Bought")) return events
+    // A batch with a record that did not decode cannot say which of its keys matched nothing (the
+    // rejected record may be any key's): it says none, and its keys are done as bought.
+    if (matches === undefined || events.some((event) => event._tag !== "Bought" || event.rejected.length > 0))
+      return events
     const items = events.flatMap((event) => (event._tag === "Bought" ? event.items : []))
     const unmatched = keys.filter((key) => !items.some((item) => matches(key, item)))
     return [{ _tag: "Unmatched", keys, unmatched }, ...events]
