@@ -227,15 +227,20 @@ describe.each(await backends())("pages that do not decode whole, on $name", (bac
     await fresh()
     const key = sandbox.key()
     sandbox.setFaults({ duplicate_rate: 0.05 }, key)
-    const json = configOver(sandbox.url, key, { searches: [searchA, searchB] })
+    const domains = sandbox.dataset.companies.slice(0, 120).map((company) => company.domain)
+    const json = { ...configOver(sandbox.url, key, { searches: [searchA, searchB] }), companies: { domains } }
     const first = await sync(json)
     expect(first.outcome.error).toBeUndefined()
-    const rows = await count(`SELECT count(*)::int AS n FROM ${table("contacts")}`)
-    // Copies were sent (and charged): more records charged than rows.
-    expect(first.charged).toBeGreaterThan(rows)
+    const rowsOf = (name: string) => count(`SELECT count(*)::int AS n FROM ${table(name)}`)
+    const rows = { contacts: await rowsOf("contacts"), companies: await rowsOf("companies") }
+    const outcome = (stream: string) => first.outcome.streams.find((s) => s.stream === stream)
+    // Copies were sent, and charged: more records charged than rows.
+    expect(first.charged).toBeGreaterThan(rows.contacts + rows.companies)
+    // The summary: each stream's records are its rows, the credits what the provider charged.
+    expect(outcome("contacts")?.records).toBe(rows.contacts)
+    expect(outcome("companies")?.records).toBe(rows.companies)
     expect(first.outcome.creditsSpent).toBe(first.charged)
-    expect(first.outcome.streams.find((stream) => stream.stream === "contacts")?.records).toBe(rows)
-    expect(first.outcome.streams.find((stream) => stream.stream === "contacts")?.credits).toBe(first.charged)
+    expect((outcome("contacts")?.credits ?? 0) + (outcome("companies")?.credits ?? 0)).toBe(first.charged)
     const second = await sync(json)
     expect(second.outcome.error).toBeUndefined()
     expect(second.charged).toBe(0)
