@@ -223,6 +223,25 @@ describe.each(await backends())("pages that do not decode whole, on $name", (bac
     expect(await count(`SELECT count(*)::int AS n FROM ${table("_rejected")}`)).toBe(0)
   })
 
+  it("stops buying once most records do not decode: the provider's records changed, not a record", async () => {
+    await fresh()
+    const key = sandbox.key()
+    // Every contact without its match_id: what a change of the provider's shape looks like.
+    sandbox.setFaults({ no_match_id_rate: 1 }, key)
+    const json = configOver(sandbox.url, key, { searches: [searchA, searchB] })
+    const first = await sync(json)
+    expect(first.outcome.status).toBe("failed")
+    expect(first.outcome.error).toContain("the provider's records have changed shape")
+    // What was paid for is counted and kept: every record charged is in _rejected.
+    const rejected = await count(`SELECT count(*)::int AS n FROM ${table("_rejected")}`)
+    expect(rejected).toBe(first.charged)
+    expect(first.outcome.creditsSpent).toBe(first.charged)
+    expect(first.outcome.streams.find((stream) => stream.stream === "contacts")?.rejected).toBe(rejected)
+    // A page's worth and the pages in flight with it, not the searches' 352.
+    expect(first.charged).toBeLessThan(200)
+    expect(first.printed).toContain("ERROR (system_error) people.search")
+  })
+
   it("counts a record sent twice on a page as the provider charges it, and lands it once", async () => {
     await fresh()
     const key = sandbox.key()

@@ -378,6 +378,7 @@ const follower = (options: SyncOptions, config: Config.SourceConfig) => {
   const creditsByStream = new Map<string, number>()
   const creditsAtState = new WeakMap<Message.StateMessage, ReadonlyMap<string, number>>()
   const recordsAtState = new WeakMap<Message.StateMessage, Readonly<Record<string, number>>>()
+  const rejectedAtState = new WeakMap<Message.StateMessage, Readonly<Record<string, number>>>()
   const live = { pages: 0, checkpoints: 0, creditsSpent: 0, creditsUncertain: 0 }
   // What the last commit covered: its records per stream, and the credits its STATE accounts for.
   let committed = { recordsByStream: new Map<string, number>(), credits: 0 }
@@ -415,10 +416,11 @@ const follower = (options: SyncOptions, config: Config.SourceConfig) => {
     if (records !== undefined) {
       // One credit a record of a credited stream (the taxonomy is free): what was spent on pages
       // not committed yet (read ahead, waiting for the loader) is in flight.
-      const credits = Object.entries(records).reduce(
-        (sum, [stream, n]) => sum + (Definitions.definitionOf(stream)?.credited === true ? n : 0),
-        0,
-      )
+      // A rejected record (`_rejected`) was paid for all the same.
+      const credits = [
+        ...Object.entries(records),
+        ...Object.entries(rejectedAtState.get(state) ?? {}),
+      ].reduce((sum, [stream, n]) => sum + (Definitions.definitionOf(stream)?.credited === true ? n : 0), 0)
       committed = { recordsByStream: new Map(Object.entries(records)), credits }
     }
     reporter.update(counts(), Date.now())
@@ -426,8 +428,13 @@ const follower = (options: SyncOptions, config: Config.SourceConfig) => {
   return {
     see,
     creditsAt: (state: Message.StateMessage) => creditsAtState.get(state),
-    committing: (state: Message.StateMessage, records: Readonly<Record<string, number>>) => {
+    committing: (
+      state: Message.StateMessage,
+      records: Readonly<Record<string, number>>,
+      rejected: Readonly<Record<string, number>>,
+    ) => {
       recordsAtState.set(state, records)
+      rejectedAtState.set(state, rejected)
     },
     committed: stateCommitted,
     finish: () => reporter.finish(counts()),
@@ -480,7 +487,7 @@ const loadRead = (
             stop === undefined ? Effect.succeed(true) : Effect.map(Deferred.isDone(stop), (done) => !done),
           onMessage: logLine(options),
           beforeCommit: ({ state, records, rejected }) => {
-            follow.committing(state, records)
+            follow.committing(state, records, rejected)
             const credits = follow.creditsAt(state)
             const figures = Object.fromEntries(
               Object.entries(Runs.figuresOf(records, rejected)).map(([stream, counted]) => [

@@ -55,8 +55,10 @@ export interface Page<A> {
 }
 
 /** The records on a page, decoded or not: what a credited page is charged (one credit each). */
-export const recordsOn = (page: Pick<Page<unknown>, "items" | "rejected">): number =>
-  page.items.length + page.rejected.length
+export const recordsOn = (page: {
+  readonly items: ReadonlyArray<unknown>
+  readonly rejected: ReadonlyArray<unknown>
+}): number => page.items.length + page.rejected.length
 
 /** A page's records sorted into those that decoded and those that did not. */
 export interface Decoded<A> {

@@ -41,6 +41,8 @@ export interface Shortfall {
   /** Credits those records would cost (one per record). */
   readonly credits: number | undefined
   readonly detail: string
+  /** Why they were not bought, when it was not the budget (nor a stop request, nor a failure). */
+  readonly because?: string | undefined
 }
 
 /** A page of records was read (counted for progress; not a protocol message). */
@@ -177,9 +179,11 @@ export const shortfall = (
   records: number | undefined,
   credits: number | undefined,
   detail: string,
+  because?: string,
 ): Shortfall => ({
   _tag: "Shortfall",
   records,
   credits,
   detail,
+  ...(because === undefined ? {} : { because }),
 })

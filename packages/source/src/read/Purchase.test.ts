@@ -99,6 +99,7 @@ describe("Purchase.creditedPages", () => {
             record,
             detail: "search s",
             work: "search s",
+            endpoint: "people.search",
           }),
         )
         expect(outputs.failure).toBeUndefined()
@@ -141,6 +142,7 @@ describe("Purchase.creditedPages", () => {
             record,
             detail: "search s",
             work: "search s",
+            endpoint: "people.search",
           }),
         )
         expect(brief(outputs.outputs)).toEqual([
@@ -180,6 +182,7 @@ describe("Purchase.creditedPages", () => {
           record,
           detail: "search s",
           work: "search s",
+          endpoint: "people.search",
         }),
       )
       expect(brief(outputs.outputs)).toEqual(["R:m-1", "C:1", "C:1"])
@@ -202,6 +205,7 @@ describe("Purchase.creditedPages", () => {
             record,
             detail: "search s",
             work: "search s",
+            endpoint: "people.search",
           }),
         )
         // 500 held: one checkpoint per 10 records, so after pages 5 (10 records); then the failure's.
@@ -243,6 +247,7 @@ describe("Purchase.keyedBatches", () => {
             record,
             detail: "emails",
             work: "emails",
+            endpoint: "people.search",
           }),
         )
         expect(brief(outputs.outputs)).toEqual([
@@ -273,6 +278,7 @@ describe("Purchase.keyedBatches", () => {
             record,
             detail: "search s",
             work: "search s",
+            endpoint: "people.search",
           }),
         )
         expect(brief(outputs.outputs)).toEqual(["R:m-1", "C:1", "R:m-2", "C:2", "C:2"])
@@ -318,6 +324,7 @@ describe("Purchase.keys", () => {
       record,
       detail: "search s",
       work: "search s",
+      endpoint: "people.search",
     })
     return { outputs, asked }
   }

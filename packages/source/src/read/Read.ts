@@ -295,11 +295,14 @@ const shortfallItems = (stream: StreamRun, output: Output.Shortfall) =>
   Effect.flatMap(Effect.zip(Ref.get(stream.run.stopped), Ref.get(stream.run.failure)), ([stopped, failure]) =>
     Ref.modify(stream.figures, (figures): [ReadonlyArray<Item>, Figures] => {
       const records = output.records ?? "some"
-      const text = stopped
-        ? `${stream.name}: stopped on request before ${records} records of ${output.detail}`
-        : Option.isSome(failure)
-          ? `${stream.name}: ${records} records of ${output.detail} not bought: the read ends on ${failure.value.stream === undefined ? "a failure" : `the failure of ${failure.value.stream}`}`
-          : `${stream.name}: the credit budget did not cover ${records} records of ${output.detail}`
+      const text =
+        output.because !== undefined
+          ? `${stream.name}: ${records} records of ${output.detail} not bought: ${output.because}`
+          : stopped
+            ? `${stream.name}: stopped on request before ${records} records of ${output.detail}`
+            : Option.isSome(failure)
+              ? `${stream.name}: ${records} records of ${output.detail} not bought: the read ends on ${failure.value.stream === undefined ? "a failure" : `the failure of ${failure.value.stream}`}`
+              : `${stream.name}: the credit budget did not cover ${records} records of ${output.detail}`
       return [
         [message(Message.log("WARN", text))],
         {
