@@ -125,7 +125,8 @@ describe.each(await backends())("bought sets held by their tables, on $name", (b
   }
   /** The pipe: what `salesintel-pg state` prints, as the source's --state, loaded; what the sandbox charged. */
   const pipe = async (json: Config) => {
-    const state: unknown = JSON.parse(await command("salesintel-pg", ["state"]))
+    // The load below is Loader.load in process, which takes no lock: the export leaves no lease for it.
+    const state: unknown = JSON.parse(await command("salesintel-pg", ["state", "--lease-minutes", "0"]))
     const { result: summary, charged } = await spentBy(json, () =>
       database.run(Loader.load(Commands.read({ config: json, catalog, state }), { schema: database.schema })),
     )

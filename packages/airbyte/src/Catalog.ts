@@ -35,8 +35,19 @@ export const airbyteStream = (entry: Streams.StreamEntry<unknown>): AirbyteStrea
   is_resumable: true,
 })
 
-/** Every stream of the registry, as discover offers them. */
-export const offered = (): ReadonlyArray<AirbyteStream> => Streams.all.map(airbyteStream)
+/** The stream of the records a page carried that did not decode (Streams.rejected), as discover offers it. */
+const rejectedStream: AirbyteStream = {
+  name: Streams.rejected.name,
+  json_schema: Streams.rejected.jsonSchema,
+  supported_sync_modes: Streams.rejected.syncModes,
+  source_defined_primary_key: Streams.rejected.primaryKey,
+  source_defined_cursor: true,
+  default_cursor_field: Streams.rejected.cursorField,
+  is_resumable: true,
+}
+
+/** Every stream of the registry, then the rejected records' stream, as discover offers them. */
+export const offered = (): ReadonlyArray<AirbyteStream> => [...Streams.all.map(airbyteStream), rejectedStream]
 
 /** A configured stream: only the parts this connector acts on are decoded (the rest is ignored). */
 const ConfiguredStream = Schema.Struct({
@@ -74,9 +85,9 @@ export const decodeConfigured = (input: unknown): Either.Either<ConfiguredCatalo
       const seen = new Map<string, number>()
       for (const [index, entry] of configured.streams.entries()) {
         const name = entry.stream.name
-        if (!Streams.isStreamName(name))
+        if (!Streams.isOffered(name))
           return Either.left(
-            `invalid catalog at streams[${index}].stream.name: no stream "${name}" (streams: ${Streams.names.join(", ")})`,
+            `invalid catalog at streams[${index}].stream.name: no stream "${name}" (streams: ${[...Streams.names, Streams.rejected.name].join(", ")})`,
           )
         const earlier = seen.get(name)
         if (earlier !== undefined)
@@ -98,7 +109,11 @@ export const syncModeOf = (
   configured: ConfiguredStream,
 ): { readonly syncMode: SyncMode; readonly downgraded: boolean } => {
   const name = configured.stream.name
-  const supported = Streams.isStreamName(name) ? Streams.streams[name].syncModes : []
+  const supported: ReadonlyArray<SyncMode> = Streams.isStreamName(name)
+    ? Streams.streams[name].syncModes
+    : name === Streams.rejected.name
+      ? Streams.rejected.syncModes
+      : []
   return supported.includes(configured.sync_mode)
     ? { syncMode: configured.sync_mode, downgraded: false }
     : { syncMode: "full_refresh", downgraded: true }

@@ -76,7 +76,11 @@ describe("Message", () => {
       "taxonomy_products",
       "contacts",
       "companies",
+      "_rejected",
     ])
+    const rejected = catalog.catalog.streams.find((stream) => stream.name === "_rejected")
+    expect(rejected?.source_defined_primary_key).toEqual([])
+    expect(rejected?.supported_sync_modes).toEqual(["full_refresh", "incremental"])
     const contacts = catalog.catalog.streams.find((stream) => stream.name === "contacts")
     expect(contacts?.source_defined_primary_key).toEqual([["match_id"]])
     expect(contacts?.default_cursor_field).toEqual(["_salesintel_fetched_at"])

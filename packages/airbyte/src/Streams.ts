@@ -6,9 +6,9 @@
  * definitions and the loader's tables are keyed by `StreamName`, so a stream added here without
  * them (or the reverse) does not build.
  */
-import { FastDecode, type ParseIssue } from "@salesintel/core"
-import type * as Either from "effect/Either"
-import type * as Schema from "effect/Schema"
+import { FastDecode, ParseIssue } from "@salesintel/core"
+import * as Either from "effect/Either"
+import * as Schema from "effect/Schema"
 import type { SyncMode } from "./Catalog.ts"
 import { conformer } from "./Conform.ts"
 import { type Json, recordSchema } from "./JsonSchema.ts"
@@ -110,6 +110,9 @@ export const names: ReadonlyArray<StreamName> = all.map((entry) => entry.name)
 
 export const isStreamName = (name: string): name is StreamName => Object.hasOwn(streams, name)
 
+/** Whether a configured catalog may name `name`: a registry stream, or the rejected records' stream. */
+export const isOffered = (name: string): boolean => isStreamName(name) || name === rejected.name
+
 /**
  * A record's decoded value and the entry whose Schema decoded it: what the source hands the loader
  * in process, so the loader does not decode the record a second time.
@@ -160,3 +163,82 @@ export type DerivedKeys = typeof derivedKeys
 export type DerivedKey = {
   readonly [Name in keyof DerivedKeys]: { readonly stream: Name; readonly key: keyof DerivedKeys[Name] }
 }[keyof DerivedKeys]
+
+/**
+ * The records a stream's pages carried that did not decode (Page.ts): paid for where the page was
+ * credited, but unfit for the stream's table (a contact without its `match_id` has no key to be
+ * held by). The source sends each as a record of this stream, beside its stream's records: the
+ * stream it was for, its key when the record carries one, why it was rejected, and the record
+ * whole as the provider sent it; the loader keeps them in its `_rejected` table, in the same
+ * transaction as the records around them. They are in no bought set: a record without its key can
+ * never be asked for again by key, and one with it is bought again like any record not held.
+ * Discover offers it beside the registry's streams, so a destination can be configured for it; it
+ * is not in `streams` (no definition reads it, no typed table is made from it): its records travel
+ * with the streams whose pages they came from, and are sent as records only when the configured
+ * catalog lists it (a destination may refuse a record of a stream it was not configured for), as a
+ * WARN with the record otherwise.
+ */
+export const RejectedRecord = Schema.Struct({
+  stream: Schema.String,
+  key: Schema.NullOr(Schema.String),
+  reason: Schema.String,
+  /** The record as sent (a value that is not a JSON object, under `value`). */
+  record: Schema.Record({ key: Schema.String, value: Schema.Unknown }),
+  [addedFields.fetchedAt]: Schema.String,
+})
+export type RejectedRecord = typeof RejectedRecord.Type
+
+const decodeRejected = Schema.decodeUnknownEither(RejectedRecord)
+
+export const rejected = {
+  name: "_rejected",
+  /** None of the record's fields identifies it: one record, once, per stream (the loader keys it by its JSON). */
+  primaryKey: [],
+  cursorField: [addedFields.fetchedAt],
+  syncModes: ["full_refresh", "incremental"],
+  jsonSchema: {
+    $schema: "http://json-schema.org/draft-07/schema#",
+    type: "object",
+    additionalProperties: true,
+    required: ["stream", "key", "reason", "record", addedFields.fetchedAt],
+    properties: {
+      stream: { type: "string", description: "the stream the record was for" },
+      key: { type: ["string", "null"], description: "its primary key, when the record carries one" },
+      reason: {
+        type: "string",
+        description: "why it did not decode: the path of the bad value and what was wrong",
+      },
+      record: {
+        type: "object",
+        additionalProperties: true,
+        description:
+          "the record whole, as the provider sent it (a value that is not a JSON object, under `value`)",
+      },
+      [addedFields.fetchedAt]: timestamp,
+    },
+  },
+  decode: (data: unknown): Either.Either<RejectedRecord, ParseIssue.ParseIssue> =>
+    Either.mapLeft(decodeRejected(data), (error) => ParseIssue.fromParseError(error)),
+} as const
+
+/**
+ * A record's primary key as text, read from its raw JSON by `entry`'s key paths: the one value of a
+ * one-field key, a JSON array of several; undefined when a part is missing or not a string or number.
+ */
+export const keyOfRaw = (
+  entry: { readonly primaryKey: ReadonlyArray<ReadonlyArray<string>> },
+  raw: unknown,
+) => {
+  const parts: Array<string | number> = []
+  for (const path of entry.primaryKey) {
+    let value: unknown = raw
+    for (const field of path)
+      value =
+        typeof value === "object" && value !== null && !Array.isArray(value)
+          ? (value as Record<string, unknown>)[field]
+          : undefined
+    if (typeof value === "number" || (typeof value === "string" && value.length > 0)) parts.push(value)
+    else return undefined
+  }
+  return parts.length === 1 ? String(parts[0]) : parts.length === 0 ? undefined : JSON.stringify(parts)
+}

@@ -8,8 +8,8 @@ const outcome = (changes: Partial<Sync.SyncOutcome>): Sync.SyncOutcome => ({
   signal: undefined,
   abandoned: [],
   streams: [
-    { stream: "contacts", records: 5_682, credits: 5_682, recordsLeft: 20_171 },
-    { stream: "companies", records: 10, credits: 10, recordsLeft: 0 },
+    { stream: "contacts", records: 5_682, rejected: 0, credits: 5_682, recordsLeft: 20_171 },
+    { stream: "companies", records: 10, rejected: 0, credits: 10, recordsLeft: 0 },
   ],
   creditsSpent: 5_692,
   creditsUncertain: 0,
@@ -45,7 +45,7 @@ describe("Sync.describe: how the run ended, what it left and deleted", () => {
       outcome({
         status: "stopped_at_budget",
         // Stopped among the contacts: the companies (of the contacts) never started.
-        streams: [{ stream: "contacts", records: 5_682, credits: 5_682, recordsLeft: 171 }],
+        streams: [{ stream: "contacts", records: 5_682, rejected: 0, credits: 5_682, recordsLeft: 171 }],
         left: { credits: 20_900, byStream: { contacts: 20_500, companies: 400 } },
       }),
       "db",
@@ -75,5 +75,15 @@ describe("Sync.describe: how the run ended, what it left and deleted", () => {
     expect(described).toContain(
       "\n  full refresh of contacts: deleted 1,204 rows of contacts bought before and not bought again\n",
     )
+  })
+})
+
+describe("Sync.describe: rejected records", () => {
+  it("says how many records of a stream were rejected and where they are kept", () => {
+    const streams = [{ stream: "contacts", records: 300, rejected: 50, credits: 350, recordsLeft: 0 }]
+    expect(contactsLine(Sync.describe(outcome({ streams }), "db"))).toMatch(
+      /300 records +350 credits {2}\(50 rejected: paid for, kept whole in _rejected\)$/,
+    )
+    expect(contactsLine(Sync.describe(outcome({}), "db"))).not.toContain("rejected")
   })
 })

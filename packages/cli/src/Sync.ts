@@ -80,6 +80,8 @@ export interface SyncOptions {
 export interface StreamOutcome {
   readonly stream: string
   readonly records: number
+  /** Records of its pages that did not decode, paid for and kept whole in `_rejected`. */
+  readonly rejected: number
   readonly credits: number
   readonly recordsLeft: number
 }
@@ -137,9 +139,17 @@ export const check = (options: SyncOptions): Effect.Effect<Catalog.ConfiguredCat
     const incremental = Catalog.configuredAll("incremental", names)
     const refreshed = Catalog.configuredAll("full_refresh", fullRefresh)
     const catalog: Catalog.ConfiguredCatalog = {
-      streams: incremental.streams.map(
-        (entry) => refreshed.streams.find((r) => r.stream.name === entry.stream.name) ?? entry,
-      ),
+      streams: [
+        ...incremental.streams.map(
+          (entry) => refreshed.streams.find((r) => r.stream.name === entry.stream.name) ?? entry,
+        ),
+        // The records a page carried that did not decode, for the loader's `_rejected`.
+        {
+          stream: { name: Streams.rejected.name },
+          sync_mode: "incremental",
+          destination_sync_mode: "append",
+        },
+      ],
     }
     const checked = Commands.prepareRead({ config: options.config, catalog, state: [] })
     if (Either.isLeft(checked)) return yield* new SyncConfigError({ description: checked.left })
@@ -326,15 +336,21 @@ const endRun = (
         .map((stream) => ({
           stream: stream.stream,
           records: stream.records,
+          rejected: stream.rejected,
           credits: stream.creditsSpent,
           recordsLeft: stream.recordsLeft,
-        })) ?? spentByStream(seen, budget).map((stream) => ({ ...stream, records: 0, recordsLeft: 0 }))
+        })) ??
+      spentByStream(seen, budget).map((stream) => ({ ...stream, records: 0, rejected: 0, recordsLeft: 0 }))
     const streams = read.map((stream) => ({
       ...stream,
       records: endedOnItsOwn(status) ? stream.records : (committed[stream.stream]?.records ?? 0),
+      rejected: endedOnItsOwn(status) ? stream.rejected : (committed[stream.stream]?.rejected ?? 0),
     }))
     const figures = Object.fromEntries(
-      streams.map((s) => [s.stream, { records: s.records, credits: s.credits }]),
+      streams.map((s) => [
+        s.stream,
+        { records: s.records, credits: s.credits, ...(s.rejected > 0 ? { rejected: s.rejected } : {}) },
+      ]),
     )
     const creditsUncertain = budget.uncertain
     yield* RunLifecycle.end(
@@ -441,6 +457,7 @@ const follower = (options: SyncOptions, config: Config.SourceConfig) => {
   const creditsByStream = new Map<string, number>()
   const creditsAtState = new WeakMap<Message.StateMessage, ReadonlyMap<string, number>>()
   const recordsAtState = new WeakMap<Message.StateMessage, Readonly<Record<string, number>>>()
+  const rejectedAtState = new WeakMap<Message.StateMessage, Readonly<Record<string, number>>>()
   const live = { pages: 0, checkpoints: 0, creditsSpent: 0, creditsUncertain: 0 }
   // What the last commit covered: its records per stream, and the credits its STATE accounts for.
   let committed = { recordsByStream: new Map<string, number>(), credits: 0 }
@@ -478,10 +495,11 @@ const follower = (options: SyncOptions, config: Config.SourceConfig) => {
     if (records !== undefined) {
       // One credit a record of a credited stream (the taxonomy is free): what was spent on pages
       // not committed yet (read ahead, waiting for the loader) is in flight.
-      const credits = Object.entries(records).reduce(
-        (sum, [stream, n]) => sum + (Definitions.definitionOf(stream)?.credited === true ? n : 0),
-        0,
-      )
+      // A rejected record (`_rejected`) was paid for all the same.
+      const credits = [
+        ...Object.entries(records),
+        ...Object.entries(rejectedAtState.get(state) ?? {}),
+      ].reduce((sum, [stream, n]) => sum + (Definitions.definitionOf(stream)?.credited === true ? n : 0), 0)
       committed = { recordsByStream: new Map(Object.entries(records)), credits }
     }
     reporter.update(counts(), Date.now())
@@ -489,8 +507,13 @@ const follower = (options: SyncOptions, config: Config.SourceConfig) => {
   return {
     see,
     creditsAt: (state: Message.StateMessage) => creditsAtState.get(state),
-    committing: (state: Message.StateMessage, records: Readonly<Record<string, number>>) => {
+    committing: (
+      state: Message.StateMessage,
+      records: Readonly<Record<string, number>>,
+      rejected: Readonly<Record<string, number>>,
+    ) => {
       recordsAtState.set(state, records)
+      rejectedAtState.set(state, rejected)
     },
     committed: stateCommitted,
     finish: () => reporter.finish(counts()),
@@ -546,13 +569,13 @@ const loadRead = (
           endedOnItsOwn:
             stop === undefined ? Effect.succeed(true) : Effect.map(Deferred.isDone(stop), (done) => !done),
           onMessage: logLine(options),
-          beforeCommit: ({ state, records }) => {
-            follow.committing(state, records)
+          beforeCommit: ({ state, records, rejected }) => {
+            follow.committing(state, records, rejected)
             const credits = follow.creditsAt(state)
             const figures = Object.fromEntries(
-              Object.entries(records).map(([stream, count]) => [
+              Object.entries(Runs.figuresOf(records, rejected)).map(([stream, counted]) => [
                 stream,
-                { records: count, credits: credits?.get(stream) ?? 0 },
+                { ...counted, credits: credits?.get(stream) ?? 0 },
               ]),
             )
             return Effect.zipRight(Runs.progress(options.schema, runId, figures), Ref.set(committed, figures))
@@ -611,10 +634,11 @@ const streamLines = (outcome: SyncOutcome): ReadonlyArray<string> => {
   )
   return [
     ...outcome.streams,
-    ...unread.map((stream) => ({ stream, records: 0, credits: 0, recordsLeft: 0 })),
+    ...unread.map((stream) => ({ stream, records: 0, credits: 0, recordsLeft: 0, rejected: 0 })),
   ].map((s) => {
     const left = planned === undefined ? s.recordsLeft : (planned[s.stream] ?? 0)
-    return `  ${s.stream.padEnd(20)} ${String(s.records).padStart(8)} records ${String(s.credits).padStart(8)} credits${left > 0 ? `  (${leftOver(outcome, left)})` : ""}`
+    const rejected = s.rejected > 0 ? `  (${s.rejected} rejected: paid for, kept whole in _rejected)` : ""
+    return `  ${s.stream.padEnd(20)} ${String(s.records).padStart(8)} records ${String(s.credits).padStart(8)} credits${rejected}${left > 0 ? `  (${leftOver(outcome, left)})` : ""}`
   })
 }
 

@@ -5,7 +5,7 @@ import * as HttpClientRequest from "@effect/platform/HttpClientRequest"
 import { describe, expect, it } from "@effect/vitest"
 import * as Effect from "effect/Effect"
 import * as Inspectable from "effect/Inspectable"
-import { ApiError, Client } from "./index.ts"
+import { ApiError, Client, Page } from "./index.ts"
 import { clientLayer, config, envelope, json, testKey } from "./testing/FakeHttp.ts"
 
 const contact = {
@@ -161,14 +161,19 @@ describe("Client", () => {
     }),
   )
 
-  it.effect("reports a record that does not fit with the path of the bad value", () =>
+  it.effect("keeps a record that does not fit apart, whole, with the path of the bad value", () =>
     Effect.gen(function* () {
       const bad = { ...contact, company: { id: "not-a-number" } }
-      const { result } = yield* searchWith(() => json(envelope([contact, bad])))
-      expect(result._tag === "Left" && result.left._tag).toBe("Decode")
-      expect(result._tag === "Left" && result.left._tag === "Decode" && result.left.path).toBe(
-        "search_results[1].company.id",
-      )
+      const { match_id: _, ...keyless } = contact
+      const { result } = yield* searchWith(() => json(envelope([contact, bad, keyless, 7])))
+      // The page is paid for: its good record is kept, and the others beside it, never dropped.
+      expect(result._tag === "Right" && result.right.items.map((item) => item.raw)).toEqual([contact])
+      expect(result._tag === "Right" && result.right.rejected).toEqual([
+        { raw: bad, path: "search_results[1].company.id", description: expect.any(String) },
+        { raw: keyless, path: "search_results[2].match_id", description: "is missing" },
+        { raw: 7, path: "search_results[3]", description: "Expected a JSON object" },
+      ])
+      expect(result._tag === "Right" && Page.recordsOn(result.right)).toBe(4)
     }),
   )
 

@@ -47,7 +47,7 @@ import type { Contact } from "./Contact.ts"
 import { type Decoder, decoders } from "./FastDecode.ts"
 import * as Filters from "./Filters.ts"
 import { maxDepth, maxPageSize } from "./Limits.ts"
-import { decodeItems, Envelope, type Item, type Page } from "./Page.ts"
+import { decodeAll, decodeItems, Envelope, type Item, type Page } from "./Page.ts"
 import { fromParseError } from "./ParseIssue.ts"
 import * as RateLimit from "./RateLimit.ts"
 import * as Retry from "./Retry.ts"
@@ -368,16 +368,14 @@ const pageOf =
   (paging: Paging, body: unknown): Effect.Effect<Page<A>, ApiError> =>
     Effect.gen(function* () {
       const envelope = yield* decodeEnvelope(endpoint, body)
-      const items = yield* Either.mapLeft(
-        decodeItems(records, envelope.search_results),
-        (issue) => new Decode({ endpoint, ...issue }),
-      )
+      const { items, rejected } = decodeItems(records, envelope.search_results)
       return {
         page: paging.page,
         pageSize: paging.pageSize,
         resultCount: envelope.result_count ?? undefined,
         isPreview: envelope.is_preview ?? endpoint === "people.preview",
         items,
+        rejected,
       }
     })
 
@@ -405,7 +403,7 @@ const taxonomyCategoriesOf = (getJson: GetJson) =>
     const records = Array.isArray(body) ? { search_results: body } : body
     const envelope = yield* decodeEnvelope("taxonomy.categories", records)
     return yield* Either.mapLeft(
-      decodeItems(decoders.category, envelope.search_results),
+      decodeAll(decoders.category, envelope.search_results),
       (issue) => new Decode({ endpoint: "taxonomy.categories", ...issue }),
     )
   })

@@ -38,6 +38,7 @@ const fakeQuery = (total: number, options: { failOnPage?: number; resultCount?: 
         pageSize: paging.pageSize,
         resultCount: options.resultCount === false ? undefined : total,
         isPreview: false,
+        rejected: [],
         items: ids.map((id) => ({ record: id, raw: { id } })),
       }
       return page
@@ -89,6 +90,33 @@ describe("Pager", () => {
       expect(query.requested.sort((a, b) => a - b)).toEqual([1, 2, 3])
       expect(events.map((e) => e._tag)).toEqual(["PageFetched", "PageFetched", "PageFetched"])
       expect(snapshot).toMatchObject({ spent: 137, reserved: 0 })
+    }),
+  )
+
+  it.effect("charges a page every record on it, those that did not decode too, and reads on past it", () =>
+    Effect.gen(function* () {
+      // Three pages of 10 without a count: the first carries 4 records that did not decode, so it
+      // holds 6 items but is full (10 records), and is not taken for the last page.
+      const fetch = (paging: Paging) =>
+        Effect.succeed<Page<number>>({
+          page: paging.page,
+          pageSize: paging.pageSize,
+          resultCount: undefined,
+          isPreview: false,
+          items: range(paging.page === 3 ? 5 : paging.page === 1 ? 6 : 10).map((id) => ({
+            record: id,
+            raw: { id },
+          })),
+          rejected: range(paging.page === 1 ? 4 : 0).map((id) => ({
+            raw: { id },
+            path: `search_results[${id}].match_id`,
+            description: "is missing",
+          })),
+        })
+      const { events, snapshot } = yield* collect({ fetch, credited: true, pageSize: 10 }, 100)
+      const charged = events.map((event) => (event._tag === "PageFetched" ? event.creditsCharged : -1))
+      expect(charged).toEqual([10, 10, 5])
+      expect(snapshot.spent).toBe(25)
     }),
   )
 

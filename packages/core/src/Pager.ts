@@ -6,7 +6,7 @@
  *   or requested.
  * - Each credited page reserves its worst-case cost (page_size records, or fewer when
  *   `maxRecords` bounds the query) before it is requested, in page order, and is sent through
- *   CreditedRequest: settled to the records it returned, released on a definite refusal,
+ *   CreditedRequest: settled to the records it returned (decoded or rejected: each is charged), released on a definite refusal,
  *   forfeited (counted as spent) when its outcome is unknown, and retried only under a new
  *   reservation. The first page the budget cannot cover ends the stream with a
  *   BudgetExhausted event saying what was left: no later page is requested, so no record is
@@ -35,7 +35,7 @@ import { RetrySettings } from "./Connection.ts"
 import { CreditBudget, type Reservation } from "./CreditBudget.ts"
 import * as CreditedRequest from "./CreditedRequest.ts"
 import { lastReachablePage, maxPageSize } from "./Limits.ts"
-import type { Page } from "./Page.ts"
+import { type Page, recordsOn } from "./Page.ts"
 
 export interface Options<A> {
   readonly fetch: (paging: Paging) => Effect.Effect<Page<A>, ApiError>
@@ -206,7 +206,7 @@ const fetchPage = <A>(paged: Paged<A>, page: number): Effect.Effect<Option.Optio
       firstReservation: decide(paged, page),
       reserve: reserveFor(paged, page),
       request: () => options.fetch({ page, pageSize }),
-      charged: (fetched) => (credited ? fetched.items.length : 0),
+      charged: (fetched) => (credited ? recordsOn(fetched) : 0),
       // A free page's transport faults are retried by the client; a credited page's here.
       retry: credited ? (options.retry ?? defaultRetry) : noRetry,
     }),
@@ -234,7 +234,7 @@ const fetchPage = <A>(paged: Paged<A>, page: number): Effect.Effect<Option.Optio
             Option.some(
               new PageFetched({
                 page: value,
-                creditsCharged: credited ? value.items.length : 0,
+                creditsCharged: credited ? recordsOn(value) : 0,
                 holdsUnemitted: options.unemitted !== undefined,
               }) as Event<A>,
             ),
@@ -347,7 +347,7 @@ const countedPages = <A>(paged: Paged<A>, startPage: number, concurrency: number
     // Nothing in flight beside the first page: its failure is raised at once.
     if (Option.isNone(firstEvent)) return raiseFailure(paged)
     const first = firstEvent.value
-    if (first._tag !== "PageFetched" || first.page.items.length < paged.pageSize) return Stream.make(first)
+    if (first._tag !== "PageFetched" || recordsOn(first.page) < paged.pageSize) return Stream.make(first)
     const resultCount = first.page.resultCount
     const reachableTotal = capped(paged.options, resultCount)
     yield* Ref.set(paged.knownTotal, reachableTotal)
@@ -363,7 +363,7 @@ const countedPages = <A>(paged: Paged<A>, startPage: number, concurrency: number
         (event) =>
           reachableTotal === undefined &&
           event._tag === "PageFetched" &&
-          event.page.items.length < paged.pageSize,
+          recordsOn(event.page) < paged.pageSize,
       ),
       landedAfterRefusal,
     )

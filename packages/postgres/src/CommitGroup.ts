@@ -8,7 +8,7 @@
  * lands, and one that falls behind commits in groups, the larger the further behind (up to the
  * loader's `groupShare` and `groupLimit`).
  */
-import type { Message } from "@salesintel/airbyte"
+import type { Message, Streams } from "@salesintel/airbyte"
 import * as Batch from "./Batch.ts"
 import type { Mapped, StreamMapping } from "./Mapping.ts"
 
@@ -21,7 +21,11 @@ export type Job =
       readonly states: ReadonlyArray<Message.StateMessage>
       /** Records per stream received up to the last of them. */
       readonly records: Readonly<Record<string, number>>
+      /** Rejected records per stream they were for (Rejected.ts), received up to the last of them. */
+      readonly rejected: Readonly<Record<string, number>>
     }
+  /** Rejected records (Rejected.ts), written in the open transaction like a batch. */
+  | { readonly _tag: "Rejected"; readonly rows: ReadonlyArray<Streams.RejectedRecord> }
   | { readonly _tag: "Notify"; readonly message: Message.LogMessage | Message.TraceErrorMessage }
 
 export class CommitGroup {
@@ -29,6 +33,10 @@ export class CommitGroup {
   private readonly covered = new Map<StreamMapping, Batch.Builder>()
   private waiting: Array<Message.StateMessage> = []
   private waitingRecords: Readonly<Record<string, number>> = {}
+  private waitingRejected: Readonly<Record<string, number>> = {}
+  /** Rejected records no STATE covers yet, and those the waiting STATEs cover. */
+  private openRejected: Array<Streams.RejectedRecord> = []
+  private coveredRejected: Array<Streams.RejectedRecord> = []
   /** Records no STATE covers yet. */
   openRecords = 0
   /** Records the waiting STATEs cover. */
@@ -53,8 +61,19 @@ export class CommitGroup {
     this.openRecords++
   }
 
+  /** A rejected record: it waits with the records, and commits with the STATE that covers it. */
+  addRejected(row: Streams.RejectedRecord): void {
+    this.openRejected.push(row)
+  }
+
   /** A STATE: it covers every record so far, and waits to commit with them. */
-  cover(state: Message.StateMessage, records: Readonly<Record<string, number>>): void {
+  cover(
+    state: Message.StateMessage,
+    records: Readonly<Record<string, number>>,
+    rejected: Readonly<Record<string, number>>,
+  ): void {
+    this.coveredRejected.push(...this.openRejected)
+    this.openRejected = []
     // Moved when nothing of its stream waits yet; else copied over, and the open one kept for the
     // next page (a page a STATE would otherwise allocate a fresh builder's 1.5 MB).
     for (const [mapping, builder] of this.open) {
@@ -71,6 +90,7 @@ export class CommitGroup {
     this.openRecords = 0
     this.waiting.push(state)
     this.waitingRecords = records
+    this.waitingRejected = rejected
   }
 
   /** The waiting STATEs' commit, with the merges of what they cover; nothing when none waits. */
@@ -78,7 +98,14 @@ export class CommitGroup {
     if (this.waiting.length === 0) return
     for (const [mapping, builder] of this.covered)
       if (builder.size > 0) jobs.push({ _tag: "Batch", mapping, batch: builder.close() })
-    jobs.push({ _tag: "Commit", states: this.waiting, records: this.waitingRecords })
+    if (this.coveredRejected.length > 0) jobs.push({ _tag: "Rejected", rows: this.coveredRejected })
+    jobs.push({
+      _tag: "Commit",
+      states: this.waiting,
+      records: this.waitingRecords,
+      rejected: this.waitingRejected,
+    })
+    this.coveredRejected = []
     this.covered.clear()
     this.coveredRecords = 0
     this.waiting = []
@@ -92,6 +119,8 @@ export class CommitGroup {
     this.commitWaiting(jobs)
     for (const [mapping, builder] of this.open)
       if (builder.size > 0) jobs.push({ _tag: "Batch", mapping, batch: builder.close() })
+    if (this.openRejected.length > 0) jobs.push({ _tag: "Rejected", rows: this.openRejected })
+    this.openRejected = []
     this.open.clear()
     this.openRecords = 0
   }

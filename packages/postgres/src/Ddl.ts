@@ -14,6 +14,7 @@ import { Database, type DatabaseError, transaction } from "./Database.ts"
 import { historyOf } from "./History.ts"
 import * as Labels from "./Labels.ts"
 import * as Observations from "./Observations.ts"
+import { rejectedTable } from "./Rejected.ts"
 import { ident, literal, qualified } from "./Sql.ts"
 import { type ColumnShape, syncedAt, type TableShape } from "./Table.ts"
 import { allMappings, mappings } from "./Tables.ts"
@@ -89,6 +90,13 @@ export const migrations: ReadonlyArray<Migration> = [
     description: "company_observations and technology_observations, seeded from the companies held",
     sql: (schema) => Observations.seedSql(schema),
   },
+  // The generated DDL creates `_rejected` (Rejected.ts). Recorded so that an older loader, which
+  // would refuse the records of the `_rejected` stream, refuses the schema instead.
+  {
+    version: 7,
+    description: "_rejected: records a page carried that did not decode, kept whole with the reason",
+    sql: () => "",
+  },
 ]
 
 export const currentVersion = Math.max(...migrations.map((migration) => migration.version))
@@ -106,6 +114,7 @@ export const tables: ReadonlyArray<TableShape> = [
   stateTable,
   runsTable,
   boughtTable,
+  rejectedTable,
 ]
 
 const columnSql = (column: ColumnShape): string =>

@@ -135,10 +135,8 @@ export const loadRun = (
           ensureSchema: false,
           endedOnItsOwn: Effect.map(Deferred.isDone(stop), (stopped) => !stopped),
           onMessage: options.onSourceMessage,
-          beforeCommit: ({ records }) => {
-            const figures = Object.fromEntries(
-              Object.entries(records).map(([stream, count]) => [stream, { records: count }]),
-            )
+          beforeCommit: ({ records, rejected }) => {
+            const figures = Runs.figuresOf(records, rejected)
             return Effect.zipRight(Runs.progress(schema, runId, figures), Ref.set(committed, figures))
           },
           onStateCommitted: options.onStateCommitted,

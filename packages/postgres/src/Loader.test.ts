@@ -354,6 +354,64 @@ describe.each(all.map((backend): [string, Backend] => [backend.name, backend]))(
       ])
     })
 
+    it("keeps rejected records whole in _rejected, with the STATE after them, once per record", async () => {
+      await reset()
+      await env.query(`DELETE FROM ${table("_rejected")}`)
+      const rejected = (email: string, reason = "search_results[3].match_id: is missing") =>
+        record("_rejected", {
+          stream: "contacts",
+          key: null,
+          reason,
+          record: { email, first_name: "A\u0000B", phones: [{ value: "1" }] },
+          _salesintel_fetched_at: "2026-11-01T00:00:00.000Z",
+        })
+      const summary = await load(
+        [
+          record("contacts", contact(1)),
+          rejected("a@x.com"),
+          state("contacts", { upto: 1 }),
+          rejected("b@x.com"),
+          // After the last STATE: rolled back with the records around it.
+        ],
+        { runId: 42 },
+      )
+      expect(summary.rejected).toEqual({ contacts: 2 })
+      const rows = await env.query(
+        `SELECT stream, key, reason, record, fetched_at, run_id::int AS run_id FROM ${table("_rejected")}`,
+      )
+      expect(rows).toEqual([
+        {
+          stream: "contacts",
+          key: null,
+          reason: "search_results[3].match_id: is missing",
+          record: { email: "a@x.com", first_name: "A\\u0000B", phones: [{ value: "1" }] },
+          fetched_at: new Date("2026-11-01T00:00:00.000Z"),
+          run_id: 42,
+        },
+      ])
+      // The same record again (a rerun, the same input twice): its row, updated, not a second one.
+      await load([
+        rejected("a@x.com", "search_results[9].match_id: is missing"),
+        state("contacts", { upto: 2 }),
+      ])
+      expect(await count("_rejected")).toBe(1)
+      expect(await count("_rejected", "reason LIKE 'search_results[9]%'")).toBe(1)
+    })
+
+    it("refuses a _rejected record without its reason, naming the field", async () => {
+      const failure = await env.run(
+        Effect.flip(
+          Loader.load(
+            Stream.fromIterable([
+              record("_rejected", { stream: "contacts", key: null, record: {}, _salesintel_fetched_at: "x" }),
+            ]),
+            { schema: env.schema },
+          ),
+        ),
+      )
+      expect(failure.message).toBe("message 1: invalid _rejected record at reason: is missing")
+    })
+
     it("records runs", async () => {
       const id = await env.run(Runs.start(env.schema))
       await env.run(

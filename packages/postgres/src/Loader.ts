@@ -24,6 +24,7 @@ import * as Ledger from "./Ledger.ts"
 import { InvalidRecord, UnknownStream } from "./LoadError.ts"
 import type { StreamMapping } from "./Mapping.ts"
 import * as Merge from "./Merge.ts"
+import * as Rejected from "./Rejected.ts"
 import { defaultSchema, ident, qualified } from "./Sql.ts"
 import * as State from "./State.ts"
 import { allMappings, mappingOf } from "./Tables.ts"
@@ -74,6 +75,8 @@ export interface LoadOptions {
 export interface Committed {
   readonly state: Message.StateMessage
   readonly records: Readonly<Record<string, number>>
+  /** Rejected records (`_rejected`) up to it, per stream they were for. */
+  readonly rejected: Readonly<Record<string, number>>
 }
 
 export interface StreamSummary {
@@ -85,6 +88,11 @@ export interface StreamSummary {
 
 export interface LoadSummary {
   readonly streams: Record<string, StreamSummary>
+  /**
+   * Records of the `_rejected` stream received (all committed unless the input ended after them
+   * without a STATE), per stream they were for: kept whole in `_rejected` (Rejected.ts).
+   */
+  readonly rejected: Record<string, number>
   statesCommitted: number
   batches: number
   /** Records after the last STATE, rolled back because no state followed them. */
@@ -176,6 +184,7 @@ export type LoadFailure = UnknownStream | InvalidRecord
 /** A summary with nothing loaded yet; the stages below add to it as the load goes. */
 const emptySummary = (): LoadSummary => ({
   streams: {},
+  rejected: {},
   statesCommitted: 0,
   batches: 0,
   uncommittedRecords: 0,
@@ -209,6 +218,25 @@ interface Seen {
 }
 
 /**
+ * A record of a page that did not decode (Streams.rejected): it waits with the records around it
+ * and commits with the STATE that covers them (Rejected.ts), counted by the stream it was for.
+ */
+const addRejected = (
+  summary: LoadSummary,
+  group: CommitGroup,
+  message: Message.RecordMessage,
+  position: number,
+): LoadFailure | undefined => {
+  const decoded = Streams.rejected.decode(message.record.data)
+  if (Either.isLeft(decoded))
+    return new InvalidRecord({ stream: Streams.rejected.name, position, ...decoded.left })
+  group.addRejected(decoded.right)
+  const stream = decoded.right.stream
+  summary.rejected[stream] = (summary.rejected[stream] ?? 0) + 1
+  return undefined
+}
+
+/**
  * The plan stage: turns each group of messages into jobs, in input order. Records wait in their
  * stream's open batch; a STATE covers what came before it and commits it (CommitGroup.ts): at once
  * when the write stage is free (`writerFree`), else with the STATEs that arrive until the writer
@@ -235,6 +263,7 @@ const planner = (summary: LoadSummary, options: LoadOptions, writerFree: () => b
   const windowMillis = Duration.toMillis(options.batchWindow ?? Duration.seconds(1))
   const onRecord = (message: Message.RecordMessage, jobs: Array<Job>): LoadFailure | undefined => {
     const { stream } = message.record
+    if (stream === Streams.rejected.name) return addRejected(summary, group, message, position)
     const mapping = mappingOf(stream)
     if (mapping === undefined) return new UnknownStream({ stream, position, known: Streams.names })
     const mapped = mapping.map(message)
@@ -254,7 +283,7 @@ const planner = (summary: LoadSummary, options: LoadOptions, writerFree: () => b
       return new UnknownStream({ stream, position, known: Streams.names, of: "state" })
     const records: Record<string, number> = {}
     for (const [name, entry] of Object.entries(summary.streams)) records[name] = entry.records
-    group.cover(message, records)
+    group.cover(message, records, { ...summary.rejected })
     seen.uncommitted.clear()
     seen.withState.add(stream)
     if (writerFree() || group.coveredRecords >= Math.min(groupLimit, received / groupShare))
@@ -328,7 +357,7 @@ const writer = (summary: LoadSummary, options: LoadOptions, schema: string, db: 
         yield* State.write(schema, stream, state.state.stream.stream_state)
       const last = job.states[job.states.length - 1]
       if (options.beforeCommit && last !== undefined)
-        yield* options.beforeCommit({ state: last, records: job.records })
+        yield* options.beforeCommit({ state: last, records: job.records, rejected: job.rejected })
       yield* db.exec("COMMIT")
       inTransaction = false
       for (const state of job.states) {
@@ -343,6 +372,8 @@ const writer = (summary: LoadSummary, options: LoadOptions, schema: string, db: 
         return mergeBatch(job)
       case "Commit":
         return commit(job)
+      case "Rejected":
+        return Effect.zipRight(begin, Rejected.write(schema, job.rows, options.runId))
       case "Notify":
         if (job.message.type === "TRACE") summary.sourceErrors.push(job.message)
         return options.onMessage ? options.onMessage(job.message) : Effect.void

@@ -17,7 +17,24 @@ export interface StreamFigures {
   readonly records: number
   /** Credits the source spent on the stream, when known (the loader alone does not know them). */
   readonly credits?: number
+  /** Its records that did not decode, kept in `_rejected` (Rejected.ts); absent when none. */
+  readonly rejected?: number
 }
+
+/**
+ * Each stream's figures from its records and its rejected records (a stream whose every record was
+ * rejected has figures too), with `rejected` only where there were some.
+ */
+export const figuresOf = (
+  records: Readonly<Record<string, number>>,
+  rejected: Readonly<Record<string, number>>,
+): Record<string, StreamFigures> =>
+  Object.fromEntries(
+    [...new Set([...Object.keys(records), ...Object.keys(rejected)])].map((stream) => {
+      const count = rejected[stream] ?? 0
+      return [stream, { records: records[stream] ?? 0, ...(count > 0 ? { rejected: count } : {}) }]
+    }),
+  )
 
 /**
  * How a run ended: succeeded (everything due was bought), stopped_at_budget (it ended on its own

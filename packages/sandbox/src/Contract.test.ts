@@ -716,6 +716,34 @@ describe("faults, rate limits and introspection", () => {
     expect(account.requests["people.search"]).toEqual({ "500": 1, "429": 2, dropped: 1, truncated: 1 })
   })
 
+  it("sends the same contacts without match_id on every request, and charges every copy on a page", async () => {
+    // Faults that break the spec on purpose: read as plain JSON, not checked against it.
+    const raw = async (path: string, params: Record<string, string>) => {
+      const res = await fetch(`${sandbox.url}${path}?${new URLSearchParams(params).toString()}`, {
+        headers: { "X-CB-ApiKey": "sandbox-full", Accept: "application/json" },
+      })
+      return ((await res.json()) as People).search_results
+    }
+    const query = { job_levels: "vp", page_size: "50" }
+    sandbox.setFaults({ no_match_id_rate: 0.2 }, "sandbox-full")
+    const listed = await raw("/service/people/preview", query)
+    const bought = await raw("/service/people", query)
+    const keyless = (records: ReadonlyArray<ContactRecord>) =>
+      records.flatMap((r, at) => (r.match_id === undefined ? [at] : []))
+    expect(keyless(bought).length).toBeGreaterThan(0)
+    expect(keyless(bought).length).toBeLessThan(50)
+    expect(keyless(listed)).toEqual(keyless(bought))
+    expect(bought.map((r) => r.last_name)).toEqual(listed.map((r) => r.last_name))
+    expect((await accountOf("sandbox-full")).credits_charged).toBe(50)
+    sandbox.setFaults({ no_match_id_rate: 0, duplicate_rate: 0.2 }, "sandbox-full")
+    const doubled = await raw("/service/people", query)
+    const copies = doubled.length - new Set(doubled.map((r) => r.match_id)).size
+    expect(copies).toBeGreaterThan(0)
+    expect(doubled.filter((r, at) => at > 0 && r.match_id === doubled[at - 1]!.match_id).length).toBe(copies)
+    // One credit a record on the page, copies included.
+    expect((await accountOf("sandbox-full")).credits_charged).toBe(50 + doubled.length)
+  })
+
   it("faults set over HTTP, globally, with latency; reset restores them", async () => {
     const set = await admin("/_sandbox/faults", { latency_ms: 120, error_rate: 0 })
     expect((set.faults as { latency_ms: number }).latency_ms).toBe(120)

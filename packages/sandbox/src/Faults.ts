@@ -1,8 +1,8 @@
-// Injected faults for tests: latency, 500s, 429s, dropped connections, truncated bodies and
-// a per-key request limit. Settings are global or per key (a key's settings override the
+// Injected faults for tests: latency, 500s, 429s, dropped connections, truncated bodies,
+// contacts sent without their match_id, records sent twice on a page, and a per-key request limit. Settings are global or per key (a key's settings override the
 // global ones field by field); the decisions come from a PRNG per key seeded from the
 // sandbox seed, so a run with the same requests in the same order fails the same way.
-import { hashString, Prng } from "./Random.ts"
+import { hashString, Prng, unit } from "./Random.ts"
 
 export interface FaultSettings {
   /** Fixed delay before every answer, in ms. */
@@ -26,6 +26,17 @@ export interface FaultSettings {
   readonly truncate_rate?: number
   /** Per-key requests allowed in any 60 s window (the provider documents 1,800/min per user); 0 = no limit. */
   readonly requests_per_minute?: number
+  /**
+   * Share of contacts sent without `match_id`, in search and preview alike: chosen per contact
+   * (from the seed and its index), so a contact sent so once is sent so on every request.
+   */
+  readonly no_match_id_rate?: number
+  /**
+   * Share of the records of a page (search, preview, append) sent twice in a row: chosen per
+   * record, like `no_match_id_rate`. Each copy is a record on the page, and a credited page is
+   * charged per record on it (interface-spec.md, Limits 3), so a copy costs a credit.
+   */
+  readonly duplicate_rate?: number
 }
 
 export const defaultFaults: Required<FaultSettings> = {
@@ -38,6 +49,8 @@ export const defaultFaults: Required<FaultSettings> = {
   drop_rate: 0,
   truncate_rate: 0,
   requests_per_minute: 1800,
+  no_match_id_rate: 0,
+  duplicate_rate: 0,
 }
 
 const numberFields = Object.keys(defaultFaults) as Array<keyof FaultSettings>
@@ -59,6 +72,9 @@ export const parseFaultSettings = (json: unknown): FaultSettings => {
   }
   return out
 }
+
+/** Salts of the per-record decisions, apart from every field the dataset draws. */
+const recordSalts = { noMatchId: 0x6e6d6964, duplicate: 0x64757031 } as const
 
 export type FaultDecision =
   | { readonly kind: "none" }
@@ -135,6 +151,18 @@ export class Faults {
     }
     times.push(now)
     return undefined
+  }
+
+  /** Whether the contact at `index` is sent without its match_id (the same on every request). */
+  lacksMatchId(key: string, index: number): boolean {
+    const rate = this.settingsFor(key).no_match_id_rate
+    return rate > 0 && unit(this.seed, index, recordSalts.noMatchId) < rate
+  }
+
+  /** Whether the record at `index` (a contact's or a company's) is sent twice on its page. */
+  isDuplicated(key: string, index: number): boolean {
+    const rate = this.settingsFor(key).duplicate_rate
+    return rate > 0 && unit(this.seed, index, recordSalts.duplicate) < rate
   }
 
   /** One draw per request decides its injected fault, if any. */

@@ -248,7 +248,12 @@ export class SandboxServer {
         const q = parsePeopleQuery(params)
         const page = this.search.people(q)
         const preview = endpoint === "people.preview"
-        const records = page.items.map((i) => (preview ? maskContact(d.contact(i)) : d.contact(i)))
+        const records = this.withRecordFaults(account, page.items, (i) => {
+          const contact = preview ? maskContact(d.contact(i)) : d.contact(i)
+          if (!this.faults.lacksMatchId(account.spec.key, i)) return contact
+          const { match_id: _dropped, ...rest } = contact
+          return rest
+        })
         return {
           status: 200,
           body: envelope(preview, q.paging.page, q.paging.pageSize, page.total, records),
@@ -259,14 +264,19 @@ export class SandboxServer {
         const q = parseAppendQuery(params)
         const page = this.search.append(q)
         const selection = q.tech === undefined ? undefined : selectProducts(d.taxonomy.products, q.tech)
-        const records = page.items.map((row) =>
-          companyTechnologies(
-            row.company,
-            d.companyProducts[row.company.index]!,
-            d.taxonomy,
-            selection,
-            row.country,
-          ),
+        const records = this.withRecordFaults(
+          account,
+          page.items.map((row) => row.company.index),
+          (_, at) => {
+            const row = page.items[at]!
+            return companyTechnologies(
+              row.company,
+              d.companyProducts[row.company.index]!,
+              d.taxonomy,
+              selection,
+              row.country,
+            )
+          },
         )
         return {
           status: 200,
@@ -294,6 +304,21 @@ export class SandboxServer {
         return { status: 200, body: envelope(false, q.paging.page, q.paging.pageSize, page.total, results) }
       }
     }
+  }
+
+  /**
+   * A page's records, each made by `make` from its record index and place on the page, with the
+   * per-record faults of the key: a record chosen by `duplicate_rate` is sent twice in a row.
+   */
+  private withRecordFaults<T>(
+    account: Account,
+    indexes: ReadonlyArray<number>,
+    make: (index: number, at: number) => T,
+  ): Array<T> {
+    return indexes.flatMap((index, at) => {
+      const record = make(index, at)
+      return this.faults.isDuplicated(account.spec.key, index) ? [record, record] : [record]
+    })
   }
 
   /** Test and benchmark controls; they need no key. */

@@ -22,6 +22,8 @@ const usage = `salesintel-sandbox: a local stand-in for the SalesIntel API
   --drop-rate <r>            share of connections dropped without an answer
   --truncate-rate <r>        share of 200 bodies cut short
   --requests-per-minute <n>  per-key limit (default 1800; 0 = none)
+  --no-match-id-rate <r>     share of contacts sent without match_id (the same ones every time)
+  --duplicate-rate <r>       share of records sent twice on their page (each copy charged)
   --duplicates               append without is_international returns a company once per country
   --help`
 
@@ -41,6 +43,8 @@ const options = {
   "drop-rate": { type: "string" },
   "truncate-rate": { type: "string" },
   "requests-per-minute": { type: "string" },
+  "no-match-id-rate": { type: "string" },
+  "duplicate-rate": { type: "string" },
   duplicates: { type: "boolean" },
   help: { type: "boolean" },
 } as const
@@ -86,6 +90,8 @@ const faults: FaultSettings = Object.fromEntries(
     drop_rate: number("drop-rate", false),
     truncate_rate: number("truncate-rate", false),
     requests_per_minute: number("requests-per-minute"),
+    no_match_id_rate: number("no-match-id-rate", false),
+    duplicate_rate: number("duplicate-rate", false),
   }).filter(([, v]) => v !== undefined),
 )
 

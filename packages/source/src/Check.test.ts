@@ -19,7 +19,7 @@ const provider = (answer: Effect.Effect<never, ApiError.ApiError> | "ok") => {
     previewPeople: (_filters, paging) => {
       asked.push(`preview page ${paging.page} of ${paging.pageSize}`)
       return answer === "ok"
-        ? Effect.succeed({ page: 1, pageSize: 1, resultCount: 0, isPreview: true, items: [] })
+        ? Effect.succeed({ page: 1, pageSize: 1, resultCount: 0, isPreview: true, items: [], rejected: [] })
         : answer
     },
   }

@@ -30,6 +30,7 @@ describe("the commands' messages validate against the official Airbyte schema", 
       "taxonomy_products",
       "contacts",
       "companies",
+      "_rejected",
     ])
     const contacts = streams.find((s) => s.name === "contacts")
     expect(contacts?.source_defined_primary_key).toEqual([["match_id"]])

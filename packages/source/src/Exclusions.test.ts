@@ -34,6 +34,23 @@ describe("the read's record filter", () => {
     expect(filter(message)).toBe(message)
   })
 
+  it("takes the excluded fields out of a rejected record of the stream too, and nothing else", () => {
+    const filter = recordFilter(configWith({ exclude_fields: ["personal_email"] }), contactsStream())
+    const { match_id: _, ...keyless } = data
+    const rejected = {
+      stream: "contacts",
+      key: null,
+      reason: "search_results[0].match_id: is missing",
+      record: keyless,
+      _salesintel_fetched_at: "2026-11-01T00:00:00.000Z",
+    }
+    const { personal_email: __, ...kept } = keyless
+    expect(filter(Message.record(Streams.rejected.name, rejected, 1)).record.data).toEqual({
+      ...rejected,
+      record: kept,
+    })
+  })
+
   it("takes out the config's exclusions and the catalog's deselected fields together", () => {
     const config = configWith({ exclude_fields: ["personal_email"] })
     const stream = contactsStream(["match_id", "email", "personal_email", "_salesintel_fetched_at"])

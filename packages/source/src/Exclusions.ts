@@ -3,7 +3,7 @@
  * stream's section and the fields the configured catalog deselects (Airbyte's field selection).
  * They are taken out before a record leaves the source, so no message, table or `_raw` has them.
  */
-import { Catalog, FieldPaths, type Message } from "@salesintel/airbyte"
+import { Catalog, FieldPaths, type Message, Streams } from "@salesintel/airbyte"
 import * as Stream from "effect/Stream"
 import type { SourceConfig } from "./Config.ts"
 
@@ -38,7 +38,31 @@ export const recordFilter = (
   const paths = excludedPaths(config, entry)
   if (paths.length === 0) return (record) => record
   const tree = FieldPaths.treeOf(paths)
-  return (record) => FieldPaths.removeFromRecord(record, tree)
+  // A rejected record of the stream (Streams.rejected) carries the provider's record whole in
+  // `record`: the excluded fields leave it there.
+  return (record) =>
+    record.record.stream === Streams.rejected.name
+      ? withoutExcludedInRejected(record, tree)
+      : FieldPaths.removeFromRecord(record, tree)
+}
+
+const withoutExcludedInRejected = (message: Message.RecordMessage, tree: FieldPaths.PathTree) => {
+  const { data } = message.record
+  const record = FieldPaths.remove(data.record, tree)
+  return record === data.record
+    ? message
+    : { ...message, record: { ...message.record, data: { ...data, record } } }
+}
+
+/** The excluded fields taken out of a value of the stream's records (a rejected record, before it is said or sent). */
+export const valueFilter = (
+  config: SourceConfig,
+  entry: Catalog.ConfiguredStream,
+): ((value: unknown) => unknown) => {
+  const paths = excludedPaths(config, entry)
+  if (paths.length === 0) return (value) => value
+  const tree = FieldPaths.treeOf(paths)
+  return (value) => FieldPaths.remove(value, tree)
 }
 
 /**

@@ -24,6 +24,7 @@ const fakeFetch = (options: { failOn?: string } = {}) => {
         pageSize: paging.pageSize,
         resultCount: keys.length,
         isPreview: false,
+        rejected: [],
         items: keys.map((key) => ({ record: key, raw: { key } })),
       }
       return page
@@ -88,6 +89,47 @@ describe("KeyedPurchase", () => {
       expect(snapshot.uncertain).toBe(0)
       expect(snapshot.reserved).toBe(0)
       expect(snapshot.spent).toBe(fake.requested.filter((batch) => !batch.includes("k-7")).flat().length)
+    }),
+  )
+
+  it.effect("a batch with a record that did not decode does not say which keys matched nothing", () =>
+    Effect.gen(function* () {
+      const budget = yield* CreditBudget.make(100)
+      // k-0 and k-7 match nothing; k-3's record comes back without its key (rejected).
+      const fetch = (asked: ReadonlyArray<string>, paging: Client.Paging) =>
+        Effect.succeed<Page.Page<string>>({
+          page: paging.page,
+          pageSize: paging.pageSize,
+          resultCount: undefined,
+          isPreview: false,
+          items: asked
+            .filter((key) => key !== "k-0" && key !== "k-7" && key !== "k-3")
+            .map((key) => ({ record: key, raw: { key } })),
+          rejected: asked.includes("k-3")
+            ? [{ raw: {}, path: "search_results[2].key", description: "is missing" }]
+            : [],
+        })
+      const events = yield* KeyedPurchase.run({
+        keys: Stream.fromIterable(keys.slice(0, 10)),
+        pageSize: 5,
+        concurrency: 1,
+        retry,
+        fetch,
+        oneRecordPerKey: false,
+        matches: (key, item) => item.record === key,
+      }).pipe(Stream.runCollect, Effect.provide(Layer.succeed(CreditBudget.CreditBudget, budget)))
+      const unmatched = Chunk.toReadonlyArray(events).flatMap((event) =>
+        event._tag === "Unmatched" ? [[...event.keys]] : [],
+      )
+      // The batch of k-0..k-4 holds k-3's rejected record: no Unmatched (though k-0 matched
+      // nothing); the next batch says k-7 matched nothing.
+      expect(unmatched).toEqual([["k-5", "k-6", "k-7", "k-8", "k-9"]])
+      const said = Chunk.toReadonlyArray(events).flatMap((event) =>
+        event._tag === "Unmatched" ? event.unmatched : [],
+      )
+      expect(said).toEqual(["k-7"])
+      // Charged every record on the pages, the rejected one included: 3 + 1, then 4.
+      expect((yield* budget.snapshot).spent).toBe(8)
     }),
   )
 })

@@ -12,7 +12,8 @@
  *
  * Given `matches`, a batch read to its end also says which of its keys no record returned matched
  * (an `Unmatched` event, before the batch's records): a domain or name the provider knows no
- * company by returns nothing, and costs nothing, where a match id always returns its contact.
+ * company by returns nothing, and costs nothing, where a match id always returns its contact. A
+ * batch with a record that did not decode says nothing of the kind: that record may be any key's.
  */
 import {
   AdaptiveConcurrency,
@@ -21,7 +22,7 @@ import {
   type Connection,
   CreditBudget,
   CreditedRequest,
-  type Page,
+  Page,
   Pager,
 } from "@salesintel/core"
 import * as Chunk from "effect/Chunk"
@@ -49,7 +50,13 @@ export interface Options<K, A, E, R> {
 }
 
 export type Event<K, A> =
-  | { readonly _tag: "Bought"; readonly keys: ReadonlyArray<K>; readonly items: ReadonlyArray<Page.Item<A>> }
+  | {
+      readonly _tag: "Bought"
+      readonly keys: ReadonlyArray<K>
+      readonly items: ReadonlyArray<Page.Item<A>>
+      /** The page's records that did not decode: paid for, kept apart (Page.ts). */
+      readonly rejected: ReadonlyArray<Page.Rejected>
+    }
   | { readonly _tag: "Unbought"; readonly keys: ReadonlyArray<K> }
   | { readonly _tag: "DepthLimitReached"; readonly keys: ReadonlyArray<K> }
   /** A batch read to its end (every page): of its `keys`, those no record matched (maybe none). */
@@ -97,7 +104,7 @@ const morePages = <K, A, E, R>(purchase: Purchase<K, A, E, R>, keys: ReadonlyArr
     Stream.map((event): Event<K, A> => {
       switch (event._tag) {
         case "PageFetched":
-          return { _tag: "Bought", keys, items: event.page.items }
+          return { _tag: "Bought", keys, items: event.page.items, rejected: event.page.rejected }
         case "BudgetExhausted":
           return { _tag: "Unbought", keys }
         default: // DepthLimitReached
@@ -120,16 +127,19 @@ const pagesOf = <K, A, E, R>(
   const { options } = purchase
   const pageSize = keys.length
   const more =
-    options.oneRecordPerKey || page.items.length < pageSize || (page.resultCount ?? 0) <= pageSize
+    options.oneRecordPerKey || Page.recordsOn(page) < pageSize || (page.resultCount ?? 0) <= pageSize
       ? Effect.succeed(Chunk.empty<Event<K, A>>())
       : Stream.runCollect(morePages(purchase, keys, pageSize))
   return Effect.map(more, (further) => {
     const events: ReadonlyArray<Event<K, A>> = [
-      { _tag: "Bought", keys, items: page.items },
+      { _tag: "Bought", keys, items: page.items, rejected: page.rejected },
       ...Chunk.toReadonlyArray(further),
     ]
     const matches = options.matches
-    if (matches === undefined || events.some((event) => event._tag !== "Bought")) return events
+    // A batch with a record that did not decode cannot say which of its keys matched nothing (the
+    // rejected record may be any key's): it says none, and its keys are done as bought.
+    if (matches === undefined || events.some((event) => event._tag !== "Bought" || event.rejected.length > 0))
+      return events
     const items = events.flatMap((event) => (event._tag === "Bought" ? event.items : []))
     const unmatched = keys.filter((key) => !items.some((item) => matches(key, item)))
     return [{ _tag: "Unmatched", keys, unmatched }, ...events]
@@ -158,7 +168,7 @@ const buy = <K, A, E, R>(
     ),
     reserve: budget.reserve(pageSize),
     request: () => options.fetch(batch.keys, { page: 1, pageSize }),
-    charged: (page) => page.items.length,
+    charged: Page.recordsOn,
     retry: options.retry,
   })
   // A permit around the one request only (morePages takes its own per page): never nested.

@@ -24,6 +24,7 @@ const smallParts = (parts: number, pagesEach: number) => {
         pageSize: paging.pageSize,
         resultCount: pageSize * pagesEach,
         isPreview: false,
+        rejected: [],
         items: Array.from({ length: pageSize }, (_, i) => ({ record: `r${paging.page}-${i}`, raw: {} })),
       }
     })
@@ -98,6 +99,7 @@ describe("PagedQuery", () => {
             pageSize: paging.pageSize,
             resultCount: pageSize * pages,
             isPreview: false,
+            rejected: [],
             items:
               paging.page > pages
                 ? []

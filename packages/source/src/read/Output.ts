@@ -4,7 +4,7 @@
  * shortfalls (work the credit budget did not cover, with what it would cost) and estimates of the
  * records to come.
  */
-import type { Message, Streams } from "@salesintel/airbyte"
+import { type Message, Streams } from "@salesintel/airbyte"
 import type { Page } from "@salesintel/core"
 
 /** A record: the JSON emitted (the provider's, plus the added fields) and its decoded value. */
@@ -12,6 +12,15 @@ export interface RecordOutput<A> {
   readonly _tag: "Record"
   readonly data: Message.JsonObject
   readonly decoded: Streams.Decoded<A>
+}
+
+/**
+ * A record of a page that did not decode (Page.ts): emitted as a record of the `_rejected` stream
+ * (Streams.rejected), so what was paid for reaches the destination whole with its reason.
+ */
+export interface RejectedOutput {
+  readonly _tag: "Rejected"
+  readonly rejected: Page.Rejected
 }
 
 export interface Checkpoint {
@@ -32,6 +41,8 @@ export interface Shortfall {
   /** Credits those records would cost (one per record). */
   readonly credits: number | undefined
   readonly detail: string
+  /** Why they were not bought, when it was not the budget (nor a stop request, nor a failure). */
+  readonly because?: string | undefined
 }
 
 /** A page of records was read (counted for progress; not a protocol message). */
@@ -101,7 +112,15 @@ export type Count =
   /** Queries a free stream asks (the taxonomy's product terms). */
   | "queries"
 
-export type Output<A> = RecordOutput<A> | Checkpoint | Log | Shortfall | PageRead | Estimate | Tally
+export type Output<A> =
+  | RecordOutput<A>
+  | RejectedOutput
+  | Checkpoint
+  | Log
+  | Shortfall
+  | PageRead
+  | Estimate
+  | Tally
 
 /**
  * A record of `stream` as the core decoded it: its raw JSON in the catalog's types (loosely sent
@@ -120,6 +139,29 @@ export const record = <A>(
     decoded: { stream, value: item.record },
   }
 }
+export const rejected = (value: Page.Rejected): RejectedOutput => ({ _tag: "Rejected", rejected: value })
+
+/**
+ * A page's outputs: its rejected records, then its records, a record sent more than once on the
+ * page (the provider charges each copy) once, its last copy (as the loader would keep it).
+ */
+export const pageRecords = <A>(
+  page: { readonly items: ReadonlyArray<Page.Item<A>>; readonly rejected: ReadonlyArray<Page.Rejected> },
+  record: (item: Page.Item<A>) => RecordOutput<A>,
+): ReadonlyArray<RecordOutput<A> | RejectedOutput> => {
+  const records = page.items.map(record)
+  const lastAt = new Map<string, number>()
+  records.forEach((output, at) => {
+    const key = Streams.keyOfRaw(output.decoded.stream, output.data)
+    if (key !== undefined) lastAt.set(key, at)
+  })
+  const once = records.filter((output, at) => {
+    const key = Streams.keyOfRaw(output.decoded.stream, output.data)
+    return key === undefined || lastAt.get(key) === at
+  })
+  return [...page.rejected.map(rejected), ...once]
+}
+
 export const checkpoint = (state: Message.JsonObject): Checkpoint => ({ _tag: "Checkpoint", state })
 export const pageRead: PageRead = { _tag: "PageRead" }
 export const estimate = (records: number, key = ""): Estimate => ({
@@ -137,9 +179,11 @@ export const shortfall = (
   records: number | undefined,
   credits: number | undefined,
   detail: string,
+  because?: string,
 ): Shortfall => ({
   _tag: "Shortfall",
   records,
   credits,
   detail,
+  ...(because === undefined ? {} : { because }),
 })

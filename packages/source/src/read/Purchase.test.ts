@@ -26,6 +26,7 @@ const page = (number: number, ids: ReadonlyArray<number>): Page.Page<Contact.Con
   pageSize: ids.length,
   resultCount: undefined,
   isPreview: false,
+  rejected: [],
   items: ids.map(item),
 })
 const pageEvent = (part: string, number: number, ids: ReadonlyArray<number>, afterGap = false) =>
@@ -98,6 +99,7 @@ describe("Purchase.creditedPages", () => {
             record,
             detail: "search s",
             work: "search s",
+            endpoint: "people.search",
           }),
         )
         expect(outputs.failure).toBeUndefined()
@@ -140,6 +142,7 @@ describe("Purchase.creditedPages", () => {
             record,
             detail: "search s",
             work: "search s",
+            endpoint: "people.search",
           }),
         )
         expect(brief(outputs.outputs)).toEqual([
@@ -179,6 +182,7 @@ describe("Purchase.creditedPages", () => {
           record,
           detail: "search s",
           work: "search s",
+          endpoint: "people.search",
         }),
       )
       expect(brief(outputs.outputs)).toEqual(["R:m-1", "C:1", "C:1"])
@@ -201,6 +205,7 @@ describe("Purchase.creditedPages", () => {
             record,
             detail: "search s",
             work: "search s",
+            endpoint: "people.search",
           }),
         )
         // 500 held: one checkpoint per 10 records, so after pages 5 (10 records); then the failure's.
@@ -216,6 +221,7 @@ describe("Purchase.keyedBatches", () => {
     _tag: "Bought",
     keys: ids.map((id) => `m-${id}`),
     items: ids.map(item),
+    rejected: [],
   })
 
   it.effect(
@@ -241,6 +247,7 @@ describe("Purchase.keyedBatches", () => {
             record,
             detail: "emails",
             work: "emails",
+            endpoint: "people.search",
           }),
         )
         expect(brief(outputs.outputs)).toEqual([
@@ -271,6 +278,7 @@ describe("Purchase.keyedBatches", () => {
             record,
             detail: "search s",
             work: "search s",
+            endpoint: "people.search",
           }),
         )
         expect(brief(outputs.outputs)).toEqual(["R:m-1", "C:1", "R:m-2", "C:2", "C:2"])
@@ -316,6 +324,7 @@ describe("Purchase.keys", () => {
       record,
       detail: "search s",
       work: "search s",
+      endpoint: "people.search",
     })
     return { outputs, asked }
   }

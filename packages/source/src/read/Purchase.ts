@@ -6,7 +6,7 @@
  * one shortfall at the end; and whatever ends the read, what it bought is saved (a checkpoint)
  * before the failure is reported.
  */
-import type { ApiError, CreditBudget, Page } from "@salesintel/core"
+import { type ApiError, type CreditBudget, Page } from "@salesintel/core"
 import * as Chunk from "effect/Chunk"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
@@ -20,6 +20,7 @@ import * as KeyedPurchase from "../components/KeyedPurchase.ts"
 import * as PagedQuery from "../components/PagedQuery.ts"
 import type * as Checkpoints from "./Checkpoints.ts"
 import * as Output from "./Output.ts"
+import * as Rejections from "./Rejections.ts"
 import { HandOver } from "./Turns.ts"
 
 // ---------------------------------------------------------------------------------------------
@@ -75,7 +76,23 @@ interface Common<A> {
   readonly detail: string
   /** The work its tallies count under, such as `search it-vps`. */
   readonly work: string
+  /** The credited endpoint it buys from: named when its records stop decoding (Rejections.ts). */
+  readonly endpoint: ApiError.Endpoint
 }
+
+/** `event`'s page counted against its rejected records (Rejections.ts), if it carries one. */
+const counted = <A>(watch: Rejections.Watch, event: PagedQuery.Event<A> | KeyedPurchase.Event<unknown, A>) =>
+  event._tag === "Page" ? watch.after(event.page) : event._tag === "Bought" ? watch.after(event) : Effect.void
+
+/** A shortfall, said after the purchase stopped buying on its rejected records, with why. */
+const shortfallOf = (
+  watch: Rejections.Watch,
+  records: number | undefined,
+  detail: string,
+): Effect.Effect<Output.Shortfall> =>
+  Effect.map(watch.tipped, (tipped) =>
+    Output.shortfall(records, records, detail, Option.isSome(tipped) ? Rejections.because : undefined),
+  )
 
 /** `outputs`, then a checkpoint if one is due after `records` more records. */
 const withCheckpointWhenDue = <A>(
@@ -125,6 +142,7 @@ const pageOutputs = <A, E, R>(
   options: PagesOptions<A, E, R>,
   cadence: Checkpoints.Amortized,
   skipped: Ref.Ref<number>,
+  watch: Rejections.Watch,
   event: PagedQuery.Event<A>,
 ): Effect.Effect<ReadonlyArray<Output.Output<A>>> => {
   const { resume, detail } = options
@@ -145,13 +163,15 @@ const pageOutputs = <A, E, R>(
         options.bought.record(keys)
         // Recorded as bought by this run: what the lookup said of them is no longer needed.
         if (Either.isRight(looked)) options.bought.settle(keys)
+        // Bought: one credit a record on the page, rejected or sent twice included.
+        const charged = Page.recordsOn(event.page)
         const tally = Output.tally(options.work, {
           creditedRequests: 1,
-          bought: keys.length,
+          bought: charged,
           new: keys.length - stale,
           stale,
         })
-        const outputs = [...said, Output.pageRead, tally, ...event.page.items.map(options.record)]
+        const outputs = [...said, Output.pageRead, tally, ...Output.pageRecords(event.page, options.record)]
         const moved =
           resume === undefined || event.afterGap
             ? Effect.void
@@ -163,9 +183,9 @@ const pageOutputs = <A, E, R>(
       })
     }
     case "Refused":
-      return Effect.as(
+      return Effect.zipRight(
         resume === undefined ? Effect.void : resume.refused(event.part, event.nextPage, event.pageSize),
-        [Output.shortfall(event.records, event.records, detail)],
+        Effect.map(shortfallOf(watch, event.records, detail), (said) => [said]),
       )
     case "Skipped":
       return Effect.as(
@@ -189,13 +209,16 @@ const pageOutputs = <A, E, R>(
  */
 export const creditedPages = <A, E, R>(
   options: PagesOptions<A, E, R>,
-): Stream.Stream<Output.Output<A>, E, R> =>
+): Stream.Stream<Output.Output<A>, E | ApiError.Decode, R> =>
   Stream.unwrap(
     Effect.gen(function* () {
       const cadence = yield* options.bought.cadence()
       const skipped = yield* Ref.make(0)
+      const watch = yield* Rejections.watch(options.endpoint)
       const pages = options.events.pipe(
-        Stream.mapEffect((event) => pageOutputs(options, cadence, skipped, event)),
+        Stream.mapEffect((event) =>
+          Effect.zipLeft(pageOutputs(options, cadence, skipped, watch, event), counted(watch, event)),
+        ),
         Stream.flattenIterables,
         savedBeforeFailure(options.checkpoint),
       )
@@ -204,12 +227,16 @@ export const creditedPages = <A, E, R>(
           const records = yield* Ref.get(skipped)
           const outputs: Array<Output.Output<A>> = []
           if (records > 0)
-            outputs.push(Output.shortfall(records, records, `${options.detail} (parts not begun)`))
+            outputs.push(yield* shortfallOf(watch, records, `${options.detail} (parts not begun)`))
           if (options.resume === undefined) outputs.push(yield* options.checkpoint)
           return Stream.fromIterable(outputs)
         }),
       )
-      return Stream.concat(pages, closing)
+      // Stopped on its rejected records: it fails once what was in flight has landed and is saved.
+      return Stream.concat(
+        Stream.concat(pages, closing),
+        savedBeforeFailure(options.checkpoint)(watch.raised),
+      )
     }),
   )
 
@@ -241,13 +268,53 @@ export interface BatchesOptions<A, Event extends KeyedPurchase.Event<unknown, A>
     | undefined
 }
 
+/** A keyed purchase's event as outputs: a batch's records, or what it left unbought or unmatched. */
+const batchOutputs = <A, Event extends KeyedPurchase.Event<unknown, A>, E, R>(
+  options: BatchesOptions<A, Event, E, R>,
+  cadence: Checkpoints.Amortized,
+  unbought: Ref.Ref<number>,
+  unmatched: Ref.Ref<ReadonlyArray<Unmatched<Event>>>,
+  event: Event,
+): Effect.Effect<ReadonlyArray<Output.Output<A>>> => {
+  if (event._tag === "Unbought")
+    return Effect.as(
+      Ref.update(unbought, (keys) => keys + event.keys.length),
+      [],
+    )
+  if (event._tag === "DepthLimitReached")
+    return Effect.succeed([
+      Output.log(
+        "WARN",
+        `${options.detail}: a batch of ${event.keys.length} keys matched more records than paging reaches`,
+      ),
+    ])
+  if (event._tag === "Unmatched") {
+    const looked = event as Unmatched<Event>
+    return Effect.as(
+      Effect.zipRight(
+        options.recordUnmatched?.(looked) ?? Effect.void,
+        Ref.update(unmatched, (events) => [...events, looked]),
+      ),
+      [],
+    )
+  }
+  const bought = event as Bought<Event>
+  options.recordBought(bought)
+  const tally = Output.tally(options.work, { creditedRequests: 1, bought: Page.recordsOn(bought) })
+  const outputs = [Output.pageRead, tally, ...Output.pageRecords(bought, options.record)]
+  return options.everyBatch
+    ? Effect.map(options.checkpoint, (state) => [...outputs, state])
+    : // The keys asked for: a batch whose keys matched nothing is done too, and so is due its checkpoint.
+      withCheckpointWhenDue(options.checkpoint, cadence, bought.keys.length, outputs)
+}
+
 /**
  * Keyed purchases (match ids, domains, names): each batch's records, recorded as bought; the keys
  * the budget (or a stop) left, summed into one shortfall; and a closing checkpoint.
  */
 export const keyedBatches = <A, Event extends KeyedPurchase.Event<unknown, A>, E, R>(
   options: BatchesOptions<A, Event, E, R>,
-): Stream.Stream<Output.Output<A>, E, R> =>
+): Stream.Stream<Output.Output<A>, E | ApiError.Decode, R> =>
   Stream.unwrap(
     Effect.gen(function* () {
       const cadence = yield* options.bought.cadence()
@@ -258,39 +325,11 @@ export const keyedBatches = <A, Event extends KeyedPurchase.Event<unknown, A>, E
           ? []
           : options.unmatchedWarnings(events),
       )
+      const watch = yield* Rejections.watch(options.endpoint)
       const batches = options.events.pipe(
-        Stream.mapEffect((event): Effect.Effect<ReadonlyArray<Output.Output<A>>> => {
-          if (event._tag === "Unbought")
-            return Effect.as(
-              Ref.update(unbought, (keys) => keys + event.keys.length),
-              [],
-            )
-          if (event._tag === "DepthLimitReached")
-            return Effect.succeed([
-              Output.log(
-                "WARN",
-                `${options.detail}: a batch of ${event.keys.length} keys matched more records than paging reaches`,
-              ),
-            ])
-          if (event._tag === "Unmatched") {
-            const looked = event as Unmatched<Event>
-            return Effect.as(
-              Effect.zipRight(
-                options.recordUnmatched?.(looked) ?? Effect.void,
-                Ref.update(unmatched, (events) => [...events, looked]),
-              ),
-              [],
-            )
-          }
-          const bought = event as Bought<Event>
-          options.recordBought(bought)
-          const tally = Output.tally(options.work, { creditedRequests: 1, bought: bought.items.length })
-          const outputs = [Output.pageRead, tally, ...bought.items.map(options.record)]
-          return options.everyBatch
-            ? Effect.map(options.checkpoint, (state) => [...outputs, state])
-            : // The keys asked for: a batch whose keys matched nothing is done too, and so is due its checkpoint.
-              withCheckpointWhenDue(options.checkpoint, cadence, bought.keys.length, outputs)
-        }),
+        Stream.mapEffect((event) =>
+          Effect.zipLeft(batchOutputs(options, cadence, unbought, unmatched, event), counted(watch, event)),
+        ),
         Stream.flattenIterables,
         Stream.catchAll((error) => Stream.concat(Stream.fromIterableEffect(warnings), Stream.fail(error))),
         savedBeforeFailure(options.checkpoint),
@@ -300,14 +339,21 @@ export const keyedBatches = <A, Event extends KeyedPurchase.Event<unknown, A>, E
           const said = yield* warnings
           const shortfall = yield* options.shortfall(yield* Ref.get(unbought))
           const state = yield* options.checkpoint
+          const tipped = Option.isSome(yield* watch.tipped)
           return Stream.fromIterable<Output.Output<A>>([
             ...said,
-            ...(shortfall === undefined ? [] : [shortfall]),
+            ...(shortfall === undefined
+              ? []
+              : [tipped ? { ...shortfall, because: Rejections.because } : shortfall]),
             state,
           ])
         }),
       )
-      return Stream.concat(batches, closing)
+      // Stopped on its rejected records: it fails once what was in flight has landed and is saved.
+      return Stream.concat(
+        Stream.concat(batches, closing),
+        savedBeforeFailure(options.checkpoint)(watch.raised),
+      )
     }),
   )
 

@@ -19,8 +19,8 @@
  * request (`stopWhen`) closes the run's budget, so every stream ends at its next request with what
  * it has and checkpoints it, and the streams not begun are not started.
  */
-import { Catalog, Message, type StreamState } from "@salesintel/airbyte"
-import { ApiError, type Client, CreditBudget } from "@salesintel/core"
+import { Catalog, Message, type StreamState, Streams } from "@salesintel/airbyte"
+import { ApiError, type Client, CreditBudget, Page } from "@salesintel/core"
 import * as Cause from "effect/Cause"
 import * as Chunk from "effect/Chunk"
 import * as Deferred from "effect/Deferred"
@@ -33,7 +33,7 @@ import * as Stream from "effect/Stream"
 import type { LedgerError } from "../bought/BoughtLedger.ts"
 import type { SourceConfig } from "../Config.ts"
 import { definitionOf } from "../Definitions.ts"
-import { excluding } from "../Exclusions.ts"
+import { excluding, valueFilter } from "../Exclusions.ts"
 import type { StateError } from "../StateError.ts"
 import { Estimate } from "./Estimate.ts"
 import type * as Output from "./Output.ts"
@@ -44,6 +44,8 @@ export interface StreamSummary {
   readonly stream: string
   readonly syncMode: Catalog.SyncMode
   readonly records: number
+  /** Records of its pages that did not decode, sent whole to the `_rejected` stream (paid for where credited). */
+  readonly rejected: number
   /** Pages of records read (free and credited). */
   readonly pages: number
   readonly creditsSpent: number
@@ -155,6 +157,7 @@ export interface Read {
 /** A stream's figures as its outputs come, made into its summary when it ends. */
 interface Figures {
   readonly records: number
+  readonly rejected: number
   readonly pages: number
   readonly recordsLeft: number
   readonly creditsNeeded: number
@@ -165,6 +168,7 @@ interface Figures {
 
 const noFigures: Figures = {
   records: 0,
+  rejected: 0,
   pages: 0,
   recordsLeft: 0,
   creditsNeeded: 0,
@@ -191,6 +195,8 @@ interface Run {
   /** The first stream to fail: what the read reports once the streams still running end. */
   readonly failure: Ref.Ref<Option.Option<Failure>>
   readonly substreams: Substreams.Substreams
+  /** The catalog lists `_rejected` (Streams.rejected): rejected records go out as its records. */
+  readonly sendsRejected: boolean
 }
 
 const message = (value: Message.Message): Item => ({ _tag: "Message", message: value })
@@ -201,6 +207,10 @@ const status = (stream: string, value: Message.StreamStatus): Item =>
 interface StreamRun {
   readonly run: Run
   readonly name: string
+  /** Its registry entry (the key paths a rejected record's key is read by). */
+  readonly entry: Streams.StreamEntry<unknown>
+  /** Takes the fields the config and catalog exclude out of a rejected record, before it is said or sent. */
+  readonly withoutExcluded: (value: unknown) => unknown
   readonly figures: Ref.Ref<Figures>
   readonly estimate: Estimate
   /** The credits the stream has spent, as the run's budget counts them (none for a free stream). */
@@ -223,6 +233,52 @@ const recordItems = (stream: StreamRun, output: Output.RecordOutput<unknown>) =>
     return [items, { ...figures, records, sinceCheckpoint: figures.sinceCheckpoint + 1 }]
   })
 
+/** Rejected records said one by one in a WARN up to this many a stream; the rest are counted (the summary). */
+const rejectedSaid = 5
+
+/**
+ * A record of the stream's pages that did not decode: a record of the `_rejected` stream (its
+ * stream, key when it has one, reason, and the record whole: a value that is not an object under
+ * `value`), so that nothing paid for goes unseen. Where the catalog does not list `_rejected` (a
+ * destination may refuse a record of a stream it was not configured for) the WARN carries the
+ * record instead. It is not one of the stream's records: its STATE does not count it.
+ */
+const rejectedItems = (stream: StreamRun, output: Output.RejectedOutput) =>
+  Ref.modify(stream.figures, (figures): [ReadonlyArray<Item>, Figures] => {
+    const { raw } = output.rejected
+    const key = Streams.keyOfRaw(stream.entry, raw) ?? null
+    const reason = Page.reasonOf(output.rejected)
+    const whole = stream.withoutExcluded(raw)
+    const record =
+      typeof whole === "object" && whole !== null && !Array.isArray(whole) ? whole : { value: whole }
+    const rejected = figures.rejected + 1
+    const where = stream.run.sendsRejected
+      ? `it is paid for and kept whole in ${Streams.rejected.name}`
+      : `it is paid for; the catalog does not list ${Streams.rejected.name}, so here it is whole: ${JSON.stringify(record)}`
+    const said =
+      stream.run.sendsRejected && rejected > rejectedSaid
+        ? []
+        : [
+            message(
+              Message.log(
+                "WARN",
+                `${stream.name}: a record did not decode (${reason}${key === null ? "" : `; key ${key}`}): ${where}${stream.run.sendsRejected && rejected === rejectedSaid ? "; further ones are counted, not said" : ""}`,
+              ),
+            ),
+          ]
+    const data = {
+      stream: stream.name,
+      key,
+      reason,
+      record,
+      [Streams.addedFields.fetchedAt]: new Date(stream.run.options.startedAt).toISOString(),
+    }
+    const sent = stream.run.sendsRejected
+      ? [message(Message.record(Streams.rejected.name, data, Date.now()))]
+      : []
+    return [[...said, ...sent], { ...figures, rejected }]
+  })
+
 /** A checkpoint: the credits the stream has spent, then its STATE counting the records since the last. */
 const checkpointItems = (stream: StreamRun, output: Output.Checkpoint) =>
   Effect.flatMap(stream.spent, (spent) =>
@@ -239,11 +295,14 @@ const shortfallItems = (stream: StreamRun, output: Output.Shortfall) =>
   Effect.flatMap(Effect.zip(Ref.get(stream.run.stopped), Ref.get(stream.run.failure)), ([stopped, failure]) =>
     Ref.modify(stream.figures, (figures): [ReadonlyArray<Item>, Figures] => {
       const records = output.records ?? "some"
-      const text = stopped
-        ? `${stream.name}: stopped on request before ${records} records of ${output.detail}`
-        : Option.isSome(failure)
-          ? `${stream.name}: ${records} records of ${output.detail} not bought: the read ends on ${failure.value.stream === undefined ? "a failure" : `the failure of ${failure.value.stream}`}`
-          : `${stream.name}: the credit budget did not cover ${records} records of ${output.detail}`
+      const text =
+        output.because !== undefined
+          ? `${stream.name}: ${records} records of ${output.detail} not bought: ${output.because}`
+          : stopped
+            ? `${stream.name}: stopped on request before ${records} records of ${output.detail}`
+            : Option.isSome(failure)
+              ? `${stream.name}: ${records} records of ${output.detail} not bought: the read ends on ${failure.value.stream === undefined ? "a failure" : `the failure of ${failure.value.stream}`}`
+              : `${stream.name}: the credit budget did not cover ${records} records of ${output.detail}`
       return [
         [message(Message.log("WARN", text))],
         {
@@ -260,6 +319,8 @@ const itemsOf = (stream: StreamRun, output: Output.Output<unknown>): Effect.Effe
   switch (output._tag) {
     case "Record":
       return recordItems(stream, output)
+    case "Rejected":
+      return rejectedItems(stream, output)
     case "Estimate":
       for (const [key, records] of output.records) stream.estimate.set(key, records)
       return Effect.map(Ref.get(stream.figures), (figures) => [estimateItem(stream, figures.records)])
@@ -292,6 +353,7 @@ const endStream = (stream: StreamRun, syncMode: Catalog.SyncMode, outcome: "succ
       stream: stream.name,
       syncMode,
       records: figures.records,
+      rejected: figures.rejected,
       pages: figures.pages,
       creditsSpent: spent,
       recordsLeft: figures.recordsLeft,
@@ -381,6 +443,8 @@ const streamItems = (run: Run, entry: Catalog.ConfiguredStream, turn: Turns.Turn
       const stream: StreamRun = {
         run,
         name,
+        entry: definition.stream,
+        withoutExcluded: valueFilter(config, entry),
         figures: yield* Ref.make(noFigures),
         estimate: new Estimate(),
         spent: spentBy(run, name),
@@ -549,7 +613,8 @@ const watchStop = (run: Run) =>
  */
 const streamsOf = (run: Run) =>
   Effect.gen(function* () {
-    const entries = run.options.catalog.streams
+    // `_rejected` is not read: its records come from the other streams' pages (rejectedItems).
+    const entries = run.options.catalog.streams.filter((entry) => entry.stream.name !== Streams.rejected.name)
     const isFree = (entry: Catalog.ConfiguredStream) => definitionOf(entry.stream.name)?.credited === false
     const creditedFailed = yield* Deferred.make<void>()
     const credited = yield* Turns.inTurn({
@@ -585,6 +650,7 @@ export const read = (options: ReadOptions): Read => {
         ended: yield* Ref.make<ReadonlyArray<StreamSummary>>([]),
         failure: yield* Ref.make(Option.none<Failure>()),
         substreams: Substreams.substreamsOf(options.catalog, options.config),
+        sendsRejected: options.catalog.streams.some((entry) => entry.stream.name === Streams.rejected.name),
       }
       yield* watchStop(run)
       const ending = (kept: Option.Option<Failure>) =>

@@ -42,6 +42,7 @@ const pageOf = <A extends Readonly<Record<string, unknown>>>(
   resultCount,
   isPreview: false,
   items: records.map((record) => ({ record, raw: { ...record } })),
+  rejected: [],
 })
 
 const contact = (match_id: string): Contact.Contact => ({ match_id })

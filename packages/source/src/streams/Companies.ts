@@ -71,6 +71,7 @@ const read = (input: ReadInput) =>
           Output.record(Streams.streams.companies, item, { [Streams.addedFields.fetchedAt]: fetchedAt }),
         detail: "companies",
         work: "companies",
+        endpoint: "technologies.append",
         // At least one credit per key left: append charges per company returned.
         shortfall: (left) =>
           Effect.succeed(

@@ -31,6 +31,7 @@ const pageOf = <A>(paging: Client.Paging, matching: ReadonlyArray<Page.Item<A>>)
   pageSize: paging.pageSize,
   resultCount: matching.length,
   isPreview: false,
+  rejected: [],
   items: matching.slice((paging.page - 1) * paging.pageSize, paging.page * paging.pageSize),
 })
 

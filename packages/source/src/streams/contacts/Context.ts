@@ -82,4 +82,5 @@ export const buyNew = (
     record: contactRecord(context, where.search),
     detail: where.detail,
     work: where.work,
+    endpoint: "people.search",
   })

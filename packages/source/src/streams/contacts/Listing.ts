@@ -4,7 +4,7 @@
  * (Context.buyNew). The listing's pages are tallied as the free requests they are.
  */
 import type { Client, Contact, CreditBudget, Partitioner } from "@salesintel/core"
-import { Limits } from "@salesintel/core"
+import { Limits, Page } from "@salesintel/core"
 import * as Effect from "effect/Effect"
 import * as Ref from "effect/Ref"
 import * as Stream from "effect/Stream"
@@ -36,6 +36,15 @@ const previewQuery = (
   retry: config.retry,
 })
 
+/** What the listing passed over so far, with a page's rejected records added. */
+const unlistedAfter = (
+  seen: { readonly count: number; readonly first?: string },
+  rejected: ReadonlyArray<Page.Rejected>,
+): { readonly count: number; readonly first?: string } => {
+  const first = seen.first ?? (rejected[0] === undefined ? undefined : Page.reasonOf(rejected[0]))
+  return { count: seen.count + rejected.length, ...(first === undefined ? {} : { first }) }
+}
+
 /** The free listing's ids, then the purchase of those not bought; its warnings after them. */
 export const listedSearch = (
   context: Context,
@@ -47,13 +56,19 @@ export const listedSearch = (
       const listingStopped = yield* Ref.make(false)
       const pages = yield* Ref.make(0)
       const warnings = yield* Ref.make<ReadonlyArray<string>>([])
+      // Listed records that did not decode (free, so nothing is lost but the chance to buy them):
+      // one without its match_id can never be bought by it, so it is said and passed over.
+      const unlisted = yield* Ref.make<{ readonly count: number; readonly first?: string }>({ count: 0 })
       const ids = PagedQuery.run({ ...previewQuery(context.client, context.config, search), plan }).pipe(
         Stream.mapEffect((event) => {
           switch (event._tag) {
             case "Page":
               // A listed page at a time: the purchase looks each page up in the bought set.
               return Effect.as(
-                Ref.update(pages, (n) => n + 1),
+                Effect.zipRight(
+                  Ref.update(pages, (n) => n + 1),
+                  Ref.update(unlisted, (seen) => unlistedAfter(seen, event.page.rejected)),
+                ),
                 [event.page.items.map((item) => item.record.match_id)],
               )
             case "Refused":
@@ -72,11 +87,21 @@ export const listedSearch = (
         Stream.flattenIterables,
       )
       const after = Stream.unwrap(
-        Effect.map(Effect.zip(Ref.get(warnings), Ref.get(pages)), ([all, free]) =>
-          Stream.fromIterable<ContactOutput>([
-            ...all.map((message) => Output.log("WARN", message)),
-            Output.tally(searchWork(search), { freeRequests: free }),
-          ]),
+        Effect.map(
+          Effect.all([Ref.get(warnings), Ref.get(pages), Ref.get(unlisted)]),
+          ([all, free, passed]) =>
+            Stream.fromIterable<ContactOutput>([
+              ...all.map((message) => Output.log("WARN", message)),
+              ...(passed.count === 0
+                ? []
+                : [
+                    Output.log(
+                      "WARN",
+                      `${describeSearch(search)}: ${passed.count} listed contacts did not decode (${passed.first}) and are not bought: the free listing cannot name them to buy`,
+                    ),
+                  ]),
+              Output.tally(searchWork(search), { freeRequests: free }),
+            ]),
         ),
       )
       const where = { search: search.name, detail: describeSearch(search), work: searchWork(search) }

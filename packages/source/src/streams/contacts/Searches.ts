@@ -105,6 +105,7 @@ export const fullRefreshSearches = (
             record: contactRecord(context, search.name),
             detail: describe(search),
             work: searchWork(search),
+            endpoint: "people.search",
           }),
         ),
       )
@@ -182,6 +183,7 @@ const directSearch = (context: Context, search: ContactSearch, plan: Partitioner
         record: contactRecord(context, search.name),
         detail: describe(search),
         work: searchWork(search),
+        endpoint: "people.search",
       })
       const switched = (error: ContactError) =>
         error._tag === "InvalidRequest" && error.field === shiftedField
