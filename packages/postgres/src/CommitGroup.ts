@@ -21,6 +21,8 @@ export type Job =
       readonly states: ReadonlyArray<Message.StateMessage>
       /** Records per stream received up to the last of them. */
       readonly records: Readonly<Record<string, number>>
+      /** When the input was made, as of the last of them (State.write's `asOf`). */
+      readonly asOf: number | undefined
     }
   | { readonly _tag: "Notify"; readonly message: Message.LogMessage | Message.TraceErrorMessage }
 
@@ -29,6 +31,7 @@ export class CommitGroup {
   private readonly covered = new Map<StreamMapping, Batch.Builder>()
   private waiting: Array<Message.StateMessage> = []
   private waitingRecords: Readonly<Record<string, number>> = {}
+  private waitingAsOf: number | undefined = undefined
   /** Records no STATE covers yet. */
   openRecords = 0
   /** Records the waiting STATEs cover. */
@@ -53,8 +56,11 @@ export class CommitGroup {
     this.openRecords++
   }
 
-  /** A STATE: it covers every record so far, and waits to commit with them. */
-  cover(state: Message.StateMessage, records: Readonly<Record<string, number>>): void {
+  /**
+   * A STATE: it covers every record so far, and waits to commit with them; `asOf` is when its
+   * input was made (the latest emitted_at before it).
+   */
+  cover(state: Message.StateMessage, records: Readonly<Record<string, number>>, asOf?: number): void {
     // Moved when nothing of its stream waits yet; else copied over, and the open one kept for the
     // next page (a page a STATE would otherwise allocate a fresh builder's 1.5 MB).
     for (const [mapping, builder] of this.open) {
@@ -71,6 +77,7 @@ export class CommitGroup {
     this.openRecords = 0
     this.waiting.push(state)
     this.waitingRecords = records
+    this.waitingAsOf = asOf
   }
 
   /** The waiting STATEs' commit, with the merges of what they cover; nothing when none waits. */
@@ -78,7 +85,7 @@ export class CommitGroup {
     if (this.waiting.length === 0) return
     for (const [mapping, builder] of this.covered)
       if (builder.size > 0) jobs.push({ _tag: "Batch", mapping, batch: builder.close() })
-    jobs.push({ _tag: "Commit", states: this.waiting, records: this.waitingRecords })
+    jobs.push({ _tag: "Commit", states: this.waiting, records: this.waitingRecords, asOf: this.waitingAsOf })
     this.covered.clear()
     this.coveredRecords = 0
     this.waiting = []
