@@ -89,6 +89,16 @@ export const migrations: ReadonlyArray<Migration> = [
     description: "company_observations and technology_observations, seeded from the companies held",
     sql: (schema) => Observations.seedSql(schema),
   },
+  // The generated DDL adds company_sites.fetched_at and _state.as_of, which newer-wins reads
+  // (Merge.ts, State.ts); a site or state held without one is compared by when it was loaded, or
+  // replaced as before. Recorded so that an older loader, which would let an older file loaded
+  // after a newer one take rows and states back, refuses the schema.
+  {
+    version: 7,
+    description:
+      "newer wins: company_sites.fetched_at and _state.as_of; an older record or state never replaces a newer one",
+    sql: () => "",
+  },
 ]
 
 export const currentVersion = Math.max(...migrations.map((migration) => migration.version))

@@ -236,7 +236,9 @@ describe.each(all.map((backend): [string, Backend] => [backend.name, backend]))(
       /** An input made at `madeAt` (its records' and statuses' emitted_at), as a source writes one. */
       const input = (madeAt: number, messages: ReadonlyArray<Message.Message>): Array<Message.Message> =>
         messages.map((message) =>
-          message.type === "RECORD" ? { ...message, record: { ...message.record, emitted_at: madeAt } } : message,
+          message.type === "RECORD"
+            ? { ...message, record: { ...message.record, emitted_at: madeAt } }
+            : message,
         )
       const held = async () => ({
         contact: await env.query(`SELECT job_title, fetched_at::text AS at FROM ${table("contacts")}`),
@@ -268,8 +270,12 @@ describe.each(all.map((backend): [string, Backend] => [backend.name, backend]))(
       await load(input(3_000, [dated(20, "new", "2", "new street"), dated(10, "old", "1", "old street")]))
       expect(await held()).toEqual(after)
       // A newer record still replaces, and its state with it.
-      await load(input(4_000, [dated(30, "newest", "3", "newest street"), state("contacts", { file: "newest" })]))
-      expect((await held()).contact).toEqual([{ job_title: "newest", at: expect.stringContaining("2026-01-30") }])
+      await load(
+        input(4_000, [dated(30, "newest", "3", "newest street"), state("contacts", { file: "newest" })]),
+      )
+      expect((await held()).contact).toEqual([
+        { job_title: "newest", at: expect.stringContaining("2026-01-30") },
+      ])
       expect((await held()).state[1]).toEqual({ stream: "contacts", state: { file: "newest" } })
     })
 

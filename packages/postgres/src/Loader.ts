@@ -229,7 +229,8 @@ const planner = (summary: LoadSummary, options: LoadOptions, writerFree: () => b
   // When the input was made, as far as it says: the latest emitted_at of its records and traces.
   let inputTime: number | undefined
   const stamped = (emittedAt: number) => {
-    if (Number.isFinite(emittedAt) && (inputTime === undefined || emittedAt > inputTime)) inputTime = emittedAt
+    if (Number.isFinite(emittedAt) && (inputTime === undefined || emittedAt > inputTime))
+      inputTime = emittedAt
   }
   const windowMillis = Duration.toMillis(options.batchWindow ?? Duration.seconds(1))
   const onRecord = (message: Message.RecordMessage, jobs: Array<Job>): LoadFailure | undefined => {

@@ -217,7 +217,9 @@ export const mergeBatch = (
     ]
     const older = olderSql(schema, mapping, mode)
     if (older !== undefined) statements.push(older)
-    statements.push(mode === "rederive" ? rederiveSql(schema, mapping.table) : upsertSql(schema, mapping.table, mode))
+    statements.push(
+      mode === "rederive" ? rederiveSql(schema, mapping.table) : upsertSql(schema, mapping.table, mode),
+    )
     for (const [index, child] of mapping.children.entries()) {
       // Replaced, not appended: the parent's list as it is now is the whole truth. A table keyed
       // by its own columns is upserted instead: its rows are not the parent's alone.
