@@ -2,8 +2,9 @@
  * One batch of one stream, in two steps: stage (COPY the rows into session-local temporary
  * tables) and merge (one INSERT ... ON CONFLICT DO UPDATE into the stream's table; for each
  * child table, delete the batch's parents' old children and insert the new ones). Newer wins: a
- * record fetched before the row held is taken out of the stage first, with its children, so it
- * replaces nothing (`olderSql`). Runs inside the loader's open transaction; nothing here commits.
+ * record fetched before the row held is refused by the upsert and taken out of the stage with its
+ * children, so it replaces nothing (`newerWinsSql`). Runs inside the loader's open transaction;
+ * nothing here commits.
  */
 
 import type { Catalog } from "@salesintel/airbyte"
@@ -86,8 +87,9 @@ const upsertSql = (
   // A migration re-derives rows from their own records: nothing is older than itself.
   const newer =
     dated(table) && mode !== "rederive" ? `${stagedAt("EXCLUDED")} >= ${heldAt("target")}` : undefined
-  // An overwrite keeps a row its input carried an older version of: marked written, not replaced.
-  const kept = mode === "overwrite" ? newer : undefined
+  // An overwrite keeps a site its input listed an older version of: marked written, not replaced
+  // (a parent's row is marked by newerWinsSql).
+  const kept = mode === "overwrite" && latestPerKey ? newer : undefined
   const updates = table.columns
     .filter((column) => !keys.has(column.name))
     .map((column) => {
@@ -109,42 +111,49 @@ ON CONFLICT (${keyList}) DO UPDATE SET ${[...updates, `"_synced_at" = EXCLUDED."
 }
 
 /**
- * The statement that takes out of the stream's staging tables every record fetched before the row
- * the table holds for its key, with its children (newer wins: an older file loaded after a newer
- * one replaces no row, no child row, and buys nothing into the ledger). Run after the changes and
- * observations are read from the stage (an older observation still takes its place by time) and
- * before the rows are merged. One probe of the primary key per staged record, as the upsert's; the
- * children's staging tables are read only when something was taken out. In an overwrite the row
- * held counts as written by it (its input carried the key). Undefined for a table without
- * fetched_at (the taxonomy).
+ * The stream's upsert, newer wins: a staged record fetched before the row held does not replace
+ * it (the upsert's WHERE, read from the row the conflict already found: no probe of its own), and
+ * the records so refused leave the staging tables with their children's staged rows, before the
+ * children are replaced and the ledger written: an older file loaded after a newer one replaces no
+ * row, no child row, and no ledger day. Whether any was refused is told by the rows written
+ * against the batch's `rowCount`: the staging tables are read again only when one was. In an
+ * overwrite a refused row counts as written by it (its input carried the key). The changes and
+ * observations are read from the stage before (an older observation still takes its place by
+ * time). A table without fetched_at (the taxonomy) is upserted as it comes.
  */
-const olderSql = (
+const newerWinsSql = (
   schema: string,
   mapping: StreamMapping,
   mode: Catalog.DestinationSyncMode | "rederive",
-): string | undefined => {
+  rowCount: number,
+): string => {
   const table = mapping.table
-  if (!dated(table) || mode === "rederive") return undefined
-  const target = qualified(schema, table.name)
+  const upsert = upsertSql(schema, table, mode)
+  if (!dated(table) || mode === "rederive") return upsert
+  if (!Number.isSafeInteger(rowCount)) throw new RangeError(`row count ${rowCount} is not an integer`)
   const keys = table.primaryKey.map(ident)
-  const match = keys.map((key) => `t.${key} = s.${key}`).join(" AND ")
-  const ofOlder = (row: string, key: string) =>
-    `EXISTS (SELECT 1 FROM older) AND ${row}.${key} = ANY(ARRAY(SELECT ${key} FROM older))`
+  const match = keys.map((key) => `w.${key} = s.${key}`).join(" AND ")
+  const ofRefused = (row: string, key: string) =>
+    `EXISTS (SELECT 1 FROM refused) AND ${row}.${key} = ANY(ARRAY(SELECT ${key} FROM refused))`
   const ctes = [
-    `older AS (
-  DELETE FROM ${stageOf(table)} AS s WHERE ${stagedAt("s")} < (SELECT ${heldAt("t")} FROM ${target} AS t WHERE ${match})
+    `written AS (\n${upsert}\nRETURNING ${keys.join(", ")}\n)`,
+    `refused AS (
+  DELETE FROM ${stageOf(table)} AS s
+  WHERE (SELECT count(*) FROM written) < ${rowCount} AND NOT EXISTS (SELECT 1 FROM written AS w WHERE ${match})
   RETURNING ${keys.map((key) => `s.${key}`).join(", ")}
 )`,
   ]
   const [single] = keys
   if (mode === "overwrite" && single !== undefined && keys.length === 1)
-    ctes.push(`touched AS (UPDATE ${target} AS t SET "_synced_at" = now() WHERE ${ofOlder("t", single)})`)
+    ctes.push(
+      `touched AS (UPDATE ${qualified(schema, table.name)} AS t SET "_synced_at" = now() WHERE ${ofRefused("t", single)})`,
+    )
   for (const [index, child] of mapping.children.entries())
     if (child.parentKey !== undefined)
       ctes.push(
-        `children_${index} AS (DELETE FROM ${stageOf(child.table)} AS c WHERE ${ofOlder("c", ident(child.parentKey))})`,
+        `children_${index} AS (DELETE FROM ${stageOf(child.table)} AS c WHERE ${ofRefused("c", ident(child.parentKey))})`,
       )
-  return `WITH ${ctes.join(",\n")}\nSELECT count(*) FROM older`
+  return `WITH ${ctes.join(",\n")}\nSELECT count(*) FROM refused`
 }
 
 // By an array of the staged keys, not a join with the staging table: the planner would sort and
@@ -214,12 +223,10 @@ export const mergeBatch = (
     const statements = [
       ...(changes === undefined ? [] : [changes]),
       ...(observations === undefined ? [] : [observations]),
+      mode === "rederive"
+        ? rederiveSql(schema, mapping.table)
+        : newerWinsSql(schema, mapping, mode, batch.rowCount),
     ]
-    const older = olderSql(schema, mapping, mode)
-    if (older !== undefined) statements.push(older)
-    statements.push(
-      mode === "rederive" ? rederiveSql(schema, mapping.table) : upsertSql(schema, mapping.table, mode),
-    )
     for (const [index, child] of mapping.children.entries()) {
       // Replaced, not appended: the parent's list as it is now is the whole truth. A table keyed
       // by its own columns is upserted instead: its rows are not the parent's alone.
