@@ -5,11 +5,23 @@ import type { Mapped } from "./Mapping.ts"
 
 const text = (bytes: Uint8Array): string => Buffer.from(bytes).toString("utf8")
 
-const mapped = (key: string, version: number, phones: number): Mapped => ({
+const mapped = (key: string, version: number, phones: number, fetchedAt?: number): Mapped => ({
   key,
   line: `${key}\tv${version}\tcafé ✓ 𝄞`,
   children: [Array.from({ length: phones }, (_, position) => `${key}\t${position}\tv${version}`)],
+  ...(fetchedAt === undefined ? {} : { fetchedAt }),
 })
+
+/** Records with keys, child counts and fetch times (undefined: undated), for the properties below. */
+const datedRecords = fc.array(
+  fc.tuple(
+    fc.constantFrom("k1", "k2", "k3", "ключ"),
+    fc.nat(3),
+    fc.option(fc.integer({ min: 1, max: 4 }), { nil: undefined }),
+    fc.boolean(),
+  ),
+  { maxLength: 60 },
+)
 
 describe("Batch.Builder", () => {
   it("keeps every record in order when keys are unique, and their child rows", () => {
@@ -41,6 +53,50 @@ describe("Batch.Builder", () => {
         .filter(Boolean)
         .map((line) => line.split("\t")[1]),
     ).toEqual(["v1", "v1", "v2"])
+  })
+
+  it("keeps the newest record per key by fetch time, not the last to arrive: an older one behind it is cut out", () => {
+    const builder = new Builder(1, 16)
+    builder.add(mapped("a", 1, 1, 2_000))
+    builder.add(mapped("a", 2, 2, 1_000))
+    builder.add(mapped("b", 1, 1, 1_000))
+    builder.add(mapped("b", 2, 1, 1_000))
+    const closed = builder.close()
+    expect(text(closed.rows)).toBe("a\tv1\tcafé ✓ 𝄞\nb\tv2\tcafé ✓ 𝄞\n")
+    expect(closed.children.map(text)).toEqual(["a\t0\tv1\nb\t0\tv2\n"])
+    // An undated record counts as fetched when loaded: newer than any dated one.
+    const undated = new Builder(1, 16)
+    undated.add(mapped("a", 1, 0))
+    undated.add(mapped("a", 2, 0, 5_000))
+    expect(text(undated.close().rows)).toBe("a\tv1\tcafé ✓ 𝄞\n")
+  })
+
+  it("keeps, for any records, split into covered parts anywhere, each key's newest (the later of equals), in arrival order", () => {
+    fc.assert(
+      fc.property(datedRecords, (records) => {
+        const first = new Builder(1, 8)
+        const later = new Builder(1, 8)
+        const kept = new Map<string, { index: number; at: number }>()
+        records.forEach(([key, phones, at, cut], version) => {
+          later.add(mapped(key, version, phones, at))
+          const time = at ?? Number.POSITIVE_INFINITY
+          const held = kept.get(key)
+          if (held === undefined || held.at <= time) kept.set(key, { index: version, at: time })
+          if (cut) {
+            first.absorb(later)
+            later.reset()
+          }
+        })
+        first.absorb(later)
+        const closed = first.close()
+        const expected = [...kept.entries()]
+          .sort(([, a], [, b]) => a.index - b.index)
+          .map(([key, { index }]) => `${key}\tv${index}\tcafé ✓ 𝄞\n`)
+          .join("")
+        expect(closed.received).toBe(records.length)
+        expect(text(closed.rows)).toBe(expected)
+      }),
+    )
   })
 
   it("agrees with a plain model for any sequence of keys and child counts (growing past its first buffer)", () => {

@@ -1,7 +1,9 @@
 /**
  * One stream's batch while it fills: each record's COPY lines written at once as UTF-8 bytes
  * into growing buffers (outside the JavaScript heap), with the record's key. When the batch
- * closes, the latest record per key wins: superseded records are cut out of the bytes. A batch
+ * closes, the newest record per key wins (by when it was fetched; of two fetched at the same
+ * time, or neither dated, the later to arrive): superseded records are cut out of the bytes, so
+ * an older record behind a newer one in the input never replaces it. A batch
  * held as bytes costs about its COPY size and nothing per record, and leaves the garbage
  * collector nothing to move or trace; held as strings, thousands of records survived into the
  * old generation per batch and the heap grew to hundreds of megabytes before it was swept
@@ -50,7 +52,7 @@ class Bytes {
 export interface Closed {
   /** Records received, superseded ones included. */
   readonly received: number
-  /** The parent rows: the latest record per key, in the order of their latest arrival. */
+  /** The parent rows: the newest record per key, in the order of their arrival. */
   readonly rows: Uint8Array<ArrayBuffer>
   /** How many parent rows `rows` holds. */
   readonly rowCount: number
@@ -68,8 +70,10 @@ export class Builder {
   // its child tables' lines start.
   private readonly starts: Array<number> = []
   private readonly childStarts: Array<Array<number>>
-  // The latest record per key (its index in `starts`).
+  // The newest record per key (its index in `starts`), and per record when it was fetched
+  // (Infinity when undated: it counts as fetched when loaded).
   private readonly latest = new Map<string, number>()
+  private readonly fetchedAt: Array<number> = []
 
   constructor(childTables: number, initialBytes = 1 << 20) {
     this.rows = new Bytes(initialBytes)
@@ -82,8 +86,16 @@ export class Builder {
     return this.starts.length
   }
 
+  /** Makes record `index` its key's, unless the key's record so far was fetched later. */
+  private keep(key: string, index: number): void {
+    const held = this.latest.get(key)
+    if (held === undefined || (this.fetchedAt[held] as number) <= (this.fetchedAt[index] as number))
+      this.latest.set(key, index)
+  }
+
   add(record: Mapped): void {
-    this.latest.set(record.key, this.starts.length)
+    this.fetchedAt.push(record.fetchedAt ?? Number.POSITIVE_INFINITY)
+    this.keep(record.key, this.starts.length)
     this.starts.push(this.rows.length)
     this.rows.line(record.line)
     for (let table = 0; table < this.children.length; table++) {
@@ -102,6 +114,7 @@ export class Builder {
     const rowBase = this.rows.length
     this.rows.append(later.rows.slice(0, later.rows.length))
     for (const start of later.starts) this.starts.push(rowBase + start)
+    for (const at of later.fetchedAt) this.fetchedAt.push(at)
     for (let table = 0; table < this.children.length; table++) {
       const bytes = this.children[table] as Bytes
       const from = later.children[table] as Bytes
@@ -110,7 +123,7 @@ export class Builder {
       const starts = this.childStarts[table] as Array<number>
       for (const start of later.childStarts[table] as Array<number>) starts.push(base + start)
     }
-    for (const [key, index] of later.latest) this.latest.set(key, offset + index)
+    for (const [key, index] of later.latest) this.keep(key, offset + index)
   }
 
   /** Empties the builder for reuse, keeping its buffers (a fresh one allocates 1.5 MB). */
@@ -118,6 +131,7 @@ export class Builder {
     this.rows.length = 0
     for (const bytes of this.children) bytes.length = 0
     this.starts.length = 0
+    this.fetchedAt.length = 0
     for (const starts of this.childStarts) starts.length = 0
     this.latest.clear()
   }
@@ -134,7 +148,7 @@ export class Builder {
         all,
         children: this.children.map((bytes) => bytes.slice(0, bytes.length)),
       }
-    // Some key came more than once: keep each key's latest record, in the order of those.
+    // Some key came more than once: keep each key's newest record, in the order of those.
     const kept = [...this.latest.values()].sort((a, b) => a - b)
     const pick = (bytes: Bytes, starts: ReadonlyArray<number>): Uint8Array<ArrayBuffer> =>
       Buffer.concat(

@@ -23,6 +23,11 @@ export const stateTable: TableShape = {
       type: "timestamptz",
       doc: "set while an overwrite load of the stream is unfinished: rows older than this go when it finishes",
     },
+    {
+      name: "as_of",
+      type: "timestamptz",
+      doc: "when the input that wrote the state was made: the latest emitted_at of its records and traces up to the STATE (null when it had none); a STATE from an older input never replaces this one",
+    },
   ],
 }
 

@@ -23,6 +23,8 @@ export type Job =
       readonly records: Readonly<Record<string, number>>
       /** Rejected records per stream they were for (Rejected.ts), received up to the last of them. */
       readonly rejected: Readonly<Record<string, number>>
+      /** When the input was made, as of the last of them (State.write's `asOf`). */
+      readonly asOf: number | undefined
     }
   /** Rejected records (Rejected.ts), written in the open transaction like a batch. */
   | { readonly _tag: "Rejected"; readonly rows: ReadonlyArray<Streams.RejectedRecord> }
@@ -37,6 +39,7 @@ export class CommitGroup {
   /** Rejected records no STATE covers yet, and those the waiting STATEs cover. */
   private openRejected: Array<Streams.RejectedRecord> = []
   private coveredRejected: Array<Streams.RejectedRecord> = []
+  private waitingAsOf: number | undefined = undefined
   /** Records no STATE covers yet. */
   openRecords = 0
   /** Records the waiting STATEs cover. */
@@ -66,11 +69,15 @@ export class CommitGroup {
     this.openRejected.push(row)
   }
 
-  /** A STATE: it covers every record so far, and waits to commit with them. */
+  /**
+   * A STATE: it covers every record so far, and waits to commit with them; `asOf` is when its
+   * input was made (the latest emitted_at before it).
+   */
   cover(
     state: Message.StateMessage,
     records: Readonly<Record<string, number>>,
     rejected: Readonly<Record<string, number>>,
+    asOf?: number,
   ): void {
     this.coveredRejected.push(...this.openRejected)
     this.openRejected = []
@@ -91,6 +98,7 @@ export class CommitGroup {
     this.waiting.push(state)
     this.waitingRecords = records
     this.waitingRejected = rejected
+    this.waitingAsOf = asOf
   }
 
   /** The waiting STATEs' commit, with the merges of what they cover; nothing when none waits. */
@@ -104,6 +112,7 @@ export class CommitGroup {
       states: this.waiting,
       records: this.waitingRecords,
       rejected: this.waitingRejected,
+      asOf: this.waitingAsOf,
     })
     this.coveredRejected = []
     this.covered.clear()

@@ -97,6 +97,16 @@ export const migrations: ReadonlyArray<Migration> = [
     description: "_rejected: records a page carried that did not decode, kept whole with the reason",
     sql: () => "",
   },
+  // The generated DDL adds company_sites.fetched_at and _state.as_of, which newer-wins reads
+  // (Merge.ts, State.ts); a site or state held without one is compared by when it was loaded, or
+  // replaced as before. Recorded so that an older loader, which would let an older file loaded
+  // after a newer one take rows and states back, refuses the schema.
+  {
+    version: 8,
+    description:
+      "newer wins: company_sites.fetched_at and _state.as_of; an older record or state never replaces a newer one",
+    sql: () => "",
+  },
 ]
 
 export const currentVersion = Math.max(...migrations.map((migration) => migration.version))

@@ -217,6 +217,68 @@ describe.each(all.map((backend): [string, Backend] => [backend.name, backend]))(
       expect(await count("contact_social_profiles")).toBe(1)
     })
 
+    it("newer wins: a record fetched before the row held replaces nothing (row, children, sites, state), in every mode", async () => {
+      await reset()
+      const at = (day: number) => new Date(Date.UTC(2026, 0, day)).toISOString()
+      const dated = (day: number, title: string, phone: string, street: string) =>
+        record(
+          "contacts",
+          contact(1, {
+            _salesintel_fetched_at: at(day),
+            job_title: title,
+            phone_numbers: [{ type: "work", value: phone }],
+            addresses: [{ location_id: 10, is_hq: true, street_1: street }],
+            position_location_id: 10,
+          }),
+        )
+      const company5 = (day: number, products: ReadonlyArray<string>) =>
+        record("companies", { ...company(5, products), _salesintel_fetched_at: at(day) })
+      /** An input made at `madeAt` (its records' and statuses' emitted_at), as a source writes one. */
+      const input = (madeAt: number, messages: ReadonlyArray<Message.Message>): Array<Message.Message> =>
+        messages.map((message) =>
+          message.type === "RECORD"
+            ? { ...message, record: { ...message.record, emitted_at: madeAt } }
+            : message,
+        )
+      const held = async () => ({
+        contact: await env.query(`SELECT job_title, fetched_at::text AS at FROM ${table("contacts")}`),
+        phones: await env.query(`SELECT value FROM ${table("contact_phones")}`),
+        sites: await env.query(`SELECT street_1 FROM ${table("company_sites")}`),
+        products: await env.query(`SELECT product FROM ${table("company_technologies")} ORDER BY 1`),
+        state: await env.query(`SELECT stream, state FROM ${table("_state")} ORDER BY 1`),
+      })
+      const newer = input(2_000, [
+        dated(20, "new", "2", "new street"),
+        state("contacts", { file: "newer" }),
+        company5(20, ["B"]),
+        state("companies", { file: "newer" }),
+      ])
+      const older = input(1_000, [
+        dated(10, "old", "1", "old street"),
+        state("contacts", { file: "older" }),
+        company5(10, ["A"]),
+        state("companies", { file: "older" }),
+      ])
+      await load(newer)
+      const after = await held()
+      expect(after.contact).toEqual([{ job_title: "new", at: expect.stringContaining("2026-01-20") }])
+      for (const mode of ["append_dedup", "append", "overwrite"] as const) {
+        await load(older, { syncModes: { contacts: mode, companies: mode } })
+        expect(await held(), mode).toEqual(after)
+      }
+      // In one input too: the older record behind the newer one in a batch is cut out.
+      await load(input(3_000, [dated(20, "new", "2", "new street"), dated(10, "old", "1", "old street")]))
+      expect(await held()).toEqual(after)
+      // A newer record still replaces, and its state with it.
+      await load(
+        input(4_000, [dated(30, "newest", "3", "newest street"), state("contacts", { file: "newest" })]),
+      )
+      expect((await held()).contact).toEqual([
+        { job_title: "newest", at: expect.stringContaining("2026-01-30") },
+      ])
+      expect((await held()).state[1]).toEqual({ stream: "contacts", state: { file: "newest" } })
+    })
+
     it("append keeps every record received in the history table, in order; the keyed table shows the latest", async () => {
       await reset()
       await env.query(`TRUNCATE ${table("contacts_history")}, ${table("companies_history")}`)

@@ -260,12 +260,19 @@ const planner = (summary: LoadSummary, options: LoadOptions, writerFree: () => b
   const groupLimit = options.groupLimit ?? 500
   const groupShare = options.groupShare ?? 50
   let received = 0
+  // When the input was made, as far as it says: the latest emitted_at of its records and traces.
+  let inputTime: number | undefined
+  const stamped = (emittedAt: number) => {
+    if (Number.isFinite(emittedAt) && (inputTime === undefined || emittedAt > inputTime))
+      inputTime = emittedAt
+  }
   const windowMillis = Duration.toMillis(options.batchWindow ?? Duration.seconds(1))
   const onRecord = (message: Message.RecordMessage, jobs: Array<Job>): LoadFailure | undefined => {
     const { stream } = message.record
     if (stream === Streams.rejected.name) return addRejected(summary, group, message, position)
     const mapping = mappingOf(stream)
     if (mapping === undefined) return new UnknownStream({ stream, position, known: Streams.names })
+    stamped(message.record.emitted_at)
     const mapped = mapping.map(message)
     if (Either.isLeft(mapped)) return new InvalidRecord({ stream, position, ...mapped.left })
     if (group.records === 0) openedAt = Date.now()
@@ -283,7 +290,7 @@ const planner = (summary: LoadSummary, options: LoadOptions, writerFree: () => b
       return new UnknownStream({ stream, position, known: Streams.names, of: "state" })
     const records: Record<string, number> = {}
     for (const [name, entry] of Object.entries(summary.streams)) records[name] = entry.records
-    group.cover(message, records, { ...summary.rejected })
+    group.cover(message, records, { ...summary.rejected }, inputTime)
     seen.uncommitted.clear()
     seen.withState.add(stream)
     if (writerFree() || group.coveredRecords >= Math.min(groupLimit, received / groupShare))
@@ -312,6 +319,7 @@ const planner = (summary: LoadSummary, options: LoadOptions, writerFree: () => b
         group.commitWaiting(jobs)
         return { jobs, failure }
       }
+      if (message.type === "TRACE") stamped(message.trace.emitted_at)
       if (message.type === "TRACE" && message.trace.type === "STREAM_STATUS")
         onStatus(message.trace.stream_status)
       else if (message.type === "LOG" || Message.isTraceError(message)) jobs.push({ _tag: "Notify", message })
@@ -351,10 +359,11 @@ const writer = (summary: LoadSummary, options: LoadOptions, schema: string, db: 
   const commit = (job: Extract<Job, { _tag: "Commit" }>) =>
     Effect.gen(function* () {
       yield* begin
-      // A stream's later STATE replaces its earlier ones: the last of each is the one to keep.
+      // A stream's later STATE replaces its earlier ones: the last of each is the one to keep,
+      // unless the state held came from a newer input (State.write).
       const latest = new Map(job.states.map((state) => [state.state.stream.stream_descriptor.name, state]))
       for (const [stream, state] of latest)
-        yield* State.write(schema, stream, state.state.stream.stream_state)
+        yield* State.write(schema, stream, state.state.stream.stream_state, job.asOf)
       const last = job.states[job.states.length - 1]
       if (options.beforeCommit && last !== undefined)
         yield* options.beforeCommit({ state: last, records: job.records, rejected: job.rejected })

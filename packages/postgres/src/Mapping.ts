@@ -62,8 +62,13 @@ export interface ChildTable<R, I> {
 
 /** A record mapped to COPY lines: its main row and, per child table, its child rows. */
 export interface Mapped {
-  /** The record's primary key as one string, to keep the latest record per key in a batch. */
+  /** The record's primary key as one string, to keep the newest record per key in a batch. */
   readonly key: string
+  /**
+   * When the source fetched the record (its `_salesintel_fetched_at`, epoch milliseconds), or
+   * undefined when it says none (then it counts as fetched when loaded: the newest).
+   */
+  readonly fetchedAt?: number
   readonly line: string
   readonly children: ReadonlyArray<ReadonlyArray<string>>
 }
@@ -173,6 +178,13 @@ const encodeLine = <S>(
   return cells.join("\t")
 }
 
+/** A record's `_salesintel_fetched_at` in epoch milliseconds, when it has a valid one. */
+const fetchedAtOf = (data: Message.JsonObject): number | undefined => {
+  const value = data[Streams.addedFields.fetchedAt]
+  const millis = typeof value === "string" ? Date.parse(value) : Number.NaN
+  return Number.isNaN(millis) ? undefined : millis
+}
+
 export const defineStream = <Name extends Streams.StreamName, R>(spec: {
   readonly stream: Streams.StreamEntry<R> & { readonly name: Name }
   // R comes from the registry entry alone; the table, key and children are checked against it.
@@ -201,8 +213,10 @@ export const defineStream = <Name extends Streams.StreamName, R>(spec: {
       }
       const rawJson = message.dataText === undefined ? data : new JsonText(message.dataText)
       const source: Source<R> = { record, raw: data, rawJson }
+      const fetchedAt = fetchedAtOf(data)
       return Either.right({
         key: spec.key(record),
+        ...(fetchedAt === undefined ? {} : { fetchedAt }),
         line: encodeLine(types, values, source),
         children: children.map((childMapping) => childMapping.lines(source)),
       })

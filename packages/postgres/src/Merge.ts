@@ -1,8 +1,10 @@
 /**
  * One batch of one stream, in two steps: stage (COPY the rows into session-local temporary
  * tables) and merge (one INSERT ... ON CONFLICT DO UPDATE into the stream's table; for each
- * child table, delete the batch's parents' old children and insert the new ones). Runs inside the
- * loader's open transaction; nothing here commits.
+ * child table, delete the batch's parents' old children and insert the new ones). Newer wins: a
+ * record fetched before the row held is refused by the upsert and taken out of the stage with its
+ * children, so it replaces nothing (`newerWinsSql`). Runs inside the loader's open transaction;
+ * nothing here commits.
  */
 
 import type { Catalog } from "@salesintel/airbyte"
@@ -65,20 +67,93 @@ export const prepare = (mapping: StreamMapping): Effect.Effect<void, DatabaseErr
 const emptied = (table: TableShape, mode: Catalog.DestinationSyncMode | "rederive"): string =>
   mode === "rederive" ? `TRUNCATE ${stageOf(table)}` : `DELETE FROM ${stageOf(table)}`
 
-const upsertSql = (schema: string, table: TableShape, latestPerKey = false): string => {
+/**
+ * Newer wins: a record fetched before the row held (or the site) never replaces it. When a row
+ * was fetched: its `fetched_at`, else (a row from before fetched_at was kept) when it was loaded;
+ * a staged record without one counts as fetched now. Same time replaces (a file loaded again).
+ */
+const dated = (table: TableShape): boolean => table.columns.some((column) => column.name === "fetched_at")
+const heldAt = (row: string): string => `coalesce(${row}."fetched_at", ${row}."_synced_at")`
+const stagedAt = (row: string): string => `coalesce(${row}."fetched_at", now())`
+
+const upsertSql = (
+  schema: string,
+  table: TableShape,
+  mode: Catalog.DestinationSyncMode | "rederive",
+  latestPerKey = false,
+): string => {
   const columns = columnsOf(table)
   const keys = new Set(table.primaryKey)
+  // A migration re-derives rows from their own records: nothing is older than itself.
+  const newer =
+    dated(table) && mode !== "rederive" ? `${stagedAt("EXCLUDED")} >= ${heldAt("target")}` : undefined
+  // An overwrite keeps a site its input listed an older version of: marked written, not replaced
+  // (a parent's row is marked by newerWinsSql).
+  const kept = mode === "overwrite" && latestPerKey ? newer : undefined
   const updates = table.columns
     .filter((column) => !keys.has(column.name))
-    .map((column) => `${ident(column.name)} = EXCLUDED.${ident(column.name)}`)
+    .map((column) => {
+      const name = ident(column.name)
+      return kept === undefined
+        ? `${name} = EXCLUDED.${name}`
+        : `${name} = CASE WHEN ${kept} THEN EXCLUDED.${name} ELSE target.${name} END`
+    })
   const keyList = table.primaryKey.map(ident).join(", ")
-  // An upsert may not touch a row twice: keep the latest staged row of each key.
+  // An upsert may not touch a row twice: keep the newest staged row of each key (the latest to
+  // arrive of those fetched at the same time).
   const select = latestPerKey
-    ? `SELECT DISTINCT ON (${keyList}) ${columns.join(", ")}, now() FROM ${stageOf(table)} ORDER BY ${keyList}, ${stageOrder} DESC`
+    ? `SELECT DISTINCT ON (${keyList}) ${columns.join(", ")}, now() FROM ${stageOf(table)} AS staged ORDER BY ${keyList}, ${dated(table) ? `${stagedAt("staged")} DESC, ` : ""}${stageOrder} DESC`
     : `SELECT ${columns.join(", ")}, now() FROM ${stageOf(table)}`
-  return `INSERT INTO ${qualified(schema, table.name)} (${columns.join(", ")}, "_synced_at")
+  const where = newer !== undefined && kept === undefined ? `\nWHERE ${newer}` : ""
+  return `INSERT INTO ${qualified(schema, table.name)} AS target (${columns.join(", ")}, "_synced_at")
 ${select}
-ON CONFLICT (${table.primaryKey.map(ident).join(", ")}) DO UPDATE SET ${[...updates, `"_synced_at" = EXCLUDED."_synced_at"`].join(", ")}`
+ON CONFLICT (${keyList}) DO UPDATE SET ${[...updates, `"_synced_at" = EXCLUDED."_synced_at"`].join(", ")}${where}`
+}
+
+/**
+ * The stream's upsert, newer wins: a staged record fetched before the row held does not replace
+ * it (the upsert's WHERE, read from the row the conflict already found: no probe of its own), and
+ * the records so refused leave the staging tables with their children's staged rows, before the
+ * children are replaced and the ledger written: an older file loaded after a newer one replaces no
+ * row, no child row, and no ledger day. Whether any was refused is told by the rows written
+ * against the batch's `rowCount`: the staging tables are read again only when one was. In an
+ * overwrite a refused row counts as written by it (its input carried the key). The changes and
+ * observations are read from the stage before (an older observation still takes its place by
+ * time). A table without fetched_at (the taxonomy) is upserted as it comes.
+ */
+const newerWinsSql = (
+  schema: string,
+  mapping: StreamMapping,
+  mode: Catalog.DestinationSyncMode | "rederive",
+  rowCount: number,
+): string => {
+  const table = mapping.table
+  const upsert = upsertSql(schema, table, mode)
+  if (!dated(table) || mode === "rederive") return upsert
+  if (!Number.isSafeInteger(rowCount)) throw new RangeError(`row count ${rowCount} is not an integer`)
+  const keys = table.primaryKey.map(ident)
+  const match = keys.map((key) => `w.${key} = s.${key}`).join(" AND ")
+  const ofRefused = (row: string, key: string) =>
+    `EXISTS (SELECT 1 FROM refused) AND ${row}.${key} = ANY(ARRAY(SELECT ${key} FROM refused))`
+  const ctes = [
+    `written AS (\n${upsert}\nRETURNING ${keys.join(", ")}\n)`,
+    `refused AS (
+  DELETE FROM ${stageOf(table)} AS s
+  WHERE (SELECT count(*) FROM written) < ${rowCount} AND NOT EXISTS (SELECT 1 FROM written AS w WHERE ${match})
+  RETURNING ${keys.map((key) => `s.${key}`).join(", ")}
+)`,
+  ]
+  const [single] = keys
+  if (mode === "overwrite" && single !== undefined && keys.length === 1)
+    ctes.push(
+      `touched AS (UPDATE ${qualified(schema, table.name)} AS t SET "_synced_at" = now() WHERE ${ofRefused("t", single)})`,
+    )
+  for (const [index, child] of mapping.children.entries())
+    if (child.parentKey !== undefined)
+      ctes.push(
+        `children_${index} AS (DELETE FROM ${stageOf(child.table)} AS c WHERE ${ofRefused("c", ident(child.parentKey))})`,
+      )
+  return `WITH ${ctes.join(",\n")}\nSELECT count(*) FROM refused`
 }
 
 // By an array of the staged keys, not a join with the staging table: the planner would sort and
@@ -148,7 +223,9 @@ export const mergeBatch = (
     const statements = [
       ...(changes === undefined ? [] : [changes]),
       ...(observations === undefined ? [] : [observations]),
-      mode === "rederive" ? rederiveSql(schema, mapping.table) : upsertSql(schema, mapping.table),
+      mode === "rederive"
+        ? rederiveSql(schema, mapping.table)
+        : newerWinsSql(schema, mapping, mode, batch.rowCount),
     ]
     for (const [index, child] of mapping.children.entries()) {
       // Replaced, not appended: the parent's list as it is now is the whole truth. A table keyed
@@ -157,7 +234,9 @@ export const mergeBatch = (
         statements.push(deleteChildrenSql(schema, mapping.table, child.table, child.parentKey))
       if (!stagedChildren.has(index)) continue
       statements.push(
-        child.parentKey === undefined ? upsertSql(schema, child.table, true) : insertSql(schema, child.table),
+        child.parentKey === undefined
+          ? upsertSql(schema, child.table, mode, true)
+          : insertSql(schema, child.table),
         emptied(child.table, mode),
       )
     }

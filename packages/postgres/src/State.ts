@@ -12,19 +12,37 @@ import { Database, type DatabaseError } from "./Database.ts"
 import { jsonText } from "./Nul.ts"
 import { qualified } from "./Sql.ts"
 
-/** Upserts a stream's state; the loader calls it inside the transaction that holds its data. */
+/**
+ * Upserts a stream's state; the loader calls it inside the transaction that holds its data.
+ * `asOf` is when the input the STATE came in was made (epoch milliseconds; undefined when the
+ * input said no time before it). A state from an input older than the one that wrote the state
+ * held is not applied: an old file loaded again would otherwise take the state back to what it
+ * said then (the companies' domains bought on its days: bought again as due). Its records are
+ * loaded, and what they add the tables hold (newer wins, Merge.ts), which the bought sets are
+ * mended from. An untimed state replaces any (a hand-made input, as before times were kept).
+ */
 export const write = (
   schema: string,
   stream: string,
   state: unknown,
+  asOf?: number,
 ): Effect.Effect<void, DatabaseError, Database> =>
   Effect.flatMap(Database, (db) =>
     db.query(
-      `INSERT INTO ${qualified(schema, stateTable.name)} (stream, state, updated_at) VALUES ($1, $2::text::jsonb, now())
-       ON CONFLICT (stream) DO UPDATE SET state = EXCLUDED.state, updated_at = EXCLUDED.updated_at`,
-      [stream, jsonText(state)],
+      `INSERT INTO ${qualified(schema, stateTable.name)} AS s (stream, state, updated_at, as_of)
+       VALUES ($1, $2::text::jsonb, now(), $3::timestamptz)
+       ON CONFLICT (stream) DO UPDATE SET state = EXCLUDED.state, updated_at = EXCLUDED.updated_at, as_of = EXCLUDED.as_of
+       WHERE s.state IS NULL OR s.as_of IS NULL OR EXCLUDED.as_of IS NULL OR EXCLUDED.as_of >= s.as_of`,
+      [stream, jsonText(state), isoTime(asOf)],
     ),
   )
+
+/** Epoch milliseconds as an ISO timestamp; null when absent or out of a timestamp's range. */
+const isoTime = (millis: number | undefined): string | null => {
+  if (millis === undefined || !Number.isFinite(millis)) return null
+  const date = new Date(millis)
+  return Number.isNaN(date.getTime()) ? null : date.toISOString()
+}
 
 /**
  * A saved state that is not a JSON object (edited by hand? SQL NULL?): refused, never read as no

@@ -219,6 +219,13 @@ const contacts = defineStream({
         column("state", "text", "state or region code", (s) => s.item.state),
         column("zip", "text", "ZIP or postal code", (s) => s.item.zip),
         column("country", "text", "country code", (s) => s.item.country),
+        // What a site's newer-wins test reads: a contact fetched earlier never replaces it (Merge.ts).
+        column(
+          "fetched_at",
+          "timestamptz",
+          "when the source fetched the contact record that listed the site",
+          (s) => isoFromRaw(s.parent.raw[Streams.addedFields.fetchedAt]),
+        ),
       ],
     }),
   ],
