@@ -170,8 +170,9 @@ export type DerivedKey = {
  * held by). The source sends each as a record of this stream, beside its stream's records: the
  * stream it was for, its key when the record carries one, why it was rejected, and the record
  * whole as the provider sent it; the loader keeps them in its `_rejected` table, in the same
- * transaction as the records around them. They are in no bought set: a record without its key can
- * never be asked for again by key, and one with it is bought again like any record not held.
+ * transaction as the records around them. One that carries its key was bought as surely as a
+ * record that decoded: its key is held (the source's bought set, the loader's `_rejected` row)
+ * until it is due again. A record without its key is held by nothing: it can never be asked for.
  * Discover offers it beside the registry's streams, so a destination can be configured for it; it
  * is not in `streams` (no definition reads it, no typed table is made from it): its records travel
  * with the streams whose pages they came from, and are sent as records only when the configured

@@ -101,6 +101,23 @@ describe.each(all.map((backend): [string, Backend] => [backend.name, backend]))(
       expect(versions).toEqual(Ddl.migrations.map((migration) => ({ version: migration.version })))
     })
 
+    it("indexes _rejected by (stream, key) from version 9, a schema at version 8 included", async () => {
+      await env.run(Ddl.ensure(env.schema))
+      // What a version 8 schema is: no index, version 9 not recorded.
+      await env.query(`DROP INDEX ${qualified(env.schema, "_rejected_stream_key")}`)
+      await env.query(`DELETE FROM ${qualified(env.schema, "_schema_version")} WHERE version = 9`)
+      await env.run(Ddl.ensure(env.schema))
+      const [index] = await env.query(
+        `SELECT indexdef FROM pg_indexes WHERE schemaname = $1 AND indexname = '_rejected_stream_key'`,
+        [env.schema],
+      )
+      expect(String(index?.indexdef)).toMatch(/\(stream, key\) WHERE \(key IS NOT NULL\)$/)
+      const versions = await env.query(
+        `SELECT version FROM ${qualified(env.schema, "_schema_version")} WHERE version = 9`,
+      )
+      expect(versions).toEqual([{ version: 9 }])
+    })
+
     it("gives every table and column (and every view) a comment", async () => {
       const missing = await env.query(
         `SELECT c.relname, a.attname FROM pg_class c

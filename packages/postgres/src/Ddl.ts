@@ -14,7 +14,7 @@ import { Database, type DatabaseError, transaction } from "./Database.ts"
 import { historyOf } from "./History.ts"
 import * as Labels from "./Labels.ts"
 import * as Observations from "./Observations.ts"
-import { rejectedTable } from "./Rejected.ts"
+import * as Rejected from "./Rejected.ts"
 import { ident, literal, qualified } from "./Sql.ts"
 import { type ColumnShape, syncedAt, type TableShape } from "./Table.ts"
 import { allMappings, mappings } from "./Tables.ts"
@@ -107,6 +107,14 @@ export const migrations: ReadonlyArray<Migration> = [
       "newer wins: company_sites.fetched_at and _state.as_of; an older record or state never replaces a newer one",
     sql: () => "",
   },
+  // A rejected record with its key is held like a row until stale (Rejected.ts, Ledger.ts): looked
+  // up by this index. Recorded so that an older loader, whose syncs would buy them again every
+  // run, refuses the schema.
+  {
+    version: 9,
+    description: "_rejected indexed by (stream, key): a contact bought and rejected is held until stale",
+    sql: (schema) => Rejected.indexSql(schema),
+  },
 ]
 
 export const currentVersion = Math.max(...migrations.map((migration) => migration.version))
@@ -124,7 +132,7 @@ export const tables: ReadonlyArray<TableShape> = [
   stateTable,
   runsTable,
   boughtTable,
-  rejectedTable,
+  Rejected.rejectedTable,
 ]
 
 const columnSql = (column: ColumnShape): string =>

@@ -4,7 +4,8 @@
  * moved in only for keys with rows, rebuilt from the rows when apart from them, forgetting what an
  * overwrite deletes); the set as the tables hold it read back a page at a time in key order and
  * written into a state for the pipe and the plan; asked about keys and counted (what a sync's
- * source reads of it); forgotten on reset.
+ * source reads of it); forgotten on reset. The keys of a stream's rejected records are held with
+ * the ledger's, on their latest day, in every read (and never written into the ledger).
  */
 import type { Message } from "@salesintel/airbyte"
 import * as Stream from "effect/Stream"
@@ -35,7 +36,7 @@ describe.each(all.map((backend): [string, Backend] => [backend.name, backend]))(
     beforeEach(async () => {
       await env.run(Ddl.ensure(env.schema))
       await env.query(
-        `TRUNCATE ${qualified(env.schema, "_bought")}, ${qualified(env.schema, "contacts")}, ${qualified(env.schema, "companies")} CASCADE`,
+        `TRUNCATE ${qualified(env.schema, "_bought")}, ${qualified(env.schema, "contacts")}, ${qualified(env.schema, "companies")}, ${qualified(env.schema, "_rejected")} CASCADE`,
       )
     })
     const load = (messages: ReadonlyArray<Message.Message>) =>
@@ -53,6 +54,15 @@ describe.each(all.map((backend): [string, Backend] => [backend.name, backend]))(
       await putRows(entries)
       await env.run(Ledger.adopt(env.schema, "contacts", entries))
     }
+    /** Rejected records of `stream` with these keys (null: none), fetched on the day given. */
+    const putRejected = (entries: ReadonlyArray<readonly [string | null, number]>, stream = "contacts") =>
+      env.query(
+        `INSERT INTO ${qualified(env.schema, "_rejected")} (stream, record_md5, key, reason, record, fetched_at)
+         SELECT $3, md5(coalesce(key, '') || ':' || day || ':' || ordinality), key, 'job_level: bad',
+                jsonb_build_object('match_id', key), to_timestamp(day::bigint * 86400 + 3600)
+           FROM unnest($1::text[], $2::integer[]) WITH ORDINALITY AS u(key, day, ordinality)`,
+        [entries.map(([key]) => key), entries.map(([, day]) => day), stream],
+      )
     const rows = async () =>
       (
         await env.query(
@@ -157,6 +167,68 @@ describe.each(all.map((backend): [string, Backend] => [backend.name, backend]))(
         fresh: 0,
       })
       expect(await env.run(Ledger.lookup(`${env.schema}_none`, "contacts", ["a"]))).toEqual([])
+    })
+
+    it("holds the keys of rejected records with the ledger's, each on its latest day, in every read", async () => {
+      const tableKeys = Ledger.pageSize + 10
+      await holding(
+        Array.from(
+          { length: tableKeys },
+          (_, index): Ledger.Entry => [`k-${String(index).padStart(6, "0")}`, 20_000],
+        ),
+      )
+      const rejectedKeys = Ledger.pageSize + 3
+      await putRejected([
+        ...Array.from({ length: rejectedKeys }, (_, index): [string, number] => [
+          `r-${String(index).padStart(6, "0")}`,
+          20_010,
+        ]),
+        // In the table too: a later rejection wins, an earlier one leaves the row's day.
+        ["k-000005", 20_050],
+        ["k-000006", 19_000],
+        // Rejected twice: its latest day.
+        ["dup", 20_001],
+        ["dup", 20_020],
+        // Without a key: nothing to hold it by.
+        [null, 20_010],
+      ])
+      await putRejected([["c-1", 20_010]], "companies")
+      const read = [...(await env.run(Stream.runCollect(Ledger.held(env.schema, "contacts"))))]
+      const keys = read.map(([key]) => key)
+      expect(keys).toHaveLength(tableKeys + rejectedKeys + 1)
+      expect(keys).toEqual([...new Set(keys)].sort())
+      const days = new Map(read)
+      expect(days.get("k-000005")).toBe(20_050)
+      expect(days.get("k-000006")).toBe(20_000)
+      expect(days.get("dup")).toBe(20_020)
+      expect(days.get("r-000000")).toBe(20_010)
+      expect(days.has("c-1")).toBe(false)
+      const found = await env.run(
+        Ledger.lookup(env.schema, "contacts", ["k-000005", "k-000006", "dup", "r-000001", "c-1", "none"]),
+      )
+      expect([...found].sort()).toEqual([
+        ["dup", 20_020],
+        ["k-000005", 20_050],
+        ["k-000006", 20_000],
+        ["r-000001", 20_010],
+      ])
+      // Fresh at 20,035 for 30 days (20,006 and after): the rejected r-*, k-000005 and dup.
+      expect(await env.run(Ledger.holdings(env.schema, "contacts", 20_035, 30))).toEqual({
+        held: tableKeys + rejectedKeys + 1,
+        fresh: rejectedKeys + 2,
+      })
+      expect(await env.run(Ledger.holdings(env.schema, "contacts", 20_035, undefined))).toEqual({
+        held: tableKeys + rejectedKeys + 1,
+        fresh: tableKeys + rejectedKeys + 1,
+      })
+      // The ledger is still the index of the table alone.
+      expect(await rows()).toHaveLength(tableKeys)
+      expect(await env.run(Ledger.reconcile(env.schema, "contacts"))).toEqual({
+        stream: "contacts",
+        added: 0,
+        removed: 0,
+        redated: 0,
+      })
     })
 
     it("goes back into the state as the tables hold it, whatever the state says, for the pipe", async () => {

@@ -2,16 +2,22 @@
  * `_rejected`: the records a stream's pages carried that did not decode (Streams.rejected), each
  * whole as the provider sent it, with the stream it was for, its key when it has one, the reason,
  * when it was fetched and rejected, and the run that loaded it. They were paid for (a credited page
- * is charged per record on it) but fit no table: they are in no ledger, and a run says how many
- * it rejected (its summary, `_sync_runs.streams`). Written in the transaction of the STATE that
- * covers them, like every record. One row per stream and record: the same bad record loaded again
- * (a rerun, a full refresh, the same input twice) updates its row instead of adding one.
+ * is charged per record on it) but fit no table, and a run says how many it rejected (its summary,
+ * `_sync_runs.streams`). Written in the transaction of the STATE that covers them, like every
+ * record. One row per stream and record: the same bad record loaded again (a rerun, a full refresh,
+ * the same input twice) updates its row instead of adding one.
+ *
+ * A rejected record with its key was bought as surely as one with a row: of a ledger stream, its
+ * key is held (Ledger.ts reads the ledger's keys and these, `keyedSql`) until it is stale by the day
+ * it was fetched, so no run buys it again before then. It is not written into the ledger, which
+ * stays the index of its table: `_rejected` is the truth of these keys, and its own index on
+ * (stream, key) (`indexSql`) their look-up.
  */
 import type { Streams } from "@salesintel/airbyte"
 import * as Effect from "effect/Effect"
 import { Database, type DatabaseError } from "./Database.ts"
 import { jsonText, stripNul } from "./Nul.ts"
-import { qualified } from "./Sql.ts"
+import { epochDaySql, ident, qualified } from "./Sql.ts"
 import type { TableShape } from "./Table.ts"
 
 export const rejectedTable: TableShape = {
@@ -79,3 +85,20 @@ export const write = (
       { discard: true },
     ),
   )
+
+/** The index a rejected key is looked up by (Ledger.ts): the records that carry one, by stream. */
+export const indexSql = (schema: string): string =>
+  `CREATE INDEX IF NOT EXISTS ${ident("_rejected_stream_key")} ON ${qualified(schema, rejectedTable.name)} (stream, key) WHERE key IS NOT NULL`
+
+/** The day a rejected record (aliased `alias`) was bought: when it was fetched (or else loaded). */
+export const daySql = (alias: string): string =>
+  epochDaySql(`coalesce(${alias}.fetched_at, ${alias}.rejected_at)`)
+
+/**
+ * The keys of the rejected records of the stream `stream` (a SQL expression: a parameter or a
+ * literal) that carry one, each once, on the latest day one of its records was fetched (columns
+ * `key`, `day`), with `where` (over the alias `r`) narrowing them.
+ */
+export const keyedSql = (schema: string, stream: string, where = ""): string =>
+  `SELECT r.key, max(${daySql("r")}) AS day FROM ${qualified(schema, rejectedTable.name)} AS r
+    WHERE r.stream = ${stream} AND r.key IS NOT NULL${where === "" ? "" : ` AND ${where}`} GROUP BY r.key`

@@ -716,7 +716,7 @@ describe("faults, rate limits and introspection", () => {
     expect(account.requests["people.search"]).toEqual({ "500": 1, "429": 2, dropped: 1, truncated: 1 })
   })
 
-  it("sends the same contacts without match_id on every request, and charges every copy on a page", async () => {
+  it("sends the same contacts without match_id, or bought with a field of the wrong type, on every request, and charges every copy on a page", async () => {
     // Faults that break the spec on purpose: read as plain JSON, not checked against it.
     const raw = async (path: string, params: Record<string, string>) => {
       const res = await fetch(`${sandbox.url}${path}?${new URLSearchParams(params).toString()}`, {
@@ -742,6 +742,20 @@ describe("faults, rate limits and introspection", () => {
     expect(doubled.filter((r, at) => at > 0 && r.match_id === doubled[at - 1]!.match_id).length).toBe(copies)
     // One credit a record on the page, copies included.
     expect((await accountOf("sandbox-full")).credits_charged).toBe(50 + doubled.length)
+    // A field of the wrong type on the paid record only: the same contacts every time, charged.
+    sandbox.setFaults({ duplicate_rate: 0, bad_field_rate: 0.2 }, "sandbox-full")
+    const badOf = (records: ReadonlyArray<ContactRecord>) =>
+      records.flatMap((r) =>
+        typeof (r as { job_level: unknown }).job_level === "number" ? [r.match_id] : [],
+      )
+    const paid = await raw("/service/people", query)
+    expect(badOf(paid).length).toBeGreaterThan(0)
+    expect(badOf(paid).length).toBeLessThan(50)
+    expect(badOf(await raw("/service/people", query))).toEqual(badOf(paid))
+    const previewed = await raw("/service/people/preview", query)
+    expect(badOf(previewed)).toEqual([])
+    expect(previewed.map((r) => r.match_id)).toEqual(paid.map((r) => r.match_id))
+    expect((await accountOf("sandbox-full")).credits_charged).toBe(50 + doubled.length + 100)
   })
 
   it("faults set over HTTP, globally, with latency; reset restores them", async () => {

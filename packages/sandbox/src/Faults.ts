@@ -1,5 +1,6 @@
 // Injected faults for tests: latency, 500s, 429s, dropped connections, truncated bodies,
-// contacts sent without their match_id, records sent twice on a page, and a per-key request limit. Settings are global or per key (a key's settings override the
+// contacts sent without their match_id, paid contacts with a field of the wrong type, records sent
+// twice on a page, and a per-key request limit. Settings are global or per key (a key's settings override the
 // global ones field by field); the decisions come from a PRNG per key seeded from the
 // sandbox seed, so a run with the same requests in the same order fails the same way.
 import { hashString, Prng, unit } from "./Random.ts"
@@ -37,6 +38,13 @@ export interface FaultSettings {
    * charged per record on it (interface-spec.md, Limits 3), so a copy costs a credit.
    */
   readonly duplicate_rate?: number
+  /**
+   * Share of contacts whose paid record (search) carries `job_level` as a number, not the string
+   * the provider documents; the free preview sends it as it is, match_id and all. Chosen per
+   * contact like `no_match_id_rate`, so a contact bought so is bought so on every request, and
+   * charged like any record on the page.
+   */
+  readonly bad_field_rate?: number
 }
 
 export const defaultFaults: Required<FaultSettings> = {
@@ -51,6 +59,7 @@ export const defaultFaults: Required<FaultSettings> = {
   requests_per_minute: 1800,
   no_match_id_rate: 0,
   duplicate_rate: 0,
+  bad_field_rate: 0,
 }
 
 const numberFields = Object.keys(defaultFaults) as Array<keyof FaultSettings>
@@ -74,7 +83,7 @@ export const parseFaultSettings = (json: unknown): FaultSettings => {
 }
 
 /** Salts of the per-record decisions, apart from every field the dataset draws. */
-const recordSalts = { noMatchId: 0x6e6d6964, duplicate: 0x64757031 } as const
+const recordSalts = { noMatchId: 0x6e6d6964, duplicate: 0x64757031, badField: 0x62616466 } as const
 
 export type FaultDecision =
   | { readonly kind: "none" }
@@ -163,6 +172,12 @@ export class Faults {
   isDuplicated(key: string, index: number): boolean {
     const rate = this.settingsFor(key).duplicate_rate
     return rate > 0 && unit(this.seed, index, recordSalts.duplicate) < rate
+  }
+
+  /** Whether the paid record of the contact at `index` carries a field of the wrong type (every time). */
+  hasBadField(key: string, index: number): boolean {
+    const rate = this.settingsFor(key).bad_field_rate
+    return rate > 0 && unit(this.seed, index, recordSalts.badField) < rate
   }
 
   /** One draw per request decides its injected fault, if any. */

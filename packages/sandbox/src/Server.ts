@@ -249,7 +249,12 @@ export class SandboxServer {
         const page = this.search.people(q)
         const preview = endpoint === "people.preview"
         const records = this.withRecordFaults(account, page.items, (i) => {
-          const contact = preview ? maskContact(d.contact(i)) : d.contact(i)
+          const sent = preview ? maskContact(d.contact(i)) : d.contact(i)
+          // A number where the provider documents a string: what the paid record carries only.
+          const contact =
+            !preview && this.faults.hasBadField(account.spec.key, i)
+              ? { ...sent, job_level: sent.job_level.length }
+              : sent
           if (!this.faults.lacksMatchId(account.spec.key, i)) return contact
           const { match_id: _dropped, ...rest } = contact
           return rest

@@ -24,6 +24,7 @@ const usage = `salesintel-sandbox: a local stand-in for the SalesIntel API
   --requests-per-minute <n>  per-key limit (default 1800; 0 = none)
   --no-match-id-rate <r>     share of contacts sent without match_id (the same ones every time)
   --duplicate-rate <r>       share of records sent twice on their page (each copy charged)
+  --bad-field-rate <r>       share of contacts bought with job_level a number (the same ones every time)
   --duplicates               append without is_international returns a company once per country
   --help`
 
@@ -45,6 +46,7 @@ const options = {
   "requests-per-minute": { type: "string" },
   "no-match-id-rate": { type: "string" },
   "duplicate-rate": { type: "string" },
+  "bad-field-rate": { type: "string" },
   duplicates: { type: "boolean" },
   help: { type: "boolean" },
 } as const
@@ -92,6 +94,7 @@ const faults: FaultSettings = Object.fromEntries(
     requests_per_minute: number("requests-per-minute"),
     no_match_id_rate: number("no-match-id-rate", false),
     duplicate_rate: number("duplicate-rate", false),
+    bad_field_rate: number("bad-field-rate", false),
   }).filter(([, v]) => v !== undefined),
 )
 

@@ -21,14 +21,29 @@ const item = (id: number): Page.Item<Contact.Contact> => {
   const raw = contact(id)
   return { record: decode(raw), raw }
 }
-const page = (number: number, ids: ReadonlyArray<number>): Page.Page<Contact.Contact> => ({
+/**
+ * A page of the contacts `ids`; those in `bad` sent with `job_level` a number (rejected, their
+ * match_id and all), and `-1` one without its match_id.
+ */
+const page = (
+  number: number,
+  ids: ReadonlyArray<number>,
+  bad: ReadonlyArray<number> = [],
+): Page.Page<Contact.Contact> => ({
   page: number,
   pageSize: ids.length,
   resultCount: undefined,
   isPreview: false,
-  rejected: [],
-  items: ids.map(item),
+  rejected: ids
+    .filter((id) => bad.includes(id))
+    .map((id) => {
+      const { match_id, ...rest } = contact(Math.max(id, 1))
+      const raw = id < 0 ? rest : { ...rest, match_id, job_level: 3 }
+      return { raw, path: "search_results[0].job_level", description: "Expected string, actual 3" }
+    }),
+  items: ids.filter((id) => !bad.includes(id)).map(item),
 })
+const keyOfRejected = (raw: unknown) => Streams.keyOfRaw(Streams.streams.contacts, raw)
 const pageEvent = (part: string, number: number, ids: ReadonlyArray<number>, afterGap = false) =>
   ({ _tag: "Page", part, page: page(number, ids), afterGap, holdsUnemitted: true }) as const
 
@@ -94,6 +109,7 @@ describe("Purchase.creditedPages", () => {
           Purchase.creditedPages({
             events: Stream.make(pageEvent("a", 1, [1, 2])),
             keyOf: (value) => value.match_id,
+            keyOfRejected,
             checkpoint: Effect.sync(() => Output.checkpoint({ held: bought.size })),
             bought,
             record,
@@ -111,6 +127,37 @@ describe("Purchase.creditedPages", () => {
         expect(tallied(outputs.outputs, "search s")).toMatchObject({ bought: 2, new: 2, stale: 0 })
         expect(bought.boughtThisRun("m-2")).toBe(true)
       }),
+  )
+
+  it.effect("holds the key of a record bought that did not decode: it is not due again", () =>
+    Effect.gen(function* () {
+      const { bought, checkpoint } = setUp()
+      const outputs = yield* collect(
+        Purchase.creditedPages({
+          events: Stream.make({
+            _tag: "Page",
+            part: "a",
+            page: page(1, [1, 2, -1], [2, -1]),
+            afterGap: false,
+            holdsUnemitted: true,
+          } as const),
+          keyOf: (value) => value.match_id,
+          keyOfRejected,
+          checkpoint,
+          bought,
+          record,
+          detail: "search s",
+          work: "search s",
+          endpoint: "people.search",
+        }),
+      )
+      expect(outputs.failure).toBeUndefined()
+      // Three records charged; m-1 a record, m-2 rejected with its key (held), one without a key.
+      expect(tallied(outputs.outputs, "search s")).toMatchObject({ bought: 3, new: 1 })
+      expect(bought.boughtThisRun("m-2")).toBe(true)
+      expect(bought.due("m-2")).toBe(false)
+      expect(bought.size).toBe(2)
+    }),
   )
 
   it.effect(
@@ -132,6 +179,7 @@ describe("Purchase.creditedPages", () => {
           Purchase.creditedPages({
             events: Stream.fromIterable(events),
             keyOf: (value) => value.match_id,
+            keyOfRejected,
             resume: {
               page: (part, number) => note(`page ${part}${number}`),
               refused: (part, next) => note(`refused ${part}${next}`),
@@ -177,6 +225,7 @@ describe("Purchase.creditedPages", () => {
         Purchase.creditedPages({
           events: Stream.make(pageEvent("a", 1, [1]), { _tag: "PartDone", part: "a" } as const),
           keyOf: (value) => value.match_id,
+          keyOfRejected,
           checkpoint,
           bought,
           record,
@@ -200,6 +249,7 @@ describe("Purchase.creditedPages", () => {
           Purchase.creditedPages({
             events: Stream.concat(Stream.fromIterable(pages), paymentRequired),
             keyOf: (value) => value.match_id,
+            keyOfRejected,
             checkpoint,
             bought,
             record,
@@ -294,6 +344,8 @@ describe("Purchase.keys", () => {
     readonly listings: ReadonlyArray<ReadonlyArray<number>>
     readonly again?: boolean
     readonly stopped?: boolean
+    /** Contacts whose record is sent with a field of the wrong type. */
+    readonly bad?: ReadonlyArray<number>
   }) => {
     const asked: Array<ReadonlyArray<string>> = []
     const outputs = Purchase.keys({
@@ -310,6 +362,7 @@ describe("Purchase.keys", () => {
               ...page(
                 paging.page,
                 ids.map((id) => Number(id.slice(2))),
+                options.bad,
               ),
               pageSize: paging.pageSize,
             }
@@ -317,6 +370,7 @@ describe("Purchase.keys", () => {
         oneRecordPerKey: true,
       },
       keyOf: (value) => value.match_id,
+      keyOfRejected,
       noun: "contacts",
       listingStopped: Effect.succeed(options.stopped ?? false),
       checkpoint: Effect.sync(() => Output.checkpoint({ held: options.bought.size })),
@@ -354,6 +408,26 @@ describe("Purchase.keys", () => {
         earlier: 1,
         bought: 3,
       })
+    }),
+  )
+
+  it.effect("a key bought whose record did not decode is held: listed again, it is not bought again", () =>
+    Effect.gen(function* () {
+      const bought = BoughtSet.fromJson({}, today, undefined)
+      const { outputs, asked } = keysOf({
+        bought,
+        listings: [
+          [1, 2],
+          [2, 3],
+        ],
+        bad: [2],
+      })
+      const read = yield* collect(Stream.provideLayer(outputs, CreditBudget.layer(100)))
+      expect(read.failure).toBeUndefined()
+      expect(asked).toEqual([["m-1", "m-2"], ["m-3"]])
+      expect(bought.due("m-2")).toBe(false)
+      expect(["m-1", "m-2", "m-3"].filter((key) => !bought.boughtThisRun(key))).toEqual([])
+      expect(bought.size).toBe(3)
     }),
   )
 

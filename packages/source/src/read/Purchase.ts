@@ -135,8 +135,24 @@ export interface PagesOptions<A, E, R> extends Common<A> {
   readonly events: Stream.Stream<PagedQuery.Event<A>, E, R>
   /** The key the bought set records for a record. */
   readonly keyOf: (record: A) => string
+  /** The key it records for a record bought that did not decode, read from its raw JSON (if it has one). */
+  readonly keyOfRejected: (raw: unknown) => string | undefined
   readonly resume?: Resume | undefined
 }
+
+/**
+ * The keys of the records a page carried that did not decode but carry their key: bought (the page
+ * was paid for), so held like any record bought, and not bought again until due (the loader keeps
+ * them in `_rejected`, which holds them there).
+ */
+const rejectedKeys = (
+  keyOfRejected: (raw: unknown) => string | undefined,
+  rejected: ReadonlyArray<Page.Rejected>,
+): ReadonlyArray<string> =>
+  rejected.flatMap((record) => {
+    const key = keyOfRejected(record.raw)
+    return key === undefined ? [] : [key]
+  })
 
 const pageOutputs = <A, E, R>(
   options: PagesOptions<A, E, R>,
@@ -153,16 +169,17 @@ const pageOutputs = <A, E, R>(
       return Effect.succeed([Output.log("WARN", event.message)])
     case "Page": {
       const keys = event.page.items.map((item) => options.keyOf(item.record))
+      const all = [...keys, ...rejectedKeys(options.keyOfRejected, event.page.rejected)]
       // The page is paid for: a lookup that fails (it only sorts new from stale for the tally)
       // still lets its records out, counted as new, and says so.
-      return Effect.flatMap(Effect.either(options.bought.resolve(keys)), (looked) => {
+      return Effect.flatMap(Effect.either(options.bought.resolve(all)), (looked) => {
         const stale = Either.isLeft(looked) ? 0 : keys.filter((key) => options.bought.has(key)).length
         const said = Either.isLeft(looked)
           ? [Output.log("WARN", `${detail}: ${looked.left.message}; this page's contacts are counted as new`)]
           : []
-        options.bought.record(keys)
+        options.bought.record(all)
         // Recorded as bought by this run: what the lookup said of them is no longer needed.
-        if (Either.isRight(looked)) options.bought.settle(keys)
+        if (Either.isRight(looked)) options.bought.settle(all)
         // Bought: one credit a record on the page, rejected or sent twice included.
         const charged = Page.recordsOn(event.page)
         const tally = Output.tally(options.work, {
@@ -389,6 +406,8 @@ export interface KeysOptions<A, E, R> extends Common<A> {
   readonly purchase: Omit<KeyedPurchase.Options<string, A, never, never>, "keys">
   /** The key the bought set records for a record bought. */
   readonly keyOf: (record: A) => string
+  /** The key it records for a record bought that did not decode, read from its raw JSON (if it has one). */
+  readonly keyOfRejected: (raw: unknown) => string | undefined
   /** What the keys are, for the shortfall: `contacts`. */
   readonly noun: string
   /** The listing itself was stopped (a stop request): more keys may remain than were listed. */
@@ -431,7 +450,10 @@ export const keys = <A, E, R>(
       ...options,
       events: KeyedPurchase.run({ ...options.purchase, keys: due }),
       recordBought: (event) => {
-        const boughtKeys = event.items.map((item) => options.keyOf(item.record))
+        const boughtKeys = [
+          ...event.items.map((item) => options.keyOf(item.record)),
+          ...rejectedKeys(options.keyOfRejected, event.rejected),
+        ]
         bought.record(boughtKeys)
         // Bought: the set says "earlier" for it from now on, so the queue need not hold it.
         for (const key of boughtKeys) queued.delete(key)

@@ -49,6 +49,10 @@ export const searchWork = (search: ContactSearch): string => `search ${search.na
 
 export const matchId = (contact: Contact.Contact): string => contact.match_id
 
+/** The match_id of a contact bought whose record did not decode, when it carries one. */
+export const rejectedMatchId = (raw: unknown): string | undefined =>
+  Streams.keyOfRaw(Streams.streams.contacts, raw)
+
 /** Whether a listed contact is to be bought (new or due; in a full refresh, any not bought in the run). */
 export const toBuy = (context: Context, id: string): boolean =>
   Purchase.toBuy(context.known, context.refreshAll, id)
@@ -75,6 +79,7 @@ export const buyNew = (
       oneRecordPerKey: true,
     },
     keyOf: matchId,
+    keyOfRejected: rejectedMatchId,
     noun: "contacts",
     listingStopped,
     checkpoint: context.checkpoint,

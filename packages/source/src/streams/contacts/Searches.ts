@@ -33,6 +33,7 @@ import {
   contactRecord,
   describeSearch as describe,
   matchId,
+  rejectedMatchId,
   searchWork,
 } from "./Context.ts"
 import { listedSearch } from "./Listing.ts"
@@ -99,6 +100,7 @@ export const fullRefreshSearches = (
           Purchase.creditedPages({
             events: events[index] ?? Stream.empty,
             keyOf: matchId,
+            keyOfRejected: rejectedMatchId,
             resume: resumeIn(position, unfinished),
             checkpoint: context.checkpoint,
             bought: context.known,
@@ -178,6 +180,7 @@ const directSearch = (context: Context, search: ContactSearch, plan: Partitioner
           landInFlightOnFailure: true,
         }),
         keyOf: matchId,
+        keyOfRejected: rejectedMatchId,
         checkpoint: context.checkpoint,
         bought: context.known,
         record: contactRecord(context, search.name),
