@@ -15,15 +15,16 @@
 import { Readable } from "node:stream"
 import { type Message, Ndjson } from "@salesintel/airbyte"
 import { Sync } from "@salesintel/cli"
-import { Ledger, Sql, State } from "@salesintel/postgres"
+import { Ledger, State } from "@salesintel/postgres"
 import { Commands } from "@salesintel/source"
 import * as Effect from "effect/Effect"
 import * as Stream from "effect/Stream"
-import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { describe, expect, it } from "vitest"
 import { messageProblems } from "../packages/airbyte/src/testing/AirbyteSchema.ts"
 import { loadRun } from "../packages/postgres/src/LoadRun.ts"
-import { backends, open } from "../packages/postgres/src/testing/Backends.ts"
+import { backends } from "../packages/postgres/src/testing/Backends.ts"
 import { sandboxForFile } from "./sandbox.ts"
+import { targetOn } from "./target.ts"
 import { configOver, contactsCatalog, searchA, searchB, truthSandbox } from "./truth.ts"
 
 const sandbox = sandboxForFile(truthSandbox)
@@ -50,31 +51,11 @@ const indexOfEmail = (): Map<string, number> => {
 }
 
 describe.each(await backends())("pages that do not decode whole, on $name", (backend) => {
-  let database: Awaited<ReturnType<typeof open>>
-  beforeAll(async () => {
-    database = await open(backend, "e2e bad pages")
-    await database.query("SELECT 1")
-  })
-  afterAll(async () => {
-    await database?.close()
-  })
-  const fresh = () => database.query(`DROP SCHEMA IF EXISTS ${Sql.ident(database.schema)} CASCADE`)
-  const table = (name: string) => Sql.qualified(database.schema, name)
-  const count = async (sql: string) => Number((await database.query(sql))[0]?.n ?? 0)
-
-  /** `salesintel sync`, in process: its outcome, what it printed and what the sandbox charged. */
-  const sync = async (json: Config) => {
-    const lines: Array<string> = []
-    const before = sandbox.charged(json.api_key)
-    const outcome = await database.run(
-      Sync.sync({
-        config: json,
-        schema: database.schema,
-        progress: { isTTY: false, write: (text: string) => lines.push(text) > 0 },
-      }),
-    )
-    return { outcome, charged: sandbox.charged(json.api_key) - before, printed: lines.join("") }
-  }
+  const target = targetOn(backend, "e2e bad pages", sandbox)
+  const { fresh, table, count } = target
+  const database = () => target.database
+  /** `salesintel sync`, in process, however it ends: its outcome and what the sandbox charged. */
+  const sync = (json: Config) => target.syncAsIs(json)
 
   it("keeps a credited page's good records, rejects the bad ones whole, and is not blocked after", async () => {
     await fresh()
@@ -85,8 +66,8 @@ describe.each(await backends())("pages that do not decode whole, on $name", (bac
     const first = await sync(json)
     expect(first.outcome.error).toBeUndefined()
     expect(first.outcome.status).toBe("succeeded")
-    const rows = await count(`SELECT count(*)::int AS n FROM ${table("contacts")}`)
-    const rejected = await database.query(
+    const rows = await target.rows("contacts")
+    const rejected = await database().query(
       `SELECT stream, key, reason, record, run_id FROM ${table("_rejected")} ORDER BY reason`,
     )
     // Every record paid for is a row or a rejected record; the run's credits are the charge.
@@ -115,7 +96,7 @@ describe.each(await backends())("pages that do not decode whole, on $name", (bac
     expect(contacts?.rejected).toBe(rejected.length)
     expect(Sync.describe(first.outcome, "db")).toContain(`${rejected.length} rejected`)
     expect(first.printed).toContain("contacts: a record did not decode (search_results[")
-    const runRow = await database.query(
+    const runRow = await database().query(
       `SELECT streams->'contacts'->>'rejected' AS rejected FROM ${table("_sync_runs")} WHERE id = $1`,
       [first.outcome.runId],
     )
@@ -137,8 +118,8 @@ describe.each(await backends())("pages that do not decode whole, on $name", (bac
     expect(second.printed).toContain("listed contacts did not decode (search_results[")
     expect(second.charged).toBe(0)
     expect(second.outcome.creditsSpent).toBe(0)
-    expect(await count(`SELECT count(*)::int AS n FROM ${table("contacts")}`)).toBe(rows)
-    expect(await count(`SELECT count(*)::int AS n FROM ${table("_rejected")}`)).toBe(rejected.length)
+    expect(await target.rows("contacts")).toBe(rows)
+    expect(await target.rows("_rejected")).toBe(rejected.length)
   })
 
   /**
@@ -147,8 +128,8 @@ describe.each(await backends())("pages that do not decode whole, on $name", (bac
    * loaded by the loader's run from that text.
    */
   const pipe = async (json: Config, catalog: unknown = withRejected) => {
-    const state = await database.run(
-      Effect.flatMap(State.read(database.schema), (saved) => Ledger.exported(database.schema, saved)),
+    const state = await database().run(
+      Effect.flatMap(State.read(database().schema), (saved) => Ledger.exported(database().schema, saved)),
     )
     const before = sandbox.charged(json.api_key)
     const messages = await Effect.runPromise(
@@ -156,9 +137,9 @@ describe.each(await backends())("pages that do not decode whole, on $name", (bac
     )
     for (const message of messages) expect(messageProblems(JSON.parse(Ndjson.serialize(message)))).toEqual([])
     const text = [...messages].map((message: Message.Message) => Ndjson.serialize(message)).join("")
-    const outcome = await database.run(
+    const outcome = await database().run(
       loadRun(Readable.from([text]), {
-        schema: database.schema,
+        schema: database().schema,
         syncModes: undefined,
         batchSize: 5_000,
         onSourceMessage: () => Effect.void,
@@ -175,29 +156,29 @@ describe.each(await backends())("pages that do not decode whole, on $name", (bac
     const json = configOver(sandbox.url, key, { searches: [searchA] })
     const first = await pipe(json)
     expect(first.outcome.status).toBe("succeeded")
-    const rows = await count(`SELECT count(*)::int AS n FROM ${table("contacts")}`)
+    const rows = await target.rows("contacts")
     const rejected = await count(
       `SELECT count(*)::int AS n FROM ${table("_rejected")} WHERE stream = 'contacts' AND reason LIKE '%match_id: is missing' AND record ? 'email' AND NOT record ? 'match_id'`,
     )
     expect(rejected).toBeGreaterThan(0)
     expect(rows + rejected).toBe(first.charged)
     expect(first.outcome.summary.rejected).toEqual({ contacts: rejected })
-    const runRow = await database.query(
+    const runRow = await database().query(
       `SELECT streams->'contacts'->>'rejected' AS rejected FROM ${table("_sync_runs")} WHERE id = $1`,
       [first.outcome.runId],
     )
     expect(Number(runRow[0]?.rejected)).toBe(rejected)
     // Loading the same text again adds no row: one row per stream and record.
-    await database.run(
+    await database().run(
       loadRun(Readable.from([first.text]), {
-        schema: database.schema,
+        schema: database().schema,
         syncModes: undefined,
         batchSize: 5_000,
         onSourceMessage: () => Effect.void,
         onStateCommitted: () => Effect.void,
       }),
     )
-    expect(await count(`SELECT count(*)::int AS n FROM ${table("_rejected")}`)).toBe(rejected)
+    expect(await target.rows("_rejected")).toBe(rejected)
     // The next pipe, from the state the target exports, lists the search (bad records and all) and
     // buys nothing.
     const second = await pipe(json)
@@ -212,7 +193,7 @@ describe.each(await backends())("pages that do not decode whole, on $name", (bac
     // A destination may refuse a record of a stream it was not configured for: none is sent.
     const first = await pipe(configOver(sandbox.url, key, { searches: [searchA] }), contactsCatalog)
     expect(first.outcome.status).toBe("succeeded")
-    const rows = await count(`SELECT count(*)::int AS n FROM ${table("contacts")}`)
+    const rows = await target.rows("contacts")
     const lines = first.text.split("\n").filter((line) => line.length > 0)
     expect(lines.filter((line) => line.includes('"stream":"_rejected"'))).toEqual([])
     const said = lines
@@ -220,7 +201,7 @@ describe.each(await backends())("pages that do not decode whole, on $name", (bac
       .filter((message) => message.log?.message.includes("so here it is whole: {") === true)
     expect(said.length).toBe(first.charged - rows)
     expect(said.length).toBeGreaterThan(0)
-    expect(await count(`SELECT count(*)::int AS n FROM ${table("_rejected")}`)).toBe(0)
+    expect(await target.rows("_rejected")).toBe(0)
   })
 
   it("stops buying once most records do not decode: the provider's records changed, not a record", async () => {
@@ -233,7 +214,7 @@ describe.each(await backends())("pages that do not decode whole, on $name", (bac
     expect(first.outcome.status).toBe("failed")
     expect(first.outcome.error).toContain("the provider's records have changed shape")
     // What was paid for is counted and kept: every record charged is in _rejected.
-    const rejected = await count(`SELECT count(*)::int AS n FROM ${table("_rejected")}`)
+    const rejected = await target.rows("_rejected")
     expect(rejected).toBe(first.charged)
     expect(first.outcome.creditsSpent).toBe(first.charged)
     expect(first.outcome.streams.find((stream) => stream.stream === "contacts")?.rejected).toBe(rejected)
@@ -250,7 +231,7 @@ describe.each(await backends())("pages that do not decode whole, on $name", (bac
     const json = { ...configOver(sandbox.url, key, { searches: [searchA, searchB] }), companies: { domains } }
     const first = await sync(json)
     expect(first.outcome.error).toBeUndefined()
-    const rowsOf = (name: string) => count(`SELECT count(*)::int AS n FROM ${table(name)}`)
+    const rowsOf = target.rows
     const rows = { contacts: await rowsOf("contacts"), companies: await rowsOf("companies") }
     const outcome = (stream: string) => first.outcome.streams.find((s) => s.stream === stream)
     // Copies were sent, and charged: more records charged than rows.

@@ -21,14 +21,7 @@ const domainCount = 200
 const silent = { isTTY: false, write: () => true }
 const day = 86_400_000
 
-const setGeneration = async (generation: number) => {
-  const response = await fetch(`${sandbox.url}/_sandbox/dataset`, {
-    method: "POST",
-    body: JSON.stringify({ generation }),
-  })
-  expect(response.status).toBe(200)
-  await response.body?.cancel()
-}
+const setGeneration = sandbox.setGeneration
 
 const key = (row: Record<string, unknown>): string => JSON.stringify(row)
 const sortedKeys = (rows: ReadonlyArray<Record<string, unknown>>): ReadonlyArray<string> =>

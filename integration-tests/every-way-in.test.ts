@@ -8,14 +8,12 @@
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import { Plan, Sync } from "@salesintel/cli"
-import { Sql } from "@salesintel/postgres"
-import * as Effect from "effect/Effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { backends, open } from "../packages/postgres/src/testing/Backends.ts"
+import { backends } from "../packages/postgres/src/testing/Backends.ts"
 import { runTag } from "../packages/postgres/src/testing/RunTag.ts"
-import { type Bin, runInProcess } from "./bins.ts"
+import { runInProcess } from "./bins.ts"
 import { sandboxForFile } from "./sandbox.ts"
+import { targetOn } from "./target.ts"
 import { apartIn, configOver, truthSandbox } from "./truth.ts"
 
 const sandbox = sandboxForFile(truthSandbox)
@@ -31,15 +29,12 @@ const config = (key: string, settings: { page_size: number; credit_budget?: numb
 })
 
 describe.each(await backends())("every way in keeps what was paid for, on $name", (backend) => {
-  let database: Awaited<ReturnType<typeof open>>
+  const target = targetOn(backend, "e2e ways in", sandbox)
   let dir = ""
-  beforeAll(async () => {
+  beforeAll(() => {
     dir = mkdtempSync(join(tmpdir(), `salesintel-ways-in-${runTag()}-`))
-    database = await open(backend, "e2e ways in")
-    await database.query("SELECT 1")
   })
-  afterAll(async () => {
-    await database?.close()
+  afterAll(() => {
     rmSync(dir, { recursive: true, force: true })
   })
   /** A JSON file in the test's directory, by name. */
@@ -48,66 +43,14 @@ describe.each(await backends())("every way in keeps what was paid for, on $name"
     writeFileSync(path, JSON.stringify(json))
     return path
   }
-  /** The target's flags for a command. */
-  const target = () => [
-    ...(database.pgliteDir === undefined
-      ? ["--database-url", database.url ?? ""]
-      : ["--pglite-dir", database.pgliteDir]),
-    "--schema",
-    database.schema,
-  ]
-  /**
-   * A bin run in process against the target; PGlite's directory is one holder's at a time, so the
-   * test's own connection lets go of it meanwhile.
-   */
-  const command = async (bin: Bin, args: ReadonlyArray<string>, stdin?: string) => {
-    const onPGlite = database.pgliteDir !== undefined
-    if (onPGlite) await database.suspend()
-    try {
-      return await runInProcess(bin, args, stdin === undefined ? {} : { stdin })
-    } finally {
-      if (onPGlite) await database.resume()
-    }
-  }
-  const fresh = () => database.query(`DROP SCHEMA IF EXISTS ${Sql.ident(database.schema)} CASCADE`)
-  const table = (name: string) => Sql.qualified(database.schema, name)
-  const contactRows = async () =>
-    Number((await database.query(`SELECT count(*)::int AS n FROM ${table("contacts")}`))[0]?.n ?? 0)
-  const apart = () => apartIn(database.query, database.schema)
+  const { fresh, command } = target
+  const contactRows = () => target.rows("contacts")
+  const apart = () => apartIn(target.database.query, target.database.schema)
   const inStep = { extraKeys: 0, missingKeys: 0 }
-
-  /** `salesintel sync` in process: its outcome, what it printed, and what the sandbox charged. */
-  const sync = async (json: Config, fullRefresh?: ReadonlyArray<string>) => {
-    const lines: Array<string> = []
-    const before = sandbox.charged(json.api_key)
-    const outcome = await database.run(
-      Sync.sync({
-        config: json,
-        schema: database.schema,
-        progress: { isTTY: false, write: (text: string) => lines.push(text) > 0 },
-        ...(fullRefresh === undefined ? {} : { fullRefresh }),
-      }),
-    )
-    expect(outcome.error).toBeUndefined()
-    const charged = sandbox.charged(json.api_key) - before
-    expect(outcome.creditsSpent).toBe(charged)
-    return { outcome, charged, printed: lines.join("") }
-  }
-  /** `salesintel plan` from the saved state: free requests only. */
-  const planned = async (json: Config, fullRefresh?: ReadonlyArray<string>) => {
-    const state = await database.run(Plan.savedStateIn(database.schema))
-    const before = sandbox.charged(json.api_key)
-    const plan = await Effect.runPromise(
-      Plan.makePlan({
-        config: json,
-        state,
-        mode: "exact",
-        ...(fullRefresh === undefined ? {} : { fullRefresh }),
-      }),
-    )
-    expect(sandbox.charged(json.api_key)).toBe(before)
-    return plan.credits
-  }
+  const sync = (json: Config, fullRefresh?: ReadonlyArray<string>) =>
+    target.sync(json, fullRefresh === undefined ? {} : { fullRefresh })
+  const planned = async (json: Config, fullRefresh?: ReadonlyArray<string>) =>
+    (await target.plan(json, fullRefresh)).credits
 
   // Case 1: the saved position says the page size it was made with.
   it.each([
@@ -165,7 +108,7 @@ describe.each(await backends())("every way in keeps what was paid for, on $name"
       const json = config(key, { page_size: 50 })
       const held = (await sync(json)).charged
       // Only a look at the state: the load below is refused before it begins, so a lease would hold.
-      const state = await command("salesintel-pg", ["state", "--lease-minutes", "0", ...target()])
+      const state = await command("salesintel-pg", ["state", "--lease-minutes", "0"])
       expect(state.code).toBe(0)
       const catalog = file("overwrite.json", {
         streams: [
@@ -173,10 +116,10 @@ describe.each(await backends())("every way in keeps what was paid for, on $name"
         ],
       })
       const before = sandbox.charged(key)
-      const read = await command("source-salesintel", readArgs(json, catalog, state.stdout))
+      const read = await runInProcess("source-salesintel", readArgs(json, catalog, state.stdout))
       expect(read.code).toBe(0)
       expect(sandbox.charged(key) - before).toBe(0)
-      const load = await command("salesintel-pg", ["load", "--catalog", catalog, ...target()], read.stdout)
+      const load = await command("salesintel-pg", ["load", "--catalog", catalog], { stdin: read.stdout })
       expect(load.code).toBe(1)
       expect(load.stderr).toContain(
         "salesintel-pg: invalid catalog at streams[0].destination_sync_mode: stream contacts is read incrementally",
@@ -189,9 +132,9 @@ describe.each(await backends())("every way in keeps what was paid for, on $name"
 
   // Cases 2 and 5: a pipe buys from the state it was given; nothing else may buy from the same view.
   const readFrom = (json: Config, stateText: string | undefined) =>
-    command("source-salesintel", readArgs(json, pipeCatalog(), stateText))
+    runInProcess("source-salesintel", readArgs(json, pipeCatalog(), stateText))
   const syncCommand = (json: Config, ...more: ReadonlyArray<string>) =>
-    command("salesintel", ["sync", "--config", file("sync-config.json", json), ...target(), ...more])
+    command("salesintel", ["sync", "--config", file("sync-config.json", json), ...more])
   const leaseHolder = "a pipe: salesintel-pg state gave the target's state to a load that has not begun"
 
   it(
@@ -202,21 +145,21 @@ describe.each(await backends())("every way in keeps what was paid for, on $name"
       const key = sandbox.key()
       const json = config(key, { page_size: 50 })
       const first = (await sync({ ...json, credit_budget: 500 })).charged
-      const exported = await command("salesintel-pg", ["state", ...target()])
+      const exported = await command("salesintel-pg", ["state"])
       expect(exported.code).toBe(0)
       // A sync, and a second pipe's export, while the first pipe's load has not begun: refused, unpaid.
       const before = sandbox.charged(key)
       const refused = await syncCommand(json)
       expect(refused.code).toBe(1)
       expect(refused.stderr).toContain(leaseHolder)
-      const second = await command("salesintel-pg", ["state", ...target()])
+      const second = await command("salesintel-pg", ["state"])
       expect([second.code, second.stdout]).toEqual([1, ""])
       expect(second.stderr).toContain(leaseHolder)
       expect(sandbox.charged(key)).toBe(before)
       // The first pipe buys the rest, once; its load consumes the reservation.
       const read = await readFrom(json, exported.stdout)
       expect(read.code).toBe(0)
-      const load = await command("salesintel-pg", ["load", ...target()], read.stdout)
+      const load = await command("salesintel-pg", ["load"], { stdin: read.stdout })
       expect(load.code).toBe(0)
       const held = await contactRows()
       expect(sandbox.charged(key) - before).toBe(held - first)
@@ -236,21 +179,21 @@ describe.each(await backends())("every way in keeps what was paid for, on $name"
       // Paced: the sync's 48 pages take a few seconds, so the export meets it under way.
       const json = { ...config(key, { page_size: 50 }), requests_per_minute: 1_200 }
       await sync({ ...json, credit_budget: 50 })
-      const onPGlite = database.pgliteDir !== undefined
-      if (onPGlite) await database.suspend()
+      const onPGlite = target.database.pgliteDir !== undefined
+      if (onPGlite) await target.database.suspend()
       try {
         const syncing = runInProcess("salesintel", [
           "sync",
           "--config",
           file("sync-config.json", json),
-          ...target(),
+          ...target.flags(),
         ])
         const deadline = Date.now() + 30_000
         while (sandbox.charged(key) < 200 && Date.now() < deadline)
           await new Promise((r) => setTimeout(r, 20))
         const [synced, exported] = await Promise.all([
           syncing,
-          runInProcess("salesintel-pg", ["state", "--wait", ...target()]),
+          runInProcess("salesintel-pg", ["state", "--wait", ...target.flags()]),
         ])
         expect([synced.code, exported.code]).toEqual([0, 0])
         const before = sandbox.charged(key)
@@ -258,10 +201,10 @@ describe.each(await backends())("every way in keeps what was paid for, on $name"
         expect(read.code).toBe(0)
         expect(sandbox.charged(key) - before).toBe(0)
         expect(
-          (await runInProcess("salesintel-pg", ["load", ...target()], { stdin: read.stdout })).code,
+          (await runInProcess("salesintel-pg", ["load", ...target.flags()], { stdin: read.stdout })).code,
         ).toBe(0)
       } finally {
-        if (onPGlite) await database.resume()
+        if (onPGlite) await target.database.resume()
       }
       expect(sandbox.charged(key)).toBe(await contactRows())
       expect(await apart()).toEqual(inStep)

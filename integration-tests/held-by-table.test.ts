@@ -11,15 +11,13 @@
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
-import { Plan, Sync } from "@salesintel/cli"
-import { Loader, Sql } from "@salesintel/postgres"
-import { Commands, HeldKeys } from "@salesintel/source"
-import * as Effect from "effect/Effect"
-import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { backends, open } from "../packages/postgres/src/testing/Backends.ts"
+import { Loader } from "@salesintel/postgres"
+import { Commands } from "@salesintel/source"
+import { describe, expect, it } from "vitest"
+import { backends } from "../packages/postgres/src/testing/Backends.ts"
 import { runTag } from "../packages/postgres/src/testing/RunTag.ts"
-import { runInProcess } from "./bins.ts"
 import { fastPace, sandboxForFile } from "./sandbox.ts"
+import { targetOn } from "./target.ts"
 import { searchA, searchB, truthSandbox } from "./truth.ts"
 
 const sandbox = sandboxForFile(truthSandbox)
@@ -47,79 +45,34 @@ const catalog = {
 }
 
 describe.each(await backends())("bought sets held by their tables, on $name", (backend) => {
-  let database: Awaited<ReturnType<typeof open>>
-  beforeAll(async () => {
-    database = await open(backend, "e2e held by table")
-    await database.query("SELECT 1")
-  })
-  afterAll(async () => {
-    await database?.close()
-  })
-  const fresh = () => database.query(`DROP SCHEMA IF EXISTS ${Sql.ident(database.schema)} CASCADE`)
-  const table = (name: string) => Sql.qualified(database.schema, name)
-  const count = async (sql: string) => Number((await database.query(sql))[0]?.n ?? 0)
-
-  /** What the sandbox charges `json`'s key while `run` runs. */
-  const spentBy = async <A>(json: Config, run: () => Promise<A>) => {
-    const before = sandbox.charged(json.api_key)
-    const result = await run()
-    return { result, charged: sandbox.charged(json.api_key) - before }
-  }
+  const target = targetOn(backend, "e2e held by table", sandbox)
+  const { fresh, table, count, charging } = target
+  const database = () => target.database
   /** `salesintel sync`, in process: what it printed and what the sandbox charged. */
   const sync = async (json: Config) => {
-    const lines: Array<string> = []
-    const { result: outcome, charged } = await spentBy(json, () =>
-      database.run(
-        Sync.sync({
-          config: json,
-          schema: database.schema,
-          progress: { isTTY: false, write: (text: string) => lines.push(text) > 0 },
-        }),
-      ),
-    )
-    expect(outcome.error).toBeUndefined()
-    expect(outcome.creditsSpent).toBe(charged)
-    return { charged, printed: lines.join("") }
+    const { charged, printed } = await target.sync(json)
+    return { charged, printed }
   }
-  /** The plan of the next sync, from the target as `salesintel plan` reads it: free requests only. */
-  const planOf = async (json: Config) => {
-    const { state, held } = await database.run(Plan.savedIn(database.schema, Plan.heldKeysWanted(json)))
-    const { result: plan, charged } = await spentBy(json, () =>
-      Effect.runPromise(
-        Effect.provideService(Plan.makePlan({ config: json, state, mode: "exact" }), HeldKeys.HeldKeys, held),
-      ),
-    )
-    expect(charged).toBe(0)
-    return plan
-  }
+  const planOf = (json: Config) => target.plan(json)
   /** The companies' credits the plan says. */
   const plannedCompanies = async (json: Config) =>
     (await planOf(json)).works
       .filter((work) => work.stream === "companies")
       .reduce((sum, work) => sum + work.credits, 0)
-  /** A command in process on this target (PGlite's files are one user's at a time: ours steps aside). */
+  /** A command in process on this target, run in a directory of its own holding `config.json`. */
   const command = async (
     bin: "salesintel" | "salesintel-pg",
     args: ReadonlyArray<string>,
     config?: Config,
   ) => {
     const directory = mkdtempSync(join(tmpdir(), `salesintel-held-by-table-${runTag()}-`))
-    const target =
-      database.url !== undefined
-        ? ["--database-url", database.url]
-        : ["--pglite-dir", String(database.pgliteDir)]
-    if (database.url === undefined) await database.suspend()
     try {
       if (config !== undefined) writeFileSync(join(directory, "config.json"), JSON.stringify(config))
-      const ended = await runInProcess(bin, [...args, ...target, "--schema", database.schema], {
-        cwd: directory,
-        env: {},
-      })
+      const ended = await target.command(bin, args, { cwd: directory, env: {} })
       expect(ended.stderr).toBe("")
       expect(ended.code).toBe(0)
       return ended.stdout
     } finally {
-      if (database.url === undefined) await database.resume()
       rmSync(directory, { recursive: true, force: true })
     }
   }
@@ -127,13 +80,15 @@ describe.each(await backends())("bought sets held by their tables, on $name", (b
   const pipe = async (json: Config) => {
     // The load below is Loader.load in process, which takes no lock: the export leaves no lease for it.
     const state: unknown = JSON.parse(await command("salesintel-pg", ["state", "--lease-minutes", "0"]))
-    const { result: summary, charged } = await spentBy(json, () =>
-      database.run(Loader.load(Commands.read({ config: json, catalog, state }), { schema: database.schema })),
+    const { result: summary, charged } = await charging(json, () =>
+      database().run(
+        Loader.load(Commands.read({ config: json, catalog, state }), { schema: database().schema }),
+      ),
     )
     expect(summary.sourceErrors).toEqual([])
     return charged
   }
-  const companyRows = () => count(`SELECT count(*)::int AS n FROM ${table("companies")}`)
+  const companyRows = () => target.rows("companies")
 
   it("companies are held by their table: a state deleted or saying less buys none of them again (case 6)", {
     timeout: 120_000,
@@ -158,7 +113,7 @@ describe.each(await backends())("bought sets held by their tables, on $name", (b
     expect(inStep.printed).not.toMatch(/companies: .* (were missing|had another day)/)
 
     // The companies' `_state` row deleted: the plan, the sync and the pipe buy none of them.
-    await database.query(`DELETE FROM ${table("_state")} WHERE stream = 'companies'`)
+    await database().query(`DELETE FROM ${table("_state")} WHERE stream = 'companies'`)
     expect(await plannedCompanies(again())).toBe(0)
     // `salesintel plan` says so too.
     expect(await command("salesintel", ["plan", "--config", "config.json"], again())).toMatch(
@@ -166,7 +121,7 @@ describe.each(await backends())("bought sets held by their tables, on $name", (b
     )
     const afterDelete = await sync(again())
     expect(afterDelete.charged).toBe(0)
-    expect(afterDelete.printed).toContain(`companies held in ${database.schema}.companies were missing`)
+    expect(afterDelete.printed).toContain(`companies held in ${database().schema}.companies were missing`)
     expect(await companyRows()).toBe(held)
     // Mended once: the state the sync committed holds them, and the next sync says nothing.
     const quiet = await sync(again())
@@ -174,7 +129,7 @@ describe.each(await backends())("bought sets held by their tables, on $name", (b
     expect(quiet.printed).not.toMatch(/companies: .* (were missing|had another day)/)
 
     // A state that says less than the table (no configured domains, no names).
-    await database.query(
+    await database().query(
       `UPDATE ${table("_state")} SET state = state || '{"domains": {}, "names": {}}'::jsonb WHERE stream = 'companies'`,
     )
     expect(await plannedCompanies(again())).toBe(0)
@@ -182,7 +137,7 @@ describe.each(await backends())("bought sets held by their tables, on $name", (b
 
     // A state whose days are not the rows': every domain held said bought 100 days ago (due again
     // at refresh_after_days 30, were the state believed), the contacts' set and the names emptied.
-    await database.query(
+    await database().query(
       `UPDATE ${table("_state")} SET state = state || jsonb_build_object(
          'domains', jsonb_build_object((floor(extract(epoch from now()) / 86400)::integer - 100)::text,
            (SELECT jsonb_agg(DISTINCT lower(btrim(d.domain))) FROM ${table("companies")} AS c, unnest(c.company_domains) AS d(domain))),
@@ -197,22 +152,13 @@ describe.each(await backends())("bought sets held by their tables, on $name", (b
     )
 
     // The pipe, given what `salesintel-pg state` prints after the state was deleted again.
-    await database.query(`DELETE FROM ${table("_state")} WHERE stream = 'companies'`)
+    await database().query(`DELETE FROM ${table("_state")} WHERE stream = 'companies'`)
     expect(await pipe(again())).toBe(0)
     expect(await companyRows()).toBe(held)
 
     // --reset-state companies starts the stream afresh on purpose: the table does not hold it back.
     const json = again()
-    const { result: reset, charged } = await spentBy(json, () =>
-      database.run(
-        Sync.sync({
-          config: json,
-          schema: database.schema,
-          resetState: ["companies"],
-          progress: { isTTY: false, write: () => true },
-        }),
-      ),
-    )
+    const { outcome: reset, charged } = await target.syncAsIs(json, { resetState: ["companies"] })
     expect(reset.error).toBeUndefined()
     expect(charged).toBeGreaterThanOrEqual(held)
   })
@@ -225,7 +171,7 @@ describe.each(await backends())("bought sets held by their tables, on $name", (b
     const first = await sync(json())
     expect(first.charged).toBeGreaterThan(100)
     // 100 days moved back 100 days: due again by refresh_after_days 30, were the ledger believed.
-    await database.query(
+    await database().query(
       `UPDATE ${table("_bought")} SET day = day - 100
         WHERE stream = 'contacts' AND key IN (SELECT key FROM ${table("_bought")} WHERE stream = 'contacts' ORDER BY key LIMIT 100)`,
     )

@@ -22,14 +22,7 @@ const generations = [0, 1, 2]
 const times = ["2026-08-14T12:00:00.000Z", "2026-09-14T12:00:00.000Z", "2026-10-15T12:00:00.000Z"]
 const months = ["2026-08-01", "2026-09-01", "2026-10-01"]
 
-const setGeneration = async (generation: number) => {
-  const response = await fetch(`${sandbox.url}/_sandbox/dataset`, {
-    method: "POST",
-    body: JSON.stringify({ generation }),
-  })
-  expect(response.status).toBe(200)
-  await response.body?.cancel()
-}
+const setGeneration = sandbox.setGeneration
 
 /** Rows as plain values: dates as ISO text, bigints and numerics as numbers. */
 const plain = (rows: ReadonlyArray<Record<string, unknown>>) =>

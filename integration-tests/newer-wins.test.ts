@@ -45,14 +45,7 @@ const catalog = {
   })),
 }
 
-const setGeneration = async (generation: number) => {
-  const response = await fetch(`${sandbox.url}/_sandbox/dataset`, {
-    method: "POST",
-    body: JSON.stringify({ generation }),
-  })
-  expect(response.status).toBe(200)
-  await response.body?.cancel()
-}
+const setGeneration = sandbox.setGeneration
 
 /** The source's read as of `startedAt`, from `state`: its messages as the file a pipe writes. */
 const readFile = async (key: string, state: unknown, startedAt: number) => {

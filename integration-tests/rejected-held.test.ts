@@ -8,19 +8,13 @@
  * on every request, their preview whole), on PGlite and a real Postgres.
  */
 
-import { mkdtempSync, rmSync } from "node:fs"
-import { tmpdir } from "node:os"
-import { join } from "node:path"
 import { PackedIds } from "@salesintel/airbyte"
-import { Plan, Sync } from "@salesintel/cli"
-import { Loader, Sql } from "@salesintel/postgres"
-import { Commands, HeldKeys } from "@salesintel/source"
-import * as Effect from "effect/Effect"
-import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { backends, open } from "../packages/postgres/src/testing/Backends.ts"
-import { runTag } from "../packages/postgres/src/testing/RunTag.ts"
-import { runInProcess } from "./bins.ts"
+import { Loader } from "@salesintel/postgres"
+import { Commands } from "@salesintel/source"
+import { describe, expect, it } from "vitest"
+import { backends } from "../packages/postgres/src/testing/Backends.ts"
 import { sandboxForFile } from "./sandbox.ts"
+import { targetOn } from "./target.ts"
 import { apartIn, configOver, contactsCatalog, searchA, searchB, truthSandbox } from "./truth.ts"
 
 const sandbox = sandboxForFile(truthSandbox)
@@ -38,78 +32,33 @@ const withRejected = {
 }
 
 describe.each(await backends())("rejected contacts with a key are held, on $name", (backend) => {
-  let database: Awaited<ReturnType<typeof open>>
-  beforeAll(async () => {
-    database = await open(backend, "e2e rejected held")
-    await database.query("SELECT 1")
-  })
-  afterAll(async () => {
-    await database?.close()
-  })
-  const fresh = () => database.query(`DROP SCHEMA IF EXISTS ${Sql.ident(database.schema)} CASCADE`)
-  const table = (name: string) => Sql.qualified(database.schema, name)
-  const count = async (sql: string) => Number((await database.query(sql))[0]?.n ?? 0)
-  const rowsOf = (name: string) => count(`SELECT count(*)::int AS n FROM ${table(name)}`)
-
-  /** What the sandbox charges `json`'s key while `run` runs. */
-  const spentBy = async <A>(json: Config, run: () => Promise<A>) => {
-    const before = sandbox.charged(json.api_key)
-    const result = await run()
-    return { result, charged: sandbox.charged(json.api_key) - before }
-  }
-  /** `salesintel sync`, in process: what the sandbox charged. */
+  const target = targetOn(backend, "e2e rejected held", sandbox)
+  const { fresh, table, count, charging } = target
+  const rowsOf = target.rows
+  const database = () => target.database
+  /** `salesintel sync`, in process, which must succeed: what the sandbox charged. */
   const sync = async (json: Config) => {
-    const { result: outcome, charged } = await spentBy(json, () =>
-      database.run(
-        Sync.sync({ config: json, schema: database.schema, progress: { isTTY: false, write: () => true } }),
-      ),
-    )
-    expect(outcome.error).toBeUndefined()
+    const { outcome, charged } = await target.sync(json)
     expect(outcome.status).toBe("succeeded")
-    expect(outcome.creditsSpent).toBe(charged)
     return charged
   }
   /** The credits the plan of the next sync says, from the target as `salesintel plan` reads it. */
-  const planned = async (json: Config) => {
-    const { state, held } = await database.run(Plan.savedIn(database.schema, Plan.heldKeysWanted(json)))
-    const { result: plan, charged } = await spentBy(json, () =>
-      Effect.runPromise(
-        Effect.provideService(Plan.makePlan({ config: json, state, mode: "exact" }), HeldKeys.HeldKeys, held),
-      ),
-    )
-    expect(charged).toBe(0)
-    return plan.credits
-  }
-  /** `salesintel-pg state`, in process (PGlite's files are one user's at a time: ours steps aside). */
+  const planned = async (json: Config) => (await target.plan(json)).credits
+  /** `salesintel-pg state`, in process. */
   const exportedState = async (): Promise<unknown> => {
-    const directory = mkdtempSync(join(tmpdir(), `salesintel-rejected-held-${runTag()}-`))
-    const target =
-      database.url !== undefined
-        ? ["--database-url", database.url]
-        : ["--pglite-dir", String(database.pgliteDir)]
-    if (database.url === undefined) await database.suspend()
-    try {
-      // The load after it is Loader.load in process, which takes no lock: no lease left for it.
-      const ended = await runInProcess(
-        "salesintel-pg",
-        ["state", "--lease-minutes", "0", ...target, "--schema", database.schema],
-        { cwd: directory, env: {} },
-      )
-      expect(ended.stderr).toBe("")
-      expect(ended.code).toBe(0)
-      return JSON.parse(ended.stdout)
-    } finally {
-      if (database.url === undefined) await database.resume()
-      rmSync(directory, { recursive: true, force: true })
-    }
+    // The load after it is Loader.load in process, which takes no lock: no lease left for it.
+    const ended = await target.command("salesintel-pg", ["state", "--lease-minutes", "0"], { env: {} })
+    expect(ended.stderr).toBe("")
+    expect(ended.code).toBe(0)
+    return JSON.parse(ended.stdout)
   }
   /** The pipe: what `salesintel-pg state` prints as the source's --state, loaded; what was charged. */
   const pipe = async (json: Config) => {
     const state = await exportedState()
-    const { result: summary, charged } = await spentBy(json, () =>
-      database.run(
+    const { result: summary, charged } = await charging(json, () =>
+      database().run(
         Loader.load(Commands.read({ config: json, catalog: withRejected, state }), {
-          schema: database.schema,
+          schema: database().schema,
         }),
       ),
     )
@@ -151,10 +100,10 @@ describe.each(await backends())("rejected contacts with a key are held, on $name
     expect(await sync(json)).toBe(0)
     expect(await rowsOf("contacts")).toBe(rows)
     // The ledger is still the contacts table's index: the rejected keys are held by `_rejected`.
-    expect(await apartIn(database.query, database.schema)).toEqual({ extraKeys: 0, missingKeys: 0 })
+    expect(await apartIn(database().query, database().schema)).toEqual({ extraKeys: 0, missingKeys: 0 })
 
     // Fetched 100 days ago, past refresh_after_days 30: due again, and bought again, like any contact.
-    await database.query(
+    await database().query(
       `UPDATE ${table("_rejected")} SET fetched_at = fetched_at - interval '100 days' WHERE stream = 'contacts'`,
     )
     expect(await planned(json)).toBe(rejected)
@@ -173,7 +122,7 @@ describe.each(await backends())("rejected contacts with a key are held, on $name
     const first = await pipe(json)
     const { rows, rejected } = await bought(first)
     // The state the source sent holds them too (where a platform keeps the state, not the target).
-    const [saved] = await database.query(
+    const [saved] = await database().query(
       `SELECT state->'known' AS known FROM ${table("_state")} WHERE stream = 'contacts'`,
     )
     const known = new Set(
@@ -181,13 +130,13 @@ describe.each(await backends())("rejected contacts with a key are held, on $name
         typeof keys === "string" ? PackedIds.unpack(keys) : keys,
       ),
     )
-    const keyed = await database.query(`SELECT key FROM ${table("_rejected")} WHERE key IS NOT NULL`)
+    const keyed = await database().query(`SELECT key FROM ${table("_rejected")} WHERE key IS NOT NULL`)
     expect(keyed.filter((row) => !known.has(String(row.key)))).toEqual([])
     expect(await pipe(json)).toBe(0)
     expect(await rowsOf("contacts")).toBe(rows)
-    expect(await apartIn(database.query, database.schema)).toEqual({ extraKeys: 0, missingKeys: 0 })
+    expect(await apartIn(database().query, database().schema)).toEqual({ extraKeys: 0, missingKeys: 0 })
     // Stale: due again through the pipe too.
-    await database.query(
+    await database().query(
       `UPDATE ${table("_rejected")} SET fetched_at = fetched_at - interval '100 days' WHERE stream = 'contacts'`,
     )
     expect(await pipe(json)).toBe(rejected)

@@ -24,14 +24,7 @@ const sandbox = sandboxForFile({ seed: 7, contacts: 10_000, companies: 1_000 })
 
 const silent = { isTTY: false, write: () => true }
 
-const setGeneration = async (generation: number) => {
-  const response = await fetch(`${sandbox.url}/_sandbox/dataset`, {
-    method: "POST",
-    body: JSON.stringify({ generation }),
-  })
-  expect(response.status).toBe(200)
-  await response.body?.cancel()
-}
+const setGeneration = sandbox.setGeneration
 
 /** Strings that would run or break out of their element if the report did not escape them. */
 const hostile = {

@@ -39,6 +39,8 @@ export interface FileSandbox {
   readonly setFaults: (settings: FaultSettings, key?: string) => void
   /** Restores every key's balance and counters, and the faults, to their start values. */
   readonly reset: () => void
+  /** Moves the provider's data to `generation` over HTTP, as a month passing would (0: as it began). */
+  readonly setGeneration: (generation: number) => Promise<void>
 }
 
 export const sandboxForFile = (options: SandboxOptions): FileSandbox => {
@@ -83,5 +85,14 @@ export const sandboxForFile = (options: SandboxOptions): FileSandbox => {
         .reduce((sum, n) => sum + n, 0),
     setFaults: (settings, key) => running().setFaults(settings, key),
     reset: () => running().reset(),
+    setGeneration: async (generation) => {
+      const response = await fetch(`${running().url}/_sandbox/dataset`, {
+        method: "POST",
+        body: JSON.stringify({ generation }),
+      })
+      await response.body?.cancel()
+      if (response.status !== 200)
+        throw new Error(`the sandbox refused generation ${generation}: ${response.status}`)
+    },
   }
 }
