@@ -65,7 +65,7 @@ describe("Sync.describe: how the run ended, what it left and deleted", () => {
         status: "interrupted",
         signal: "SIGINT",
         left: { unknown: "connect ECONNREFUSED" },
-        deleted: { contacts: 1_204 },
+        deleted: { contacts: 1_204, companies: 0, taxonomy_products: 0, taxonomy_categories: 3 },
       }),
       "db",
     )
@@ -75,6 +75,11 @@ describe("Sync.describe: how the run ended, what it left and deleted", () => {
     expect(described).toContain(
       "\n  full refresh of contacts: deleted 1,204 rows of contacts bought before and not bought again\n",
     )
+    // A credited stream says so with none deleted; the free taxonomy, read in full every run, only
+    // when it deleted some.
+    expect(described).toContain("full refresh of companies: deleted 0 rows")
+    expect(described).toContain("full refresh of taxonomy_categories: deleted 3 rows")
+    expect(described).not.toContain("taxonomy_products")
   })
 })
 

@@ -642,6 +642,10 @@ const streamLines = (outcome: SyncOutcome): ReadonlyArray<string> => {
   })
 }
 
+/** Whether a stream's records cost credits (the credited streams are the incremental ones). */
+const paidFor = (stream: string): boolean =>
+  Streams.isStreamName(stream) && Streams.streams[stream].syncModes.some((mode) => mode === "incremental")
+
 /** The credits left in all, as the plan counts them, when the run counted them. */
 const leftLines = (outcome: SyncOutcome): ReadonlyArray<string> => {
   if (outcome.left === undefined) return []
@@ -669,10 +673,14 @@ export const describe = (outcome: SyncOutcome, target: string): string => {
           `  ${outcome.creditsUncertain} of those credits were possibly charged without delivery (requests that timed out or lost their connection)`,
         ]
       : []),
-    ...Object.entries(outcome.deleted).map(
-      ([stream, rows]) =>
-        `  full refresh of ${stream}: deleted ${rows.toLocaleString("en-US")} rows of ${stream} bought before and not bought again`,
-    ),
+    // A credited stream's full refresh says what it deleted, none included; the free taxonomy,
+    // read in full every run, only when it deleted something.
+    ...Object.entries(outcome.deleted)
+      .filter(([stream, rows]) => rows > 0 || paidFor(stream))
+      .map(
+        ([stream, rows]) =>
+          `  full refresh of ${stream}: deleted ${rows.toLocaleString("en-US")} rows of ${stream} bought before and not bought again`,
+      ),
     ...(outcome.status === "interrupted"
       ? ["  what committed stays; the next sync resumes from its last checkpoint"]
       : []),
