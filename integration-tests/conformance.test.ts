@@ -286,6 +286,28 @@ describe("PyAirbyte's read, then its next read with the state it saved", () => {
     })
     expect(charged()).toBe(0)
   })
+
+  it("reads a catalog whose destination modes are protocol 0.18's update and soft_delete (the destination's business)", async () => {
+    const streams = await discoveredOnce()
+    const asked = JSON.parse(
+      pyAirbyteCatalog(streams.filter((s) => s.name === "contacts" || s.name === "companies")),
+    )
+    const modes = ["update", "soft_delete"]
+    const catalog = fileOf({
+      streams: (asked.streams as ReadonlyArray<Record<string, unknown>>).map((entry, index) => ({
+        ...entry,
+        destination_sync_mode: modes[index],
+      })),
+    })
+    const ran = await run(["read", "--config", fileOf(withUrl(configFor())), "--catalog", catalog])
+    expect(traceError(ran.messages)).toBeUndefined()
+    expect(ran.code).toBe(0)
+    expect(records(ran.messages, "contacts").length).toBeGreaterThan(0)
+    expect(records(ran.messages, "companies").length).toBeGreaterThan(0)
+    expect(charged()).toBe(
+      records(ran.messages, "contacts").length + records(ran.messages, "companies").length,
+    )
+  })
 })
 
 type Node = { readonly [key: string]: unknown }

@@ -9,6 +9,7 @@ import * as Streams from "./Streams.ts"
 
 export const SyncMode = Schema.Literal("full_refresh", "incremental")
 export type SyncMode = typeof SyncMode.Type
+/** The destination modes this connector's loader writes (`salesintel-pg load`). */
 export const DestinationSyncMode = Schema.Literal("append", "overwrite", "append_dedup")
 export type DestinationSyncMode = typeof DestinationSyncMode.Type
 
@@ -62,7 +63,12 @@ const ConfiguredStream = Schema.Struct({
     }),
   }),
   sync_mode: SyncMode,
-  destination_sync_mode: DestinationSyncMode,
+  /**
+   * The destination's business, not the source's: any of protocol 0.18's (append, overwrite,
+   * append_dedup, update, soft_delete) or a later one. The loader takes those it writes
+   * (`loaderModes`).
+   */
+  destination_sync_mode: Schema.String,
 })
 
 export const ConfiguredCatalog = Schema.Struct({ streams: Schema.Array(ConfiguredStream) })
@@ -123,7 +129,7 @@ export const syncModeOf = (
 export const configuredAll = (
   syncMode: SyncMode,
   streamNames: ReadonlyArray<string> = Streams.names,
-): ConfiguredCatalog => ({
+): LoaderCatalog => ({
   streams: Streams.all
     .filter((entry) => streamNames.includes(entry.name))
     .map((entry) => {
@@ -155,8 +161,35 @@ export const overwriteProblem = (catalog: ConfiguredCatalog): string | undefined
 /** Each stream's destination sync mode, by name. */
 export type DestinationSyncModes = Readonly<Record<string, DestinationSyncMode>>
 
-export const destinationSyncModes = (catalog: ConfiguredCatalog): DestinationSyncModes =>
+/** A configured catalog whose every mode is one the loader writes (what `salesintel sync` reads). */
+export interface LoaderCatalog {
+  readonly streams: ReadonlyArray<ConfiguredStream & { readonly destination_sync_mode: DestinationSyncMode }>
+}
+
+/** Each stream's mode of a catalog made for the loader. */
+export const destinationSyncModes = (catalog: LoaderCatalog): DestinationSyncModes =>
   Object.fromEntries(catalog.streams.map((entry) => [entry.stream.name, entry.destination_sync_mode]))
+
+const isLoaderMode = Schema.is(DestinationSyncMode)
+
+/**
+ * Each stream's destination mode as the loader writes it, or why the loader refuses the catalog: a
+ * mode it does not write (`update`, `soft_delete`: another destination's), or one that would delete
+ * what earlier runs bought (`overwriteProblem`).
+ */
+export const loaderModes = (catalog: ConfiguredCatalog): Either.Either<DestinationSyncModes, string> => {
+  const modes: Record<string, DestinationSyncMode> = {}
+  for (const [index, entry] of catalog.streams.entries()) {
+    const mode = entry.destination_sync_mode
+    if (!isLoaderMode(mode))
+      return Either.left(
+        `invalid catalog at streams[${index}].destination_sync_mode: this loader writes append, overwrite or append_dedup, not ${JSON.stringify(mode)} (a mode of another destination); use append_dedup for ${entry.stream.name}`,
+      )
+    modes[entry.stream.name] = mode
+  }
+  const problem = overwriteProblem(catalog)
+  return problem === undefined ? Either.right(modes) : Either.left(problem)
+}
 
 /**
  * The top-level fields the configured stream leaves out: those the registry's schema declares and

@@ -133,6 +133,38 @@ describe("Message", () => {
     )
   })
 
+  it("accepts every destination mode (the destination's); the loader takes those it writes", () => {
+    const withModes = (modes: ReadonlyArray<string>) =>
+      Either.getOrThrow(
+        Catalog.decodeConfigured({
+          streams: modes.map((mode, index) => ({
+            stream: { name: ["contacts", "companies", "taxonomy_products"][index] },
+            sync_mode: index === 2 ? "full_refresh" : "incremental",
+            destination_sync_mode: mode,
+          })),
+        }),
+      )
+    // Protocol 0.18's update and soft_delete, and a mode from a later protocol: the source reads them.
+    const other = withModes(["update", "soft_delete", "some_later_mode"])
+    expect(other.streams.map((entry) => entry.destination_sync_mode)).toEqual([
+      "update",
+      "soft_delete",
+      "some_later_mode",
+    ])
+    const refused = Catalog.loaderModes(other)
+    expect(Either.isLeft(refused) && refused.left).toBe(
+      'invalid catalog at streams[0].destination_sync_mode: this loader writes append, overwrite or append_dedup, not "update" (a mode of another destination); use append_dedup for contacts',
+    )
+    expect(Catalog.loaderModes(withModes(["append_dedup", "append", "overwrite"]))).toEqual(
+      Either.right({ contacts: "append_dedup", companies: "append", taxonomy_products: "overwrite" }),
+    )
+    // Incremental into overwrite would delete what earlier runs bought: refused by the loader too.
+    const overwritten = Catalog.loaderModes(withModes(["overwrite"]))
+    expect(Either.isLeft(overwritten) && overwritten.left).toContain(
+      "invalid catalog at streams[0].destination_sync_mode: stream contacts is read incrementally",
+    )
+  })
+
   it("reads a catalog as the official models write it: every optional field null", () => {
     const entry = Catalog.offered().find((stream) => stream.name === "contacts")
     const catalog = Either.getOrThrow(

@@ -114,7 +114,7 @@ export interface SyncOutcome {
  * Checks the options and the config, without the database: what `sync` refuses before it opens
  * (or creates) anything. Returns the catalog the run reads.
  */
-export const check = (options: SyncOptions): Effect.Effect<Catalog.ConfiguredCatalog, SyncConfigError> =>
+export const check = (options: SyncOptions): Effect.Effect<Catalog.LoaderCatalog, SyncConfigError> =>
   Effect.gen(function* () {
     const names = options.streams ?? Streams.names
     const unknownIn = (option: string, list: ReadonlyArray<string>) => {
@@ -138,7 +138,7 @@ export const check = (options: SyncOptions): Effect.Effect<Catalog.ConfiguredCat
     // full refresh is asked for per run and per stream (it buys everything again).
     const incremental = Catalog.configuredAll("incremental", names)
     const refreshed = Catalog.configuredAll("full_refresh", fullRefresh)
-    const catalog: Catalog.ConfiguredCatalog = {
+    const catalog: Catalog.LoaderCatalog = {
       streams: [
         ...incremental.streams.map(
           (entry) => refreshed.streams.find((r) => r.stream.name === entry.stream.name) ?? entry,
@@ -529,7 +529,7 @@ const follower = (options: SyncOptions, config: Config.SourceConfig) => {
 const loadRead = (
   options: SyncOptions,
   runId: Runs.RunId,
-  catalog: Catalog.ConfiguredCatalog,
+  catalog: Catalog.LoaderCatalog,
   config: Config.SourceConfig,
   items: Read.Read["items"],
 ) =>

@@ -33,16 +33,10 @@ const { databaseUrl, pgliteDir, schema } = Target.options
 const syncModesFrom = (io: CommandLine.IoService, path: string) =>
   Effect.mapError(JsonFile.read(path, "catalog", io.cwd), (description) => new Error(description)).pipe(
     Effect.flatMap((json) =>
-      Either.match(
-        Either.flatMap(Catalog.decodeConfigured(json), (catalog) => {
-          const problem = Catalog.overwriteProblem(catalog)
-          return problem === undefined ? Either.right(catalog) : Either.left(problem)
-        }),
-        {
-          onLeft: (message) => Effect.fail(new Error(message)),
-          onRight: (catalog) => Effect.succeed(Catalog.destinationSyncModes(catalog)),
-        },
-      ),
+      Either.match(Either.flatMap(Catalog.decodeConfigured(json), Catalog.loaderModes), {
+        onLeft: (message) => Effect.fail(new Error(message)),
+        onRight: (modes) => Effect.succeed(modes),
+      }),
     ),
   )
 
