@@ -69,6 +69,12 @@ const ConfiguredStream = Schema.Struct({
    * (`loaderModes`).
    */
   destination_sync_mode: Schema.String,
+  /**
+   * Airbyte's refreshes (protocol 0.17+): the destination deletes the records of generations below
+   * `minimum_generation_id`. Null or absent where the platform does not support refreshes.
+   */
+  generation_id: Schema.optionalWith(Schema.Number, { nullable: true }),
+  minimum_generation_id: Schema.optionalWith(Schema.Number, { nullable: true }),
 })
 
 export const ConfiguredCatalog = Schema.Struct({ streams: Schema.Array(ConfiguredStream) })
@@ -124,6 +130,31 @@ export const syncModeOf = (
     ? { syncMode: configured.sync_mode, downgraded: false }
     : { syncMode: "full_refresh", downgraded: true }
 }
+
+/**
+ * Whether the destination replaces the stream's table with what this read sends, so that a read
+ * that ends without failing while the stream is unfinished (the budget spent, a stop) would drop
+ * the rows earlier reads paid for: a full refresh into `overwrite` (or `overwrite_dedup`), the
+ * platform's "Full refresh | Overwrite"; or a refresh that deletes the earlier generations
+ * (`minimum_generation_id` equal to `generation_id`, above 0: generation 0 has none before it).
+ * `incremental | overwrite` is not counted: the platform never offers it, and PyAirbyte, which
+ * configures every stream so, merges into its caches by primary key whatever the mode.
+ */
+export const replacesTable = (configured: ConfiguredStream): boolean => {
+  const { generation_id: generation, minimum_generation_id: minimum } = configured
+  const refresh = generation !== undefined && minimum !== undefined && minimum > 0 && minimum === generation
+  const overwrite =
+    configured.destination_sync_mode === "overwrite" || configured.destination_sync_mode === "overwrite_dedup"
+  return refresh || (overwrite && syncModeOf(configured).syncMode === "full_refresh")
+}
+
+/** How the destination replaces the stream's table (for messages): its mode, or the refresh. */
+export const replacementOf = (configured: ConfiguredStream): string =>
+  configured.minimum_generation_id !== undefined &&
+  configured.minimum_generation_id > 0 &&
+  configured.minimum_generation_id === configured.generation_id
+    ? `a refresh that deletes the earlier generations (minimum_generation_id ${configured.minimum_generation_id})`
+    : `${syncModeOf(configured).syncMode} | ${configured.destination_sync_mode}`
 
 /** A catalog that reads the named streams in the given mode where supported (full_refresh otherwise). */
 export const configuredAll = (

@@ -151,7 +151,7 @@ export const check = (options: SyncOptions): Effect.Effect<Catalog.LoaderCatalog
         },
       ],
     }
-    const checked = Commands.prepareRead({ config: options.config, catalog, state: [] })
+    const checked = Commands.prepareRead({ config: options.config, catalog, state: [], ownDestination: true })
     if (Either.isLeft(checked)) return yield* new SyncConfigError({ description: checked.left })
     return catalog
   })
@@ -237,6 +237,8 @@ export const sync = (
         state,
         ...(options.startedAt === undefined ? {} : { startedAt: options.startedAt }),
         stopWhen: Effect.asVoid(Deferred.await(stop)),
+        // This project's loader: it resumes a full refresh a budget stopped, and drops no row for it.
+        ownDestination: true,
       })
       if (Either.isLeft(prepared)) return yield* failRun(new SyncConfigError({ description: prepared.left }))
       const { config, read } = prepared.right

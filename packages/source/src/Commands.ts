@@ -9,10 +9,12 @@ import { type AdaptiveConcurrency, Client, CreditBudget } from "@salesintel/core
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
 import * as Stream from "effect/Stream"
 import * as Check from "./Check.ts"
 import * as Config from "./Config.ts"
 import * as Read from "./read/Read.ts"
+import * as Replaced from "./read/Replaced.ts"
 import * as Spec from "./Spec.ts"
 
 /**
@@ -51,24 +53,36 @@ export interface ReadInputs {
   readonly startedAt?: number
   /** Completes when a graceful stop is requested (see Read.ReadOptions.stopWhen). */
   readonly stopWhen?: Effect.Effect<void>
+  /** The read feeds this project's loader (see Read.ReadOptions.ownDestination). */
+  readonly ownDestination?: boolean
 }
 
 /** The read's messages and summary, or a config error before anything is requested. */
 export const prepareRead = (
   inputs: ReadInputs,
-): Either.Either<{ readonly config: Config.SourceConfig; readonly read: Read.Read }, string> =>
+): Either.Either<
+  {
+    readonly config: Config.SourceConfig
+    readonly catalog: Catalog.ConfiguredCatalog
+    readonly read: Read.Read
+  },
+  string
+> =>
   Either.gen(function* () {
     const config = yield* Either.mapLeft(Config.decode(inputs.config), (error) => error.message)
     const catalog = yield* Catalog.decodeConfigured(inputs.catalog)
     const state = yield* StreamState.decode(inputs.state)
+    if (inputs.ownDestination !== true) yield* Replaced.unconfigured(config, catalog)
     return {
       config,
+      catalog,
       read: Read.read({
         config,
         catalog,
         state,
         startedAt: inputs.startedAt ?? Date.now(),
         stopWhen: inputs.stopWhen,
+        ownDestination: inputs.ownDestination,
       }),
     }
   })
@@ -93,15 +107,24 @@ export const statelessWarning = (catalog: Catalog.ConfiguredCatalog): Message.Lo
 export const read = (inputs: ReadInputs): Stream.Stream<Message.Message> =>
   Either.match(prepareRead(inputs), {
     onLeft: configError,
-    onRight: ({ config, read }) => {
+    onRight: ({ config, catalog, read }) => {
       const warning =
-        inputs.state === undefined || inputs.state === null
-          ? Either.match(Catalog.decodeConfigured(inputs.catalog), {
-              onLeft: () => undefined,
-              onRight: statelessWarning,
-            })
-          : undefined
-      const messages = Stream.provideLayer(read.messages, layerFor(config))
+        inputs.state === undefined || inputs.state === null ? statelessWarning(catalog) : undefined
+      // A stream the destination replaces is read only when the plan says the budget finishes it.
+      const messages = Stream.unwrap(
+        Effect.map(
+          Replaced.budgetProblem({
+            config,
+            catalog,
+            state: inputs.state,
+            now: inputs.startedAt ?? Date.now(),
+          }),
+          Option.match({
+            onNone: () => read.messages,
+            onSome: (refusal) => Stream.make(refusal),
+          }),
+        ),
+      ).pipe(Stream.provideLayer(layerFor(config)))
       return warning === undefined ? messages : Stream.concat(Stream.make(warning), messages)
     },
   })

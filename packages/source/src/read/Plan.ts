@@ -144,6 +144,8 @@ export interface Plan {
   /** What all the work due would cost, budget or not. */
   readonly creditsNeeded: number
   readonly creditBudget: number
+  /** The streams the read leaves unfinished (the budget does not cover their work due), as the dry read ended them. */
+  readonly cut: ReadonlyArray<Read.StreamSummary>
   readonly contacts:
     | {
         /** Contacts in the saved state, and how many of them are due again. */
@@ -180,6 +182,8 @@ export interface PlanOptions {
   readonly now: number
   /** Streams the read refreshes in full (`salesintel sync --full-refresh`); the rest incremental. */
   readonly fullRefresh?: ReadonlyArray<string> | undefined
+  /** The catalog read, where it is not a sync's (the source's `read`, Replaced.ts); `fullRefresh` is then ignored. */
+  readonly catalog?: Catalog.ConfiguredCatalog | undefined
 }
 
 type Counts = Readonly<Partial<Record<Output.Count, number>>>
@@ -253,10 +257,11 @@ const runDry = (
   config: SourceConfig,
   states: StreamState.InputState,
   startedAt: number,
-  fullRefresh: ReadonlyArray<string>,
+  catalog: Catalog.ConfiguredCatalog,
 ) =>
   Effect.gen(function* () {
-    const { items } = Read.read({ config, catalog: catalogOf(fullRefresh), state: states, startedAt })
+    // The rules a read keeps for a destination it does not know are the source's, not the plan's.
+    const { items } = Read.read({ config, catalog, state: states, startedAt, ownDestination: true })
     const start: Dry = { tallies: new Map(), streams: new Map(), summary: undefined }
     const dry = yield* Stream.runFold(items, start, (sum, item) => {
       if (item._tag === "Tally")
@@ -276,6 +281,7 @@ const runDry = (
       works: worksOf(dry.tallies, dry.streams),
       tallies: dry.tallies,
       spent: dry.summary?.creditsSpent ?? 0,
+      cut: (dry.summary?.streams ?? []).filter((stream) => stream.incomplete),
     }
   }).pipe(Effect.provide(CreditBudget.layer(config.credit_budget)))
 
@@ -365,8 +371,14 @@ export const plan = (
     const { config } = options
     const states = yield* decodeInput(options.state)
     const real = yield* Client.SalesIntelClient
-    const fullRefresh = options.fullRefresh ?? []
-    const { works, tallies, spent } = yield* runDry(config, states, options.now, fullRefresh).pipe(
+    const catalog = options.catalog ?? catalogOf(options.fullRefresh ?? [])
+    const fullRefresh =
+      options.catalog === undefined
+        ? (options.fullRefresh ?? [])
+        : catalog.streams
+            .filter((entry) => Catalog.syncModeOf(entry).syncMode === "full_refresh")
+            .map((entry) => entry.stream.name)
+    const { works, tallies, spent, cut } = yield* runDry(config, states, options.now, catalog).pipe(
       Effect.provideService(
         Client.SalesIntelClient,
         // A substream's keys come from its parent's records: the stand-in's must carry them.
@@ -400,6 +412,7 @@ export const plan = (
       creditsNeeded: works.reduce((sum, work) => sum + work.due, 0),
       works,
       creditBudget: config.credit_budget,
+      cut,
       contacts,
       companies,
       taxonomy,

@@ -70,7 +70,7 @@ export interface ReadSummary {
     | {
         readonly failureType: Message.FailureType
         readonly message: string
-        /** The typed failure that ended the read; undefined for a defect. */
+        /** The typed failure that ended the read; undefined for a defect, or a stream left unfinished (unfinishedReplaced). */
         readonly error: ReadError | undefined
       }
     | undefined
@@ -141,6 +141,15 @@ export interface ReadOptions {
    * stream touched checkpoints, unfinished streams end INCOMPLETE, and the read ends normally.
    */
   readonly stopWhen?: Effect.Effect<void> | undefined
+  /**
+   * The read feeds this project's loader (`salesintel sync`, the plan's dry run), which resumes a
+   * full refresh where a budget stopped it and never drops an unfinished stream's rows. Otherwise
+   * (the source's `read`, whose destination is any Airbyte destination) a stream whose destination
+   * replaces its table (Catalog.replacesTable) and that ends unfinished fails the read, after its
+   * STATEs and INCOMPLETE, so that the destination keeps its table (`unfinishedReplaced`); and a
+   * stream selected with nothing configured says so in a WARN.
+   */
+  readonly ownDestination?: boolean | undefined
 }
 
 export interface Read {
@@ -387,7 +396,15 @@ const notRead = (run: Run, entry: Catalog.ConfiguredStream, state: "nothing to r
       ? [status(entry.stream.name, "INCOMPLETE")]
       : [
           status(entry.stream.name, "STARTED"),
-          message(Message.log("INFO", `stream ${entry.stream.name}: nothing configured to read`)),
+          // Selected in the catalog of an Airbyte destination, it ends with no record: worth a WARN.
+          run.options.ownDestination === true
+            ? message(Message.log("INFO", `stream ${entry.stream.name}: nothing configured to read`))
+            : message(
+                Message.log(
+                  "WARN",
+                  `stream ${entry.stream.name}: selected, but nothing is configured for it (${definitionOf(entry.stream.name)?.configuredBy ?? "no such stream"}): it sends no record`,
+                ),
+              ),
           status(entry.stream.name, "COMPLETE"),
         ],
   )
@@ -556,6 +573,52 @@ const closingLines = (run: Run, summary: ReadSummary): ReadonlyArray<Item> => {
   return lines.map(message)
 }
 
+/**
+ * Why a read that did not fail must fail all the same: a stream whose destination replaces its
+ * table (Catalog.replacesTable) ended unfinished (the budget spent, a stop requested). On a read
+ * that succeeds, the platform marks every stream complete and the destination replaces the table
+ * with this read's part, dropping the rows earlier reads paid for; on a failed one it keeps the
+ * table. So the read fails (exit 1) after every STATE and INCOMPLETE, which stay for the next run.
+ * Not for this project's loader (`ownDestination`), which resumes such a refresh.
+ */
+const unfinishedReplaced = (run: Run, summary: ReadSummary): ReadSummary["failure"] => {
+  if (run.options.ownDestination === true) return undefined
+  const cut = run.options.catalog.streams.filter(
+    (entry) =>
+      Catalog.replacesTable(entry) &&
+      summary.streams.some((stream) => stream.stream === entry.stream.name && stream.incomplete),
+  )
+  if (cut.length === 0) return undefined
+  const names = cut.map((entry) => entry.stream.name).join(" and ")
+  const needed = summary.streams
+    .filter((stream) => cut.some((entry) => entry.stream.name === stream.stream))
+    .reduce((sum, stream) => sum + stream.creditsNeeded, 0)
+  const what = cut.map((entry) => `${entry.stream.name} (${Catalog.replacementOf(entry)})`).join(" and ")
+  const why = summary.stopped
+    ? `stopped on request before ${what} was read to its end`
+    : `the credit budget ran out before ${what} was read to its end${needed > 0 ? ` (about ${needed} credits more)` : ""}`
+  const todo = summary.stopped
+    ? "Run it again to finish."
+    : `Raise credit_budget, or sync ${names} incremental | append_dedup, which keeps what earlier reads bought and resumes where a budget stops it.`
+  return {
+    failureType: summary.stopped ? "transient_error" : "config_error",
+    message: `${why}: the read fails so that the destination keeps its table rather than replace it with this read's part, dropping what was paid for. The state is saved. ${todo}`,
+    error: undefined,
+  }
+}
+
+/** A read that ended without a failure: its closing lines, the failure unfinishedReplaced finds, its summary. */
+const endingItems = (run: Run, summary: ReadSummary): ReadonlyArray<Item> => {
+  const failure = unfinishedReplaced(run, summary)
+  return failure === undefined
+    ? [...closingLines(run, summary), { _tag: "Summary", summary }]
+    : [
+        ...closingLines(run, summary),
+        message(Message.traceError(failure.failureType, failure.message, Date.now())),
+        { _tag: "Summary", summary: { ...summary, failure } },
+      ]
+}
+
 /** The first failure, as the TRACE error that ends the read (after each failed stream's INCOMPLETE). */
 const failureItems = (run: Run, { stream, cause }: Failure) =>
   Effect.gen(function* () {
@@ -655,11 +718,7 @@ export const read = (options: ReadOptions): Read => {
       yield* watchStop(run)
       const ending = (kept: Option.Option<Failure>) =>
         Option.match(kept, {
-          onNone: () =>
-            Effect.map(
-              summaryOf(run, undefined),
-              (summary): ReadonlyArray<Item> => [...closingLines(run, summary), { _tag: "Summary", summary }],
-            ),
+          onNone: () => Effect.map(summaryOf(run, undefined), (summary) => endingItems(run, summary)),
           onSome: (failure) => failureItems(run, failure),
         })
       const afterwards = (cause: Cause.Cause<ReadError> | undefined) =>

@@ -51,6 +51,8 @@ export interface StreamDefinition<A> {
   readonly parent?: ((config: SourceConfig) => Parent | undefined) | undefined
   /** Nothing configured for it: the stream has nothing to read. */
   readonly isConfigured: (config: SourceConfig) => boolean
+  /** The config's fields that give it something to read, for messages (e.g. `taxonomy`). */
+  readonly configuredBy: string
   readonly read: (
     input: ReadInput,
   ) => Stream.Stream<

@@ -92,6 +92,7 @@ export const companies: StreamDefinition<CompanyTechnologies.CompanyTechnologies
   stream: Streams.streams.companies,
   credited: true,
   isConfigured,
+  configuredBy: "companies.domains, companies.names or companies.from_contacts",
   parent: FromContacts.parent,
   read,
 }

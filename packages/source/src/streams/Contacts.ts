@@ -76,5 +76,6 @@ export const contacts: StreamDefinition<Contact.Contact> = {
   isConfigured: (config) =>
     config.contacts !== undefined &&
     (config.contacts.searches.length > 0 || config.contacts.emails.length > 0),
+  configuredBy: "contacts.searches or contacts.emails",
   read,
 }

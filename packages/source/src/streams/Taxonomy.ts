@@ -19,6 +19,7 @@ export const taxonomyCategories: StreamDefinition<Taxonomy.Category> = {
   stream: Streams.streams.taxonomy_categories,
   credited: false,
   isConfigured: (config: SourceConfig) => config.taxonomy !== undefined,
+  configuredBy: "taxonomy",
   read: (input) =>
     Stream.unwrap(
       Effect.gen(function* () {
@@ -50,6 +51,7 @@ export const taxonomyProducts: StreamDefinition<Taxonomy.Product> = {
   stream: Streams.streams.taxonomy_products,
   credited: false,
   isConfigured: (config) => productQueries(config).length > 0,
+  configuredBy: "taxonomy.full_crawl, taxonomy.products or taxonomy.vendors",
   read: (input) =>
     Stream.unwrap(
       Effect.gen(function* () {
