@@ -49,7 +49,8 @@ export const readContacts = async (
       {
         stream: { name: "contacts" },
         sync_mode: options.syncMode,
-        destination_sync_mode: options.syncMode === "incremental" ? "append_dedup" : "overwrite",
+        // Full refresh | Append: into overwrite the source would plan first (Replaced.ts), and this times the read.
+        destination_sync_mode: options.syncMode === "incremental" ? "append_dedup" : "append",
         ...(options.syncMode === "incremental" ? { primary_key: [["match_id"]] } : {}),
       },
     ],

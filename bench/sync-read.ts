@@ -64,7 +64,8 @@ export const readSync = async (url: string, latencyMs: number): Promise<SyncRead
     streams: streams.map((name) => ({
       stream: { name },
       sync_mode: "full_refresh",
-      destination_sync_mode: "overwrite",
+      // Full refresh | Append: into overwrite the source would plan first (Replaced.ts), and this times the read.
+      destination_sync_mode: "append",
     })),
   }
   let records = 0
