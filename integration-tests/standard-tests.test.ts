@@ -5,6 +5,8 @@
  * command file of the image's tree (assembled as packages/source/Dockerfile does, see
  * imageTree.ts) and the sandbox. Each case names the check of the suite it follows:
  *
+ * - TestSpec.test_docker_env: the image's AIRBYTE_ENTRYPOINT is its ENTRYPOINT, space-joined, and
+ *   that is the command file these cases run (inside the tree, where the image's WORKDIR puts it).
  * - TestSpec: one SPEC message; the connection specification is a draft-07 JSON Schema the
  *   config matches (test_config_match_spec); additionalProperties is never false.
  * - TestConnection.test_check: exactly one CONNECTION_STATUS, SUCCEEDED with a good key, FAILED
@@ -25,6 +27,8 @@
  * Every message of every command is checked against the protocol (spec/airbyte/), and stdout
  * carries nothing else.
  */
+import { readFileSync } from "node:fs"
+import { join, relative } from "node:path"
 import { Ajv } from "ajv"
 import addFormats from "ajv-formats"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
@@ -166,6 +170,18 @@ const read = (key: string, catalog: unknown, state?: unknown) =>
 const readStreams = ["contacts", "companies", "taxonomy_products", "taxonomy_categories"]
 
 describe("spec (TestSpec)", () => {
+  it("AIRBYTE_ENTRYPOINT is the ENTRYPOINT, space-joined, and the command file run here", () => {
+    const dockerfile = readFileSync(join(import.meta.dirname, "../packages/source/Dockerfile"), "utf8")
+    const finalStage = dockerfile.split(/^FROM /m).at(-1) ?? ""
+    const entrypoint = JSON.parse(
+      finalStage.match(/^ENTRYPOINT (\[.*\])$/m)?.[1] ?? "null",
+    ) as ReadonlyArray<string>
+    const env = finalStage.match(/^ENV AIRBYTE_ENTRYPOINT="([^"]*)"$/m)?.[1]
+    expect(env).toBe(entrypoint.join(" "))
+    const workdir = finalStage.match(/^WORKDIR (\S+)$/m)?.[1] ?? ""
+    expect(entrypoint).toEqual([join(workdir, relative(image.tree, image.bin))])
+  })
+
   it("prints exactly one SPEC: a draft-07 schema the test's config matches, never additionalProperties false", async () => {
     const ran = await source(["spec"])
     expect(ran.code, ran.stderr).toBe(0)
