@@ -4,42 +4,19 @@
  * it must hold no Postgres, PGlite, CLI or dev package, and spec, check and read must work from
  * it alone, against the sandbox on 127.0.0.1, as an unprivileged user when the test runs as root.
  */
-import { execFile } from "node:child_process"
-import { chmodSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs"
-import { tmpdir } from "node:os"
+import { existsSync, readdirSync, readFileSync } from "node:fs"
 import { dirname, join } from "node:path"
 import { Message } from "@salesintel/airbyte"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { parse } from "yaml"
 import { messageProblems } from "../packages/airbyte/src/testing/AirbyteSchema.ts"
+import { assemble, type ImageTree, imageTreeDirectory, runFile, unprivileged } from "./imageTree.ts"
 import { fastPace, sandboxForFile } from "./sandbox.ts"
 
 const repo = join(import.meta.dirname, "..")
-const script = join(repo, "scripts/assemble-source.mjs")
 
 const sandbox = sandboxForFile({ seed: 11, contacts: 2_000, companies: 200 })
-let work: string
-let tree: string
-
-/** The unprivileged user to run as, when this test runs as root (as the image's USER node does). */
-const unprivileged =
-  process.getuid?.() === 0 ? { uid: 65534, gid: 65534 } : ({} as { uid?: number; gid?: number })
-
-const run = (file: string, args: ReadonlyArray<string>, options: { uid?: number; gid?: number } = {}) =>
-  // Asynchronous on purpose: the sandbox answers from this process's event loop.
-  new Promise<{ code: number; stdout: string; stderr: string }>((resolve) => {
-    execFile(
-      file,
-      [...args],
-      { timeout: 120_000, cwd: work, maxBuffer: 64 * 1024 * 1024, ...options },
-      (error, stdout, stderr) =>
-        resolve({
-          code: error === null ? 0 : typeof error.code === "number" ? error.code : -1,
-          stdout,
-          stderr: error !== null && typeof error.code !== "number" ? `${error.message}\n${stderr}` : stderr,
-        }),
-    )
-  })
+let image: ImageTree
 
 /** Every package in a node_modules tree, by name (scoped ones as @scope/name). */
 const packagesIn = (nodeModules: string): Array<string> => {
@@ -57,13 +34,10 @@ const packagesIn = (nodeModules: string): Array<string> => {
 }
 
 beforeAll(() => {
-  work = mkdtempSync(join(tmpdir(), "source-image-"))
-  // The tree must be readable by the unprivileged user, as the image's root-owned files are.
-  chmodSync(work, 0o755)
-  tree = join(work, "integration_code")
+  image = imageTreeDirectory()
 })
 afterAll(() => {
-  if (work !== undefined) rmSync(work, { recursive: true, force: true })
+  image?.remove()
 })
 
 describe("the source image's tree, assembled as the Dockerfile does", () => {
@@ -112,7 +86,8 @@ describe("the source image's tree, assembled as the Dockerfile does", () => {
   })
 
   it("holds the source's closure only, and spec, check and read run from it", async () => {
-    const assembled = await run(process.execPath, [script, repo, tree])
+    const { tree, bin, write } = image
+    const assembled = await assemble(image)
     expect(assembled.code, assembled.stderr).toBe(0)
     expect(assembled.stdout).toMatch(/^assembled \d+ packages into /)
 
@@ -131,7 +106,6 @@ describe("the source image's tree, assembled as the Dockerfile does", () => {
     }
     expect(readdirSync(join(tree, "packages")).sort()).toEqual(["airbyte", "command-line", "core", "source"])
 
-    const bin = join(tree, "packages/source/bin/source-salesintel.js")
     const messagesOf = (stdout: string) =>
       stdout
         .split("\n")
@@ -141,11 +115,6 @@ describe("the source image's tree, assembled as the Dockerfile does", () => {
           expect(messageProblems(message)).toEqual([])
           return message
         })
-    const write = (name: string, value: unknown) => {
-      const path = join(work, name)
-      writeFileSync(path, JSON.stringify(value), { mode: 0o644 })
-      return path
-    }
 
     const key = sandbox.key()
     const config = write("config.json", {
@@ -166,9 +135,9 @@ describe("the source image's tree, assembled as the Dockerfile does", () => {
     // The command file itself, as the image's ENTRYPOINT runs it (its shebang finds node); the
     // three commands side by side, as none needs another's output.
     const [spec, check, read] = await Promise.all([
-      run(bin, ["spec"], unprivileged),
-      run(bin, ["check", "--config", config], unprivileged),
-      run(bin, ["read", "--config", config, "--catalog", catalog], unprivileged),
+      runFile(bin, ["spec"], image.work, unprivileged),
+      runFile(bin, ["check", "--config", config], image.work, unprivileged),
+      runFile(bin, ["read", "--config", config, "--catalog", catalog], image.work, unprivileged),
     ])
     expect(spec.code, spec.stderr).toBe(0)
     expect(messagesOf(spec.stdout).map((m) => m.type)).toEqual(["SPEC"])
