@@ -130,10 +130,10 @@ describe("a read held back by the rate limit", () => {
       expect(waiting[0]).toEqual({
         at: 0,
         level: "INFO",
-        text: "taxonomy_categories: waiting out the provider's rate limit until 00:01:40Z (Retry-After 100 s)",
+        text: "taxonomy_categories: waiting out the provider's rate limit until 00:01:40Z (after a 429: 100 s)",
       })
       expect(waiting[1]?.text).toBe(
-        "taxonomy_categories: still waiting out the provider's rate limit until 00:01:40Z (Retry-After 100 s)",
+        "taxonomy_categories: still waiting out the provider's rate limit until 00:01:40Z (after a 429: 100 s)",
       )
       // Then it reads on, and nothing more is said about a wait that is over.
       const records = timed.filter(({ message }) => message.type === "RECORD")

@@ -439,14 +439,17 @@ export const heartbeatMillis = 30_000
 /** A time of day, to the second, as the LOG lines say when a wait ends. */
 const timeOfDay = (millis: number): string => `${new Date(millis).toISOString().slice(11, 19)}Z`
 
-/** What a wait holds the read back for, as its LOG lines say it. */
+/**
+ * What a wait holds the read back for, as its LOG lines say it. The wait a 429 asked for is its
+ * Retry-After, or the first backoff step when it sent none: the limiter is told only how long.
+ */
 const waitText = (wait: RateLimit.Wait): string => {
   if (wait._tag === "Pace") return `the request pace (requests_per_minute) until ${timeOfDay(wait.until)}`
   const asked =
     wait.retryAfterMillis >= 1_000
-      ? `Retry-After ${Math.round(wait.retryAfterMillis / 1_000)} s`
-      : `a 429 without Retry-After: ${wait.retryAfterMillis} ms`
-  return `the provider's rate limit until ${timeOfDay(wait.until)} (${asked})`
+      ? `${Math.round(wait.retryAfterMillis / 1_000)} s`
+      : `${wait.retryAfterMillis} ms`
+  return `the provider's rate limit until ${timeOfDay(wait.until)} (after a 429: ${asked})`
 }
 
 /**
