@@ -1,12 +1,14 @@
 /**
  * 429s against the sandbox over real HTTP: answered without Retry-After (the provider documents
  * none), at a rate that would exhaust max_attempts many times over, they never end the read; it
- * ends with exactly the records (and credits) of a clean read.
+ * ends with exactly the records (and credits) of a clean read. Answered with Retry-After, the read
+ * says it waits (RATE_LIMITED) and still buys each record once.
  */
 import { Commands } from "@salesintel/source"
 import * as Effect from "effect/Effect"
 import * as Stream from "effect/Stream"
 import { describe, expect, it } from "vitest"
+import { messageProblems } from "../packages/airbyte/src/testing/AirbyteSchema.ts"
 import { sandboxForFile } from "./sandbox.ts"
 
 const sandbox = sandboxForFile({ seed: 42, contacts: 100_000, companies: 10_000 })
@@ -53,5 +55,58 @@ describe("429s", () => {
     )
     expect(rateLimited).toBeGreaterThan(5)
     sandbox.reset()
+  }, 120_000)
+})
+
+describe("a read the provider holds back with Retry-After", () => {
+  it("says RATE_LIMITED for the stream while it waits, every message valid, and buys nothing twice", async () => {
+    const key = sandbox.key()
+    // A fifth of the requests refused with Retry-After: 1 (second), every one of them waited out.
+    sandbox.setFaults({ rate_limit_rate: 0.2, retry_after_s: 1, retry_after_header: 1 }, key)
+    const startedAt = Date.now()
+    const messages = [
+      ...(await Effect.runPromise(
+        Stream.runCollect(Commands.read({ config: { ...config(), api_key: key, retry: {} }, catalog })),
+      )),
+    ]
+    const endedAt = Date.now()
+    expect(messages.filter((m) => m.type === "TRACE" && m.trace.type === "ERROR")).toEqual([])
+    for (const message of messages) expect(messageProblems(message)).toEqual([])
+    const refused = Object.values(sandbox.requests(key)).reduce(
+      (sum, byStatus) => sum + (byStatus["429"] ?? 0),
+      0,
+    )
+    expect(refused, "429s answered").toBeGreaterThan(0)
+    const limited = messages.flatMap((m) =>
+      m.type === "TRACE" && m.trace.type === "STREAM_STATUS" && m.trace.stream_status.reasons !== undefined
+        ? [
+            {
+              stream: m.trace.stream_status.stream_descriptor.name,
+              status: m.trace.stream_status.status,
+              reasons: m.trace.stream_status.reasons,
+            },
+          ]
+        : [],
+    )
+    expect(limited.length, "RATE_LIMITED statuses").toBeGreaterThan(0)
+    for (const { stream, status, reasons } of limited) {
+      expect([stream, status, reasons.map((r) => r.type)]).toEqual(["contacts", "RUNNING", ["RATE_LIMITED"]])
+      // When the wait ends: a second after a 429 the read saw.
+      const reset = reasons[0]?.rate_limited?.quota_reset ?? 0
+      expect(reset).toBeGreaterThan(startedAt + 1_000 - 50)
+      expect(reset).toBeLessThanOrEqual(endedAt + 1_000)
+    }
+    expect(
+      messages.some(
+        (m) =>
+          m.type === "LOG" &&
+          m.log.message.startsWith("contacts: waiting out the provider's rate limit until"),
+      ),
+    ).toBe(true)
+    // Every record paid for once and delivered once.
+    const ids = messages.flatMap((m) => (m.type === "RECORD" ? [String(m.record.data.match_id)] : []))
+    expect(ids.length).toBeGreaterThan(0)
+    expect(new Set(ids).size).toBe(ids.length)
+    expect(sandbox.charged(key)).toBe(ids.length)
   }, 120_000)
 })

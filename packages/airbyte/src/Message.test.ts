@@ -219,6 +219,24 @@ describe("Message", () => {
     }
   })
 
+  it("builds a RUNNING status with the reason RATE_LIMITED the protocol accepts and the Schema reads back", () => {
+    const limited = Message.streamRateLimited("contacts", 1_700_000_100_000.4, 1_700_000_000_000)
+    expect(messageProblems(limited)).toEqual([])
+    expect(limited.trace.stream_status).toEqual({
+      stream_descriptor: { name: "contacts" },
+      status: "RUNNING",
+      reasons: [{ type: "RATE_LIMITED", rate_limited: { quota_reset: 1_700_000_100_001 } }],
+    })
+    const line = JSON.parse(Ndjson.serialize(limited))
+    expect(Schema.decodeUnknownSync(Message.schemas.TRACE)(line)).toEqual(limited)
+    const unknownReason = {
+      ...line,
+      trace: { ...line.trace, stream_status: { ...line.trace.stream_status, reasons: [{ type: "SLOW" }] } },
+    }
+    expect(messageProblems(unknownReason).length).toBeGreaterThan(0)
+    expect(Either.isLeft(Schema.decodeUnknownEither(Message.schemas.TRACE)(unknownReason))).toBe(true)
+  })
+
   it("builds per-stream ESTIMATE traces the protocol accepts, with bytes only when known", () => {
     const withBytes = Message.estimate("contacts", 1_234.4, 987_654.6, 7)
     expect(messageProblems(withBytes)).toEqual([])

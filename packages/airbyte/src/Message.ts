@@ -106,11 +106,24 @@ export const StreamStatus = Schema.Literal("STARTED", "RUNNING", "COMPLETE", "IN
  * A stream's status (the protocol's STREAM_STATUS trace): the loader finishes an overwrite only
  * for a stream that reported COMPLETE.
  */
+/**
+ * Why a stream stands where it does (the protocol's AirbyteStreamStatusReason): RATE_LIMITED, with
+ * when the wait ends (`quota_reset`, epoch ms), is the one reason the protocol knows.
+ */
+export const StreamStatusReason = Schema.Struct({
+  type: Schema.Literal("RATE_LIMITED"),
+  rate_limited: Schema.optional(Schema.Struct({ quota_reset: Schema.optional(Schema.Int) })),
+})
+
 export const StreamStatusMessage = message("TRACE", {
   trace: Schema.Struct({
     type: Schema.Literal("STREAM_STATUS"),
     emitted_at: Schema.Number,
-    stream_status: Schema.Struct({ stream_descriptor: StreamDescriptor, status: StreamStatus }),
+    stream_status: Schema.Struct({
+      stream_descriptor: StreamDescriptor,
+      status: StreamStatus,
+      reasons: Schema.optional(Schema.Array(StreamStatusReason)),
+    }),
   }),
 })
 
@@ -232,6 +245,27 @@ export const streamStatus = (
     type: "STREAM_STATUS",
     emitted_at: emittedAt,
     stream_status: { stream_descriptor: { name: stream }, status },
+  },
+})
+
+/**
+ * A stream still running but held back by a rate limit until `quotaReset` (epoch ms): RUNNING with
+ * the reason RATE_LIMITED, so the platform shows why nothing comes.
+ */
+export const streamRateLimited = (
+  stream: string,
+  quotaReset: number,
+  emittedAt: number,
+): StreamStatusMessage => ({
+  type: "TRACE",
+  trace: {
+    type: "STREAM_STATUS",
+    emitted_at: emittedAt,
+    stream_status: {
+      stream_descriptor: { name: stream },
+      status: "RUNNING",
+      reasons: [{ type: "RATE_LIMITED", rate_limited: { quota_reset: Math.ceil(quotaReset) } }],
+    },
   },
 })
 

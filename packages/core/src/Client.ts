@@ -442,19 +442,20 @@ export const layer = (
 /**
  * The client over fetch (Node, Deno, Bun) with its own rate limit at the configured pace, and the
  * gate that keeps as many requests in flight as the measured latency needs for that pace, at most
- * `maxInFlight`. The gate is an output too: the Pager takes its permits before reserving credits.
+ * `maxInFlight`. The gate is an output too: the Pager takes its permits before reserving credits;
+ * and so is the rate limit, whose waits a read says while they last.
  */
 export const layerFetch = (
   config: ConnectionConfig,
   options: { readonly maxInFlight?: number | undefined } = {},
-): Layer.Layer<SalesIntelClient | AdaptiveConcurrency.InFlight> => {
+): Layer.Layer<SalesIntelClient | AdaptiveConcurrency.InFlight | RateLimit.RequestRateLimit> => {
   const inFlight = AdaptiveConcurrency.layer({
     requestsPerMinute: config.requests_per_minute,
     maxInFlight: options.maxInFlight ?? AdaptiveConcurrency.defaultMaxInFlight,
   })
   return layer(config).pipe(
     Layer.provide(FetchHttpClient.layer),
-    Layer.provide(RateLimit.layer(config.requests_per_minute)),
+    Layer.provideMerge(RateLimit.layer(config.requests_per_minute)),
     Layer.provideMerge(inFlight),
   )
 }

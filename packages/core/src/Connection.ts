@@ -16,6 +16,13 @@ export const BaseUrl = Schema.String.pipe(
   }),
 )
 
+/**
+ * The longest Retry-After a config may choose to wait out: 10 minutes. The platform fails a source
+ * silent for longer than its heartbeat (the connector's metadata declares maxSecondsBetweenMessages:
+ * 900); the read says a wait while it lasts, and no single wait comes near that bound.
+ */
+export const maxRetryAfterMillis = 600_000
+
 export const RetrySettings = Schema.Struct({
   /** Attempts per request in all, the first included. 1 turns retrying off. */
   max_attempts: Schema.optionalWith(PositiveInt.pipe(Schema.lessThanOrEqualTo(20)), { default: () => 6 }),
@@ -25,9 +32,18 @@ export const RetrySettings = Schema.Struct({
   max_delay_ms: Schema.optionalWith(PositiveInt, { default: () => 30_000 }),
   /**
    * A Retry-After longer than this is not waited out: the request fails with RateLimited instead,
-   * so that a provider cooldown of unknown length cannot stall a scheduled sync for hours.
+   * so that a provider cooldown of unknown length cannot stall a scheduled sync for hours. At most
+   * `maxRetryAfterMillis`.
    */
-  max_retry_after_ms: Schema.optionalWith(PositiveInt, { default: () => 300_000 }),
+  max_retry_after_ms: Schema.optionalWith(
+    PositiveInt.pipe(Schema.lessThanOrEqualTo(maxRetryAfterMillis)).annotations({
+      message: (issue) => ({
+        message: `Expected a whole number of milliseconds from 1 to ${maxRetryAfterMillis} (10 minutes), actual ${JSON.stringify(issue.actual)}`,
+        override: true,
+      }),
+    }),
+    { default: () => 300_000 },
+  ),
 })
 export type RetrySettings = typeof RetrySettings.Type
 

@@ -2,6 +2,7 @@ import { describe, expect, it } from "@effect/vitest"
 import * as Clock from "effect/Clock"
 import * as Effect from "effect/Effect"
 import * as Fiber from "effect/Fiber"
+import * as Stream from "effect/Stream"
 import * as TestClock from "effect/TestClock"
 import fc from "fast-check"
 import * as RateLimit from "./RateLimit.ts"
@@ -73,6 +74,37 @@ describe("RateLimit", () => {
       expect(started).toHaveLength(3)
       expect(Math.min(...started)).toBeGreaterThanOrEqual(5_000)
     }),
+  )
+
+  it.effect(
+    "says each wait as it begins: a pause once however many 429s extend it, a pace slot 5 s away",
+    () =>
+      Effect.gen(function* () {
+        const limiter = yield* RateLimit.RequestRateLimit
+        const said: Array<RateLimit.Wait> = []
+        yield* Effect.forkScoped(
+          Stream.runForEach(limiter.waits, (wait) => Effect.sync(() => said.push(wait))),
+        )
+        yield* TestClock.adjust("1 millis")
+        yield* limiter.pause(10_000)
+        // Refused beside it a moment later: the same wait, not said again; a longer one is news.
+        yield* TestClock.adjust("5 millis")
+        yield* limiter.pause(10_000)
+        yield* limiter.pause(20_000)
+        yield* TestClock.adjust("1 millis")
+        expect(said).toEqual([
+          { _tag: "Provider", until: 10_001, retryAfterMillis: 10_000 },
+          { _tag: "Provider", until: 20_006, retryAfterMillis: 20_000 },
+        ])
+        // Six a minute: a slot every 12 s. The first request goes at once, once the pause is over;
+        // the second's slot is 12 s away: said. Nothing when the pace allows a request at once.
+        const requests = yield* Effect.fork(
+          Effect.forEach([1, 2], () => limiter.limit(Effect.void), { concurrency: "unbounded" }),
+        )
+        yield* TestClock.adjust("40 seconds")
+        yield* Fiber.join(requests)
+        expect(said.slice(2)).toEqual([{ _tag: "Pace", until: 20_006 + 12_001 }])
+      }).pipe(Effect.provide(RateLimit.layer(6)), Effect.scoped),
   )
 
   it.effect("a request given up while it waits leaves its slot to the next one", () =>

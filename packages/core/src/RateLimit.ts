@@ -18,8 +18,35 @@ import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as FiberRef from "effect/FiberRef"
 import * as Layer from "effect/Layer"
+import * as Option from "effect/Option"
 import * as Queue from "effect/Queue"
 import * as Ref from "effect/Ref"
+import * as Stream from "effect/Stream"
+import * as SubscriptionRef from "effect/SubscriptionRef"
+
+/**
+ * A wait that holds back every request until `until` (epoch ms): the provider answered 429
+ * (`retryAfterMillis`, its Retry-After, or the backoff when it sent none), or the client's own
+ * pace puts the next request at least `paceSaidMillis` away. Said so that a reader can tell its
+ * user (and a platform that watches for silence) why nothing comes.
+ */
+export type Wait =
+  | { readonly _tag: "Provider"; readonly until: number; readonly retryAfterMillis: number }
+  | { readonly _tag: "Pace"; readonly until: number }
+
+/** A shorter wait for the pace is the ordinary spacing of requests, not worth saying. */
+export const paceSaidMillis = 5_000
+
+/**
+ * Whether `next` is a new wait beside `current` (the last said): none said, or it is over, or
+ * `next` ends a second or more later. Several requests refused at once each pause the limit a few
+ * milliseconds apart: one wait, said once.
+ */
+const isNews = (current: Option.Option<Wait>, next: Wait, now: number): boolean =>
+  Option.match(current, {
+    onNone: () => true,
+    onSome: (said) => said.until <= now || next.until >= said.until + 1_000,
+  })
 
 export class RequestRateLimit extends Context.Tag("@salesintel/core/RequestRateLimit")<
   RequestRateLimit,
@@ -32,6 +59,11 @@ export class RequestRateLimit extends Context.Tag("@salesintel/core/RequestRateL
      * only earn more 429s (and, pushed, a cooldown).
      */
     readonly pause: (millis: number) => Effect.Effect<void>
+    /**
+     * Each wait as it begins (or grows by a second or more), the latest first to a new
+     * subscriber (which may be over: compare `until` with the clock). Never ends.
+     */
+    readonly waits: Stream.Stream<Wait>
   }
 >() {}
 
@@ -105,6 +137,14 @@ export const layer = (requestsPerMinute: number): Layer.Layer<RequestRateLimit> 
       const { limit, intervalMillis } = paceFor(requestsPerMinute)
       const emissionMillis = intervalMillis / limit
       const resumeAt = yield* Ref.make(0)
+      const said = yield* SubscriptionRef.make(Option.none<Wait>())
+      // The same value set again when not news: `waits` drops it by identity.
+      const say = (wait: Wait) =>
+        Effect.flatMap(Clock.currentTimeMillis, (now) =>
+          SubscriptionRef.update(said, (current) =>
+            isNews(current, wait, now) ? Option.some(wait) : current,
+          ),
+        )
       const needed = yield* Queue.unbounded<Deferred.Deferred<void>>()
       const ahead = yield* Queue.unbounded<Deferred.Deferred<void>>()
       // One token per waiter of either kind, offered after it: the hand-out waits on these.
@@ -122,6 +162,7 @@ export const layer = (requestsPerMinute: number): Layer.Layer<RequestRateLimit> 
           yield* waitUntilResumed(resumeAt)
           const now = yield* Clock.currentTimeMillis
           const slot = nextStart(tat, now, emissionMillis, limit)
+          if (slot.startAt - now >= paceSaidMillis) yield* say({ _tag: "Pace", until: slot.startAt })
           if (slot.startAt > now) yield* Effect.sleep(Duration.millis(slot.startAt - now))
           return (yield* Deferred.succeed(yield* chosen, undefined)) ? slot.tat : tat
         })
@@ -139,8 +180,15 @@ export const layer = (requestsPerMinute: number): Layer.Layer<RequestRateLimit> 
         limit: (effect) => Effect.zipRight(slot, effect),
         pause: (millis) =>
           Effect.flatMap(Clock.currentTimeMillis, (now) =>
-            Ref.update(resumeAt, (until) => Math.max(until, now + millis)),
+            Effect.flatMap(
+              Ref.updateAndGet(resumeAt, (until) => Math.max(until, now + millis)),
+              (until) => say({ _tag: "Provider", until, retryAfterMillis: millis }),
+            ),
           ),
+        waits: said.changes.pipe(
+          Stream.changesWith((a, b) => a === b),
+          Stream.filterMap((wait) => wait),
+        ),
       })
     }),
   )
@@ -148,5 +196,5 @@ export const layer = (requestsPerMinute: number): Layer.Layer<RequestRateLimit> 
 /** No limit: for tests and for callers that limit elsewhere. */
 export const unlimited: Layer.Layer<RequestRateLimit> = Layer.succeed(
   RequestRateLimit,
-  RequestRateLimit.of({ limit: (effect) => effect, pause: () => Effect.void }),
+  RequestRateLimit.of({ limit: (effect) => effect, pause: () => Effect.void, waits: Stream.never }),
 )

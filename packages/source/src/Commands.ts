@@ -5,7 +5,7 @@
  * protocol asks for a FAILED connection status instead.
  */
 import { Catalog, Message, StreamState } from "@salesintel/airbyte"
-import { type AdaptiveConcurrency, Client, CreditBudget } from "@salesintel/core"
+import { type AdaptiveConcurrency, Client, CreditBudget, type RateLimit } from "@salesintel/core"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Layer from "effect/Layer"
@@ -19,11 +19,17 @@ import * as Spec from "./Spec.ts"
 
 /**
  * The client and the run's budget, over fetch with the configured rate limit, and the gate that
- * keeps the pages in flight the latency needs (at most `concurrency`), shared by every stream.
+ * keeps the pages in flight the latency needs (at most `concurrency`), shared by every stream. The
+ * rate limit is in the context too: the read says its waits (Read.ts, waitItems).
  */
 export const layerFor = (
   config: Config.SourceConfig,
-): Layer.Layer<Client.SalesIntelClient | AdaptiveConcurrency.InFlight | CreditBudget.CreditBudget> =>
+): Layer.Layer<
+  | Client.SalesIntelClient
+  | AdaptiveConcurrency.InFlight
+  | CreditBudget.CreditBudget
+  | RateLimit.RequestRateLimit
+> =>
   Layer.merge(
     Client.layerFetch(Config.connectionOf(config), { maxInFlight: config.concurrency }),
     CreditBudget.layer(config.credit_budget),

@@ -197,6 +197,21 @@ describe("Config.decode", () => {
     expect(problems[0]?.message).toContain("cannot be excluded")
   })
 
+  it("refuses a max_retry_after_ms above ten minutes, naming the field; takes ten minutes itself", () => {
+    const longest = { api_key: "k", credit_budget: 1, retry: { max_retry_after_ms: 600_000 } }
+    expect(Either.getOrThrow(Config.decode(longest)).retry.max_retry_after_ms).toBe(600_000)
+    const tooLong = { ...longest, retry: { max_retry_after_ms: 600_001 } }
+    const problems = problemsOf(tooLong)
+    expect(problems.map((p) => [p.path, p.message])).toEqual([
+      [
+        "retry.max_retry_after_ms",
+        "Expected a whole number of milliseconds from 1 to 600000 (10 minutes), actual 600001",
+      ],
+    ])
+    const message = Either.match(Config.decode(tooLong), { onLeft: (e) => e.message, onRight: () => "" })
+    expect(message).toContain("retry.max_retry_after_ms")
+  })
+
   it("never echoes the key in an error", () => {
     const error = Either.getLeft(Config.decode({ api_key: 12345678, credit_budget: 1 }))
     expect(error._tag).toBe("Some")

@@ -199,7 +199,7 @@ export const fieldTexts: Readonly<Record<string, FieldText>> = {
   "retry.max_retry_after_ms": {
     title: "Longest Retry-After waited (ms)",
     description:
-      "A Retry-After longer than this is not waited out: the request fails instead of stalling the sync.",
+      "A Retry-After longer than this is not waited out: the request fails instead of stalling the sync. At most 600,000 (10 minutes): the connector declares maxSecondsBetweenMessages 900, so no single wait comes near the platform's heartbeat timeout (while it waits, the read still says so every 30 s).",
   },
   contacts: {
     title: "Contacts",

@@ -18,11 +18,17 @@
  * record, then COMPLETE, or INCOMPLETE after a shortfall, a failure or a stop request. A stop
  * request (`stopWhen`) closes the run's budget, so every stream ends at its next request with what
  * it has and checkpoints it, and the streams not begun are not started.
+ *
+ * While the client's rate limit holds every request back (the provider's 429, or the client's own
+ * pace for seconds at a time), each stream reading says so with a RUNNING status whose reason is
+ * RATE_LIMITED (quota_reset: when the wait ends) and a LOG of what it waits for, again every
+ * `heartbeatMillis` while the wait lasts: a platform that takes silence for a hung source sees it alive.
  */
 import { Catalog, Message, type StreamState, Streams } from "@salesintel/airbyte"
-import { ApiError, type Client, CreditBudget, Page } from "@salesintel/core"
+import { ApiError, type Client, CreditBudget, Page, RateLimit } from "@salesintel/core"
 import * as Cause from "effect/Cause"
 import * as Chunk from "effect/Chunk"
+import * as Clock from "effect/Clock"
 import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
@@ -440,6 +446,87 @@ const spentBy = (run: Run, stream: string) =>
   Effect.map(run.budget.snapshot, (snapshot) => snapshot.accounts.get(stream)?.spent ?? 0)
 
 /**
+ * How often a wait of the rate limit is said again while it lasts. The platform fails a source
+ * silent for longer than its heartbeat (the metadata declares maxSecondsBetweenMessages: 900, and a
+ * Retry-After longer than max_retry_after_ms, at most 600,000, is never waited out): every 30 s
+ * keeps the log moving well inside it.
+ */
+export const heartbeatMillis = 30_000
+
+/** A time of day, to the second, as the LOG lines say when a wait ends. */
+const timeOfDay = (millis: number): string => `${new Date(millis).toISOString().slice(11, 19)}Z`
+
+/**
+ * What a wait holds the read back for, as its LOG lines say it. The wait a 429 asked for is its
+ * Retry-After, or the first backoff step when it sent none: the limiter is told only how long.
+ */
+const waitText = (wait: RateLimit.Wait): string => {
+  if (wait._tag === "Pace") return `the request pace (requests_per_minute) until ${timeOfDay(wait.until)}`
+  const asked =
+    wait.retryAfterMillis >= 1_000
+      ? `${Math.round(wait.retryAfterMillis / 1_000)} s`
+      : `${wait.retryAfterMillis} ms`
+  return `the provider's rate limit until ${timeOfDay(wait.until)} (after a 429: ${asked})`
+}
+
+/**
+ * One wait, said for `stream`: its RATE_LIMITED status and a LOG, then the LOG again every
+ * `heartbeatMillis` until the wait ends (a bounded count, on the Clock, so TestClock drives it).
+ */
+const waitSaid = (stream: string, wait: RateLimit.Wait): Stream.Stream<Item> =>
+  Stream.unwrap(
+    Effect.map(Clock.currentTimeMillis, (now) => {
+      if (wait.until <= now) return Stream.empty
+      const said = (still: string): Item =>
+        message(Message.log("INFO", `${stream}: ${still}waiting out ${waitText(wait)}`))
+      const beats = Math.ceil((wait.until - now) / heartbeatMillis) - 1
+      const heartbeats = Stream.range(1, Math.max(beats, 1)).pipe(
+        Stream.take(beats),
+        Stream.mapEffect(() => Effect.as(Effect.sleep(heartbeatMillis), said("still "))),
+      )
+      return Stream.concat(
+        Stream.make(message(Message.streamRateLimited(stream, wait.until, Date.now())), said("")),
+        heartbeats,
+      )
+    }),
+  )
+
+/**
+ * The rate limit's waits while `stream` reads, said as they begin (a newer one replaces the one
+ * being said), where the client's limit is in the context (Client.layerFetch puts it there).
+ * The limit is the user's, so every stream reading waits: each says so for itself, inside its own
+ * items, so nothing about a wait ever follows its COMPLETE or INCOMPLETE.
+ */
+const waitItems = (stream: string): Stream.Stream<Item> =>
+  Stream.unwrap(
+    Effect.map(Effect.serviceOption(RateLimit.RequestRateLimit), (limit) =>
+      Option.match(limit, {
+        onNone: () => Stream.empty,
+        onSome: (service) =>
+          Stream.flatMap(service.waits, (wait) => waitSaid(stream, wait), { switch: true }),
+      }),
+    ),
+  )
+
+/** A stream's STARTED, and a WARN when the catalog asked for a sync mode the stream does not support. */
+const openingItems = (
+  name: string,
+  entry: Catalog.ConfiguredStream,
+  downgraded: boolean,
+): ReadonlyArray<Item> =>
+  downgraded
+    ? [
+        status(name, "STARTED"),
+        message(
+          Message.log(
+            "WARN",
+            `${name}: the catalog asks for ${entry.sync_mode}, which this stream does not support; it is read in full (full_refresh)`,
+          ),
+        ),
+      ]
+    : [status(name, "STARTED")]
+
+/**
  * One configured stream of the catalog, read: STARTED, its items, then its closing line and
  * status. A credited stream spends through its own share of the budget (CreditBudget.share).
  */
@@ -467,16 +554,7 @@ const streamItems = (run: Run, entry: Catalog.ConfiguredStream, turn: Turns.Turn
         spent: spentBy(run, name),
       }
       const exclude = excluding(config, entry)
-      const opening = [status(name, "STARTED")]
-      if (downgraded)
-        opening.push(
-          message(
-            Message.log(
-              "WARN",
-              `${name}: the catalog asks for ${entry.sync_mode}, which this stream does not support; it is read in full (full_refresh)`,
-            ),
-          ),
-        )
+      const opening = openingItems(name, entry, downgraded)
       const read = definition.read({
         config,
         syncMode,
@@ -503,6 +581,8 @@ const streamItems = (run: Run, entry: Catalog.ConfiguredStream, turn: Turns.Turn
         ),
         // Excluded fields (config exclude_fields, catalog field selection) leave before the record does.
         Stream.map((item) => (item._tag === "Message" ? message(exclude(item.message)) : item)),
+        // Its waits for the rate limit, said while it reads and no longer.
+        Stream.merge(waitItems(name), { haltStrategy: "left" }),
       )
       const closing = closingItems(stream, syncMode)
       // Interrupted (a free stream when a credited one fails beside it): ended as failed, so the
