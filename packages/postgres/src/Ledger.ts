@@ -271,8 +271,11 @@ export const holdings = (
         ),
   )
 
-/** `day` bought less than $3 days before $2 (every day when $3 is null). */
-const freshSql = (day: string) => `($3::integer IS NULL OR $2::integer - ${day} < $3::integer)`
+/**
+ * `day` bought less than $3 days before $2 (every day when $3 is null); a day after $2 (a clock
+ * ahead) is as old as $2, as the source ages it (DatedSet.isDue).
+ */
+const freshSql = (day: string) => `($3::integer IS NULL OR greatest($2::integer - ${day}, 0) < $3::integer)`
 
 /**
  * The ledger counted as it is (one pass, as before), plus the rejected keys it lacks, and the

@@ -21,7 +21,7 @@ import * as Stream from "effect/Stream"
 import * as Checkpoints from "../read/Checkpoints.ts"
 import { StateError } from "../StateError.ts"
 import { BoughtLedger, type Entry, type Ledger, type LedgerError } from "./BoughtLedger.ts"
-import { DatedSet, type DatedSetJson, type DatedSetOutput, futureDay } from "./DatedSet.ts"
+import { DatedSet, type DatedSetJson, type DatedSetOutput, isDue } from "./DatedSet.ts"
 
 /** Entries a state held, moved into the ledger this many at a time. */
 const adoptSlice = 20_000
@@ -213,7 +213,7 @@ export class BoughtSet {
   /** A key bought on `day` (undefined: never) is to be bought now: never bought, or bought long enough ago. */
   private needsBuying(day: number | undefined): boolean {
     if (day === undefined) return true
-    return this.refreshAfterDays !== undefined && this.today - day >= this.refreshAfterDays
+    return this.refreshAfterDays !== undefined && isDue(day, this.today, this.refreshAfterDays)
   }
 
   /** Bought, by this run or before (in a ledger: a key `resolve` looked up, or this run bought). */
@@ -236,7 +236,7 @@ export class BoughtSet {
         if (before === undefined) this.gained.held++
         if (this.needsBuying(before)) this.gained.fresh++
       }
-      this.set.add(key, this.today, true)
+      this.set.record(key, this.today)
     }
   }
 
@@ -296,29 +296,6 @@ export class BoughtSet {
           }),
         )
       },
-    )
-  }
-
-  /**
-   * A saved set (the state's `field` of `stream`) with no day after today: what a set dated in
-   * the future holds would never be due again (a state edited by hand, or written by a clock far
-   * ahead), so it is refused with its path rather than adopted.
-   */
-  static checkDays(
-    json: DatedSetJson | typeof Streams.inLedger | undefined,
-    stream: string,
-    field: string,
-    today: number,
-  ): Effect.Effect<void, StateError> {
-    const day = json === Streams.inLedger ? undefined : futureDay(json, today)
-    if (day === undefined) return Effect.void
-    const date = (days: number) => new Date(days * 86_400_000).toISOString().slice(0, 10)
-    return Effect.fail(
-      new StateError({
-        stream,
-        path: `${field}.${day}`,
-        description: `day ${day} (${date(Number(day))}) is after today (day ${today}, ${date(today)}): what was bought on it would never be due again`,
-      }),
     )
   }
 

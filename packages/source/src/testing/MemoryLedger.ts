@@ -5,6 +5,7 @@
  */
 import * as Effect from "effect/Effect"
 import type { Entry, Ledger } from "../bought/BoughtLedger.ts"
+import { isDue } from "../bought/DatedSet.ts"
 
 export const memoryLedger = (entries: Iterable<Entry> = []) => {
   const rows = new Map<string, number>(entries)
@@ -24,7 +25,7 @@ export const memoryLedger = (entries: Iterable<Entry> = []) => {
       Effect.sync(() => ({
         held: rows.size,
         fresh: [...rows.values()].filter(
-          (day) => refreshAfterDays === undefined || today - day < refreshAfterDays,
+          (day) => refreshAfterDays === undefined || !isDue(day, today, refreshAfterDays),
         ).length,
       })),
     adopt: (_, moved) =>
