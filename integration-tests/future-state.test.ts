@@ -278,6 +278,14 @@ describe("salesintel sync after runs whose clock was ahead", () => {
         expect(warnings).toHaveLength(1)
         expect(warnings[0]).toMatch(/domains\.\d+ is dated \d{4}-\d{2}-\d{2}, after today/)
         expect(warnings[0]).toContain("held as bought and not due until then")
+        // The contacts' set is the ledger's, dated by the rows it fetched: said the same way.
+        const contactsWarnings = lines.filter((line) =>
+          line.startsWith("WARN contacts: the ledger (_bought)"),
+        )
+        expect(contactsWarnings).toHaveLength(1)
+        expect(contactsWarnings[0]).toMatch(
+          /^WARN contacts: the ledger \(_bought\) dates \d+ contacts \d{4}-\d{2}-\d{2}, after today \(\d{4}-\d{2}-\d{2}\): they are held as bought and not due until then; /,
+        )
       } finally {
         await database.close()
       }

@@ -7,12 +7,15 @@
  * would fail every sync of a worker a day fast, and only removing the state would mend it.
  */
 import * as Output from "../read/Output.ts"
+import type { DatedAhead } from "./BoughtLedger.ts"
 import type { DatedSetJson } from "./DatedSet.ts"
 
 /** What a saved set holds on days after tomorrow: where, on which days, and how many keys. */
 export interface Ahead {
-  /** The state path of its first such day: `known.99999`. */
+  /** The state path of its first such day (`known.99999`), or the ledger's table (`_bought`). */
   readonly path: string
+  /** In the destination's ledger (`salesintel sync`): its rows were fetched on those days. */
+  readonly inLedger: boolean
   readonly first: number
   readonly last: number
   readonly days: number
@@ -40,6 +43,7 @@ export const ahead = (
   if (first === undefined || last === undefined) return undefined
   return {
     path: `${field}.${first[0]}`,
+    inLedger: false,
     first: first[0],
     last: last[0],
     days: days.length,
@@ -47,6 +51,10 @@ export const ahead = (
     noun,
   }
 }
+
+/** What a ledger dates after tomorrow (BoughtLedger.Holdings), as a set's `ahead` says it. */
+export const inLedger = (dated: DatedAhead | undefined, noun: Ahead["noun"]): Ahead | undefined =>
+  dated === undefined || dated.keys === 0 ? undefined : { path: "_bought", inLedger: true, ...dated, noun }
 
 /** A day number as its date: 99999 is 2243-10-16. */
 export const dateOf = (day: number): string => new Date(day * 86_400_000).toISOString().slice(0, 10)
@@ -71,18 +79,23 @@ export const warning = (
 ): ReadonlyArray<Output.Log> => {
   const found = sets.filter((set): set is Ahead => set !== undefined)
   if (found.length === 0) return []
+  const fate =
+    dueAnyway === undefined ? "held as bought and not due until then" : `due all the same (${dueAnyway})`
   const clauses = found.map((set, index) => {
-    const later = set.days > 1 ? ` (and ${set.days - 1} later days, to ${dateOf(set.last)})` : ""
-    const after = index === 0 ? `, after today (${dateOf(today)})` : ""
+    const dated = `${dateOf(set.first)}${set.days > 1 ? ` (and ${set.days - 1} later days, to ${dateOf(set.last)})` : ""}${index === 0 ? `, after today (${dateOf(today)})` : ""}`
     const many = set.keys !== 1
-    const what = `its ${set.keys} ${set.noun[many ? 1 : 0]} ${many ? "are" : "is"}`
-    const fate =
-      dueAnyway === undefined ? "held as bought and not due until then" : `due all the same (${dueAnyway})`
-    return `${index === 0 ? "the saved state's " : ""}${set.path} is dated ${dateOf(set.first)}${later}${after}: ${what} ${fate}`
+    const keys = `${set.keys} ${set.noun[many ? 1 : 0]}`
+    // A ledger dated ahead holds other keys too (bought before the clock ran ahead): it dates some.
+    if (set.inLedger)
+      return `the ledger (${set.path}) dates ${keys} ${dated}: ${many ? "they are" : "it is"} ${fate}`
+    const where = `${index === 0 ? "the saved state's " : ""}${set.path}`
+    return `${where} is dated ${dated}: its ${keys} ${many ? "are" : "is"} ${fate}`
   })
+  // A ledger is the sync's: its state and its rows' days are forgotten together by --reset-state.
+  const ledger = found.some((set) => set.inLedger)
   const advice =
-    dueAnyway === undefined
-      ? "; if the worker's clock was wrong, remove the stream's state to start it afresh"
-      : ""
+    dueAnyway !== undefined
+      ? ""
+      : `; if the worker's clock was wrong, remove the stream's state to start it afresh${ledger ? " (salesintel sync --reset-state with the stream's name)" : ""}`
   return [Output.log("WARN", `${clauses.join("; ")}${advice}`)]
 }

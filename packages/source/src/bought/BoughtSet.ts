@@ -20,7 +20,7 @@ import type * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
 import * as Checkpoints from "../read/Checkpoints.ts"
 import { StateError } from "../StateError.ts"
-import { BoughtLedger, type Entry, type Ledger, type LedgerError } from "./BoughtLedger.ts"
+import { BoughtLedger, type DatedAhead, type Entry, type Ledger, type LedgerError } from "./BoughtLedger.ts"
 import { DatedSet, type DatedSetJson, type DatedSetOutput, isDue } from "./DatedSet.ts"
 
 /** Entries a state held, moved into the ledger this many at a time. */
@@ -32,6 +32,7 @@ interface InLedger {
   readonly stream: string
   readonly held: number
   readonly fresh: number
+  readonly ahead: DatedAhead | undefined
 }
 
 /** Keys looked up in the ledger at a time (one statement each). */
@@ -105,18 +106,24 @@ export class BoughtSet {
           Stream.rechunk(Stream.fromIterable(saved.entries()), adoptSlice),
           (slice) => ledger.adopt(stream, Chunk.toReadonlyArray(slice)),
         )
-      const { held, fresh } = yield* ledger.holdings(stream, today, refreshAfterDays)
+      const { held, fresh, ahead } = yield* ledger.holdings(stream, today, refreshAfterDays)
       return new BoughtSet(DatedSet.fromJson(undefined), today, refreshAfterDays, {
         ledger,
         stream,
         held,
         fresh,
+        ahead,
       })
     })
   }
 
   get inLedger(): boolean {
     return this.ledger !== undefined
+  }
+
+  /** In a ledger: the keys it dated after tomorrow when the run began (bought/Ahead.ts). */
+  get aheadInLedger(): DatedAhead | undefined {
+    return this.ledger?.ahead
   }
 
   /** Whether `key` can be answered from memory: from a state always; in a ledger once looked up. */

@@ -556,6 +556,27 @@ describe("a saved state whose day is in the future", () => {
       }),
   )
 
+  it.effect("in a ledger (salesintel sync): what its rows date ahead is held, and said", () =>
+    Effect.gen(function* () {
+      const provider = fakeProvider({ contacts: 25 })
+      const ids = Array.from({ length: 25 }, (_, i) => provider.contact(i)?.match_id ?? "")
+      // Rows fetched by a worker whose clock ran ahead: 20 on two days ahead, 5 before today.
+      const { ledger } = memoryLedger(ids.map((id, i) => [id, i < 5 ? today - 3 : today + 1_000 + (i % 2)]))
+      const ran = yield* readWith(
+        provider,
+        configOf({ refresh_after_days: 30 }),
+        { known: "ledger" },
+        "incremental",
+        false,
+        ledger,
+      )
+      expect([ran.failure, provider.charged(), records(ran)]).toEqual([undefined, 0, 0])
+      expect(warnings(ran)).toEqual([
+        "the ledger (_bought) dates 20 contacts 2029-08-20 (and 1 later days, to 2029-08-21), after today (2026-11-24): they are held as bought and not due until then; if the worker's clock was wrong, remove the stream's state to start it afresh (salesintel sync --reset-state with the stream's name)",
+      ])
+    }),
+  )
+
   it.effect("tomorrow is not ahead: held, and nothing said", () =>
     Effect.gen(function* () {
       const provider = fakeProvider({ contacts: 25 })

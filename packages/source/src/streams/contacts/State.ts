@@ -73,11 +73,11 @@ export const startFrom = (input: ReadInput) =>
     // A full refresh looks every configured email up again (free), and ends holding those alone:
     // an email no longer configured is not left "done" while the overwrite deletes its contacts.
     const emailsDone = BoughtSet.fromJson(incremental ? state.emails : {}, today, refresh)
-    // A set moved into a ledger takes its rows' days there: only a set read from the state is dated.
+    // A set moved into a ledger takes its rows' days there: what the ledger dates ahead is said.
     const warnings = Ahead.warning(
       [
         known.inLedger || state.known === Streams.inLedger
-          ? undefined
+          ? Ahead.inLedger(known.aheadInLedger, ["contact", "contacts"])
           : Ahead.ahead(state.known, "known", ["contact", "contacts"], today),
         incremental ? Ahead.ahead(state.emails, "emails", ["email", "emails"], today) : undefined,
       ],
