@@ -157,6 +157,24 @@ describe.each(all.map((backend): [string, Backend] => [backend.name, backend]))(
         held: 4,
         fresh: 4,
       })
+      // Read on an earlier day (a clock that was ahead, put right), a day after it is as old as
+      // that day, as the source ages it: fresh for 30 days; with 0 every key is due.
+      expect(await env.run(Ledger.holdings(env.schema, "contacts", 19_000, 30))).toEqual({
+        held: 4,
+        fresh: 4,
+        ahead: { keys: 4, days: 4, first: 19_900, last: 20_030 },
+      })
+      // Tomorrow is not ahead (a clock a little ahead, just past midnight UTC).
+      expect(await env.run(Ledger.holdings(env.schema, "contacts", 20_024, 30))).toEqual({
+        held: 4,
+        fresh: 3,
+        ahead: { keys: 1, days: 1, first: 20_030, last: 20_030 },
+      })
+      expect(await env.run(Ledger.holdings(env.schema, "contacts", 20_025, 0))).toEqual({
+        held: 4,
+        fresh: 0,
+        ahead: { keys: 1, days: 1, first: 20_030, last: 20_030 },
+      })
       expect(await env.run(Ledger.holdings(env.schema, "companies", 20_030, 30))).toEqual({
         held: 0,
         fresh: 0,

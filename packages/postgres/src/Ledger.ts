@@ -248,31 +248,62 @@ const lookupSql = (schema: string, withRejected: boolean) => {
         GROUP BY key`
 }
 
+/** The ledger's keys dated after tomorrow: how many, on how many days, the first and the last. */
+export interface DatedAhead {
+  readonly keys: number
+  readonly days: number
+  readonly first: number
+  readonly last: number
+}
+
 /**
  * How many keys `stream` holds, and how many of them were bought less than `refreshAfterDays`
  * before `today` (all of them when it is undefined): what the source decides a search's path and
  * its estimate by, without reading the keys. The ledger's keys, and its rejected records' keys that
- * add to them (one the ledger lacks, or holds on a day that is not fresh).
+ * add to them (one the ledger lacks, or holds on a day that is not fresh). And the ledger's keys
+ * dated after tomorrow (rows a worker whose clock was ahead fetched), which the source names in a
+ * WARN: left out when there are none.
  */
 export const holdings = (
   schema: string,
   stream: string,
   today: number,
   refreshAfterDays: number | undefined,
-): Effect.Effect<{ readonly held: number; readonly fresh: number }, DatabaseError, Database> =>
+): Effect.Effect<
+  { readonly held: number; readonly fresh: number; readonly ahead?: DatedAhead },
+  DatabaseError,
+  Database
+> =>
   Effect.flatMap(present(schema), (found) =>
     !found.bought
       ? Effect.succeed({ held: 0, fresh: 0 })
       : Effect.flatMap(Database, (db) =>
           Effect.map(
             db.query(holdingsSql(schema, found.rejected), [stream, today, refreshAfterDays ?? null]),
-            ([row]) => ({ held: Number(row?.held ?? 0), fresh: Number(row?.fresh ?? 0) }),
+            ([row]) => {
+              const counts = { held: Number(row?.held ?? 0), fresh: Number(row?.fresh ?? 0) }
+              const ahead = Number(row?.ahead ?? 0)
+              return ahead === 0
+                ? counts
+                : {
+                    ...counts,
+                    ahead: {
+                      keys: ahead,
+                      days: Number(row?.ahead_days),
+                      first: Number(row?.first_ahead),
+                      last: Number(row?.last_ahead),
+                    },
+                  }
+            },
           ),
         ),
   )
 
-/** `day` bought less than $3 days before $2 (every day when $3 is null). */
-const freshSql = (day: string) => `($3::integer IS NULL OR $2::integer - ${day} < $3::integer)`
+/**
+ * `day` bought less than $3 days before $2 (every day when $3 is null); a day after $2 (a clock
+ * ahead) is as old as $2, as the source ages it (DatedSet.isDue).
+ */
+const freshSql = (day: string) => `($3::integer IS NULL OR greatest($2::integer - ${day}, 0) < $3::integer)`
 
 /**
  * The ledger counted as it is (one pass, as before), plus the rejected keys it lacks, and the
@@ -280,7 +311,11 @@ const freshSql = (day: string) => `($3::integer IS NULL OR $2::integer - ${day} 
  */
 const holdingsSql = (schema: string, withRejected: boolean) => {
   const ledger = qualified(schema, boughtTable.name)
-  const counted = `SELECT count(*)::integer AS held, count(*) FILTER (WHERE ${freshSql("day")})::integer AS fresh
+  const ahead = "day > $2::integer + 1"
+  const counted = `SELECT count(*)::integer AS held, count(*) FILTER (WHERE ${freshSql("day")})::integer AS fresh,
+                          count(*) FILTER (WHERE ${ahead})::integer AS ahead,
+                          count(DISTINCT day) FILTER (WHERE ${ahead})::integer AS ahead_days,
+                          min(day) FILTER (WHERE ${ahead}) AS first_ahead, max(day) FILTER (WHERE ${ahead}) AS last_ahead
                      FROM ${ledger} WHERE stream = $1`
   if (!withRejected) return counted
   return `WITH counted AS (${counted}), added AS (
@@ -289,7 +324,8 @@ const holdingsSql = (schema: string, withRejected: boolean) => {
    WHERE b.key IS NULL OR NOT ${freshSql("b.day")}
 )
 SELECT counted.held + (SELECT count(*) FROM added WHERE indexed IS NULL)::integer AS held,
-       counted.fresh + (SELECT count(*) FROM added WHERE ${freshSql("day")})::integer AS fresh
+       counted.fresh + (SELECT count(*) FROM added WHERE ${freshSql("day")})::integer AS fresh,
+       counted.ahead, counted.ahead_days, counted.first_ahead, counted.last_ahead
   FROM counted`
 }
 

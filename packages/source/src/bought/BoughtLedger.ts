@@ -21,10 +21,25 @@ export class LedgerError extends Data.TaggedError("LedgerError")<{ readonly desc
   }
 }
 
-/** How much a stream's ledger holds: every key, and those not due again on the day asked about. */
+/**
+ * A ledger's keys dated after tomorrow (rows fetched by a worker whose clock was ahead): how many,
+ * on how many days, the first and the last.
+ */
+export interface DatedAhead {
+  readonly keys: number
+  readonly days: number
+  readonly first: number
+  readonly last: number
+}
+
+/**
+ * How much a stream's ledger holds: every key, those not due again on the day asked about, and
+ * those dated after tomorrow (left out when none is).
+ */
 export interface Holdings {
   readonly held: number
   readonly fresh: number
+  readonly ahead?: DatedAhead | undefined
 }
 
 export interface Ledger {

@@ -20,8 +20,8 @@ import type * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
 import * as Checkpoints from "../read/Checkpoints.ts"
 import { StateError } from "../StateError.ts"
-import { BoughtLedger, type Entry, type Ledger, type LedgerError } from "./BoughtLedger.ts"
-import { DatedSet, type DatedSetJson, type DatedSetOutput, futureDay } from "./DatedSet.ts"
+import { BoughtLedger, type DatedAhead, type Entry, type Ledger, type LedgerError } from "./BoughtLedger.ts"
+import { DatedSet, type DatedSetJson, type DatedSetOutput, isDue } from "./DatedSet.ts"
 
 /** Entries a state held, moved into the ledger this many at a time. */
 const adoptSlice = 20_000
@@ -32,6 +32,7 @@ interface InLedger {
   readonly stream: string
   readonly held: number
   readonly fresh: number
+  readonly ahead: DatedAhead | undefined
 }
 
 /** Keys looked up in the ledger at a time (one statement each). */
@@ -105,18 +106,24 @@ export class BoughtSet {
           Stream.rechunk(Stream.fromIterable(saved.entries()), adoptSlice),
           (slice) => ledger.adopt(stream, Chunk.toReadonlyArray(slice)),
         )
-      const { held, fresh } = yield* ledger.holdings(stream, today, refreshAfterDays)
+      const { held, fresh, ahead } = yield* ledger.holdings(stream, today, refreshAfterDays)
       return new BoughtSet(DatedSet.fromJson(undefined), today, refreshAfterDays, {
         ledger,
         stream,
         held,
         fresh,
+        ahead,
       })
     })
   }
 
   get inLedger(): boolean {
     return this.ledger !== undefined
+  }
+
+  /** In a ledger: the keys it dated after tomorrow when the run began (bought/Ahead.ts). */
+  get aheadInLedger(): DatedAhead | undefined {
+    return this.ledger?.ahead
   }
 
   /** Whether `key` can be answered from memory: from a state always; in a ledger once looked up. */
@@ -213,7 +220,7 @@ export class BoughtSet {
   /** A key bought on `day` (undefined: never) is to be bought now: never bought, or bought long enough ago. */
   private needsBuying(day: number | undefined): boolean {
     if (day === undefined) return true
-    return this.refreshAfterDays !== undefined && this.today - day >= this.refreshAfterDays
+    return this.refreshAfterDays !== undefined && isDue(day, this.today, this.refreshAfterDays)
   }
 
   /** Bought, by this run or before (in a ledger: a key `resolve` looked up, or this run bought). */
@@ -236,7 +243,7 @@ export class BoughtSet {
         if (before === undefined) this.gained.held++
         if (this.needsBuying(before)) this.gained.fresh++
       }
-      this.set.add(key, this.today, true)
+      this.set.record(key, this.today)
     }
   }
 
@@ -296,29 +303,6 @@ export class BoughtSet {
           }),
         )
       },
-    )
-  }
-
-  /**
-   * A saved set (the state's `field` of `stream`) with no day after today: what a set dated in
-   * the future holds would never be due again (a state edited by hand, or written by a clock far
-   * ahead), so it is refused with its path rather than adopted.
-   */
-  static checkDays(
-    json: DatedSetJson | typeof Streams.inLedger | undefined,
-    stream: string,
-    field: string,
-    today: number,
-  ): Effect.Effect<void, StateError> {
-    const day = json === Streams.inLedger ? undefined : futureDay(json, today)
-    if (day === undefined) return Effect.void
-    const date = (days: number) => new Date(days * 86_400_000).toISOString().slice(0, 10)
-    return Effect.fail(
-      new StateError({
-        stream,
-        path: `${field}.${day}`,
-        description: `day ${day} (${date(Number(day))}) is after today (day ${today}, ${date(today)}): what was bought on it would never be due again`,
-      }),
     )
   }
 

@@ -1,7 +1,7 @@
 import * as Either from "effect/Either"
 import * as Schema from "effect/Schema"
 import { describe, expect, it } from "vitest"
-import { DatedSet, DatedSetJson, epochDay, packAt } from "./DatedSet.ts"
+import { DatedSet, DatedSetJson, epochDay, isDue, packAt } from "./DatedSet.ts"
 
 /** The state's JSON read back as a source reads it. */
 const decode = (json: unknown) => DatedSet.fromJson(Schema.decodeUnknownSync(DatedSetJson)(json))
@@ -89,6 +89,32 @@ describe("DatedSet", () => {
         keys.filter((key) => !set.needsBuying(key, 130, refresh)).length,
       )
     expect(set.countFresh(130, 30)).toBe(2)
+  })
+
+  it("ages a day after today as bought today: held until it has passed and aged, due at once with 0", () => {
+    // Day 99,999 (2243) read on day 20,784 (2026): held for any refresh but 0; no overflow at the
+    // largest day a state can hold (999,999: its day times two still fits the Uint32Array).
+    for (const day of [99_999, 999_999]) {
+      const set = DatedSet.fromJson({ [String(day)]: ["ahead"] })
+      expect(set.dayOf("ahead")).toBe(day)
+      expect(isDue(day, 20_784, 30)).toBe(false)
+      expect(set.needsBuying("ahead", 20_784, 30)).toBe(false)
+      expect(set.needsBuying("ahead", day + 29, 30)).toBe(false)
+      expect(set.needsBuying("ahead", day + 30, 30)).toBe(true)
+      expect(set.needsBuying("ahead", 20_784, 0)).toBe(true)
+      expect([set.countFresh(20_784, 30), set.countFresh(20_784, 0)]).toEqual([1, 0])
+      expect(set.hasFresh(20_784, 0)).toBe(false)
+    }
+  })
+
+  it("records a key bought by this run on its day, even one the set dated ahead", () => {
+    const set = DatedSet.fromJson({ "99999": ["ahead"], "20000": ["old"] })
+    set.record("ahead", 20_784)
+    set.record("old", 20_784)
+    set.add("merged", 20_000)
+    set.add("merged", 99_999)
+    expect(set.toJson()).toEqual({ "20784": ["old", "ahead"], "99999": ["merged"] })
+    expect([set.marked("ahead"), set.marked("merged")]).toEqual([true, false])
   })
 
   it("counts days in UTC", () => {

@@ -25,11 +25,13 @@ const DayKey = Schema.String.pipe(Schema.pattern(/^(0|[1-9]\d{0,5})$/)).annotati
 })
 
 /**
- * The first day key of `json` after `today`, or undefined. The day after today passes: a machine
- * whose clock is ahead may have written it just past midnight UTC.
+ * Whether a key bought on `day` is due again on `today`: its age is `refreshAfterDays` or more. A
+ * day after today (a worker's clock ahead, a state edited by hand) is as old as one bought today:
+ * held until its day has passed and aged, and due at once when every run buys again (0). Days are
+ * at most six digits (DayKey), so the difference is exact.
  */
-export const futureDay = (json: DatedSetJson | undefined, today: number): string | undefined =>
-  Object.keys(json ?? {}).find((day) => Number(day) > today + 1)
+export const isDue = (day: number, today: number, refreshAfterDays: number): boolean =>
+  Math.max(0, today - day) >= refreshAfterDays
 
 /** A day's ids packed into one string (PackedIds.ts in @salesintel/airbyte), read back as the list it holds. */
 const PackedIds = Schema.transformOrFail(
@@ -86,6 +88,18 @@ export class DatedSet {
    * (a bought set marks what its own run bought); a mark stays once set.
    */
   add(key: string, day: number, mark = false): void {
+    this.put(key, day, mark, false)
+  }
+
+  /**
+   * Records `key` as bought by this run on `today`, marked: the day it was bought, even where the
+   * set dated it after today (a clock ahead), so a key bought again is no longer held by that day.
+   */
+  record(key: string, today: number): void {
+    this.put(key, today, true, true)
+  }
+
+  private put(key: string, day: number, mark: boolean, exactly: boolean): void {
     const before = this.keys.size
     const index = this.keys.add(key)
     if (index === before && index === this.values.length) {
@@ -94,7 +108,7 @@ export class DatedSet {
       this.values = grown
     }
     const previous = index === before ? undefined : (this.values[index] ?? 0)
-    const latest = previous === undefined ? day : Math.max(previous >>> 1, day)
+    const latest = previous === undefined || exactly ? day : Math.max(previous >>> 1, day)
     this.values[index] = latest * 2 + (mark || (previous ?? 0) % 2 === 1 ? 1 : 0)
   }
 
@@ -135,7 +149,7 @@ export class DatedSet {
   private *freshness(today: number, refreshAfterDays: number): IterableIterator<boolean> {
     for (let index = 0; index < this.keys.size; index++) {
       const value = this.values[index] ?? 0
-      yield value % 2 === 1 || today - (value >>> 1) < refreshAfterDays
+      yield value % 2 === 1 || !isDue(value >>> 1, today, refreshAfterDays)
     }
   }
 
@@ -143,7 +157,7 @@ export class DatedSet {
   needsBuying(key: string, today: number, refreshAfterDays: number | undefined): boolean {
     const day = this.dayOf(key)
     if (day === undefined) return true
-    return refreshAfterDays !== undefined && !this.marked(key) && today - day >= refreshAfterDays
+    return refreshAfterDays !== undefined && !this.marked(key) && isDue(day, today, refreshAfterDays)
   }
 
   /** Some key is fresh (see `freshness`; every key, when `refreshAfterDays` is unset). */

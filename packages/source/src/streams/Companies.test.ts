@@ -168,3 +168,87 @@ describe("companies with domains that match no company", () => {
       }),
   )
 })
+
+describe("companies from a saved state dated in the future", () => {
+  const now = Date.UTC(2026, 10, 24)
+  const today = Math.floor(now / 86_400_000)
+  const contactDomains = ["company-0.example", "company-1.example", "company-2.example"]
+  const configOf = (refresh: number) =>
+    Either.getOrThrow(
+      Config.decode({
+        api_key: "test-key",
+        credit_budget: 1_000,
+        page_size: 10,
+        companies: { domains, from_contacts: true, refresh_after_days: refresh },
+      }),
+    )
+  /** Every set dated ahead, as a clock that far ahead wrote them; the contacts' domains on two days. */
+  const future = {
+    domains: { "99999": domains },
+    names: { "99999": ["acme"] },
+    contact_domains: { "99998": contactDomains.slice(0, 1), "99999": contactDomains.slice(1) },
+  }
+  const readFrom = (
+    provider: ReturnType<typeof fakeProvider>,
+    state: unknown,
+    syncMode: "incremental" | "full_refresh",
+    refresh: number,
+  ) =>
+    companies
+      .read({
+        config: configOf(refresh),
+        syncMode,
+        state,
+        startedAt: now,
+        // The contacts of this read name companies whose domains the state holds.
+        parentKeys: new Set(contactDomains),
+      })
+      .pipe(
+        Stream.runCollect,
+        Effect.map((outputs) => Chunk.toReadonlyArray(outputs)),
+        Effect.provide(Layer.merge(provider.layer, CreditBudget.layer(1_000))),
+      )
+  const warningsOf = (outputs: ReadonlyArray<Output.Output<unknown>>) =>
+    outputs.flatMap((output) => (output._tag === "Log" && output.level === "WARN" ? [output.message] : []))
+  const lastState = (outputs: ReadonlyArray<Output.Output<unknown>>) =>
+    outputs.flatMap((output) => (output._tag === "Checkpoint" ? [output.state] : [])).at(-1)
+
+  it.effect(
+    "is held: nothing is bought, one WARN names each set's path and day, the state carries it on",
+    () =>
+      Effect.gen(function* () {
+        const provider = fakeProvider({ contacts: 0 })
+        // Before: the read failed (StateError at domains.99999), with no checkpoint.
+        const outputs = yield* readFrom(provider, future, "incremental", 30)
+        expect(provider.charged()).toBe(0)
+        expect(outputs.filter((output) => output._tag === "Record")).toHaveLength(0)
+        expect(warningsOf(outputs)).toEqual([
+          "the saved state's domains.99999 is dated 2243-10-16, after today (2026-11-24): its 25 domains are held as bought and not due until then; names.99999 is dated 2243-10-16: its 1 name is held as bought and not due until then; contact_domains.99998 is dated 2243-10-15 (and 1 later days, to 2243-10-16): its 3 contact domains are held as bought and not due until then; if the worker's clock was wrong, remove the stream's state to start it afresh",
+        ])
+        const state = lastState(outputs)
+        expect(state).toMatchObject(future)
+        // The next read holds them again.
+        const again = yield* readFrom(provider, state, "incremental", 30)
+        expect(provider.charged()).toBe(0)
+        expect(lastState(again)).toMatchObject(future)
+      }),
+  )
+
+  it.effect("a full refresh, or refresh_after_days 0, buys them again, says so, and dates them today", () =>
+    Effect.gen(function* () {
+      for (const [syncMode, refresh] of [
+        ["full_refresh", 30],
+        ["incremental", 0],
+      ] as const) {
+        const provider = fakeProvider({ contacts: 0 })
+        const outputs = yield* readFrom(provider, future, syncMode, refresh)
+        expect(provider.charged()).toBe(domains.length)
+        const [warning, ...more] = warningsOf(outputs)
+        expect(more).toEqual([])
+        expect(warning).toContain("its 25 domains are due all the same (")
+        const state = lastState(outputs) as { domains: Record<string, ReadonlyArray<string>> }
+        expect(Object.keys(state.domains)).toEqual([String(today)])
+      }
+    }),
+  )
+})

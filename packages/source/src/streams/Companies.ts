@@ -39,7 +39,10 @@ const read = (input: ReadInput) =>
       const settings = input.config.companies
       if (settings === undefined || !isConfigured(input.config)) return Stream.empty
       const client = yield* Client.SalesIntelClient
-      const { state, done, due, contacts, unmatched, checkpoint } = yield* startFrom(input, settings)
+      const { state, done, due, contacts, unmatched, checkpoint, warnings } = yield* startFrom(
+        input,
+        settings,
+      )
       const fetchedAt = new Date(input.startedAt).toISOString()
       const bought = Purchase.keyedBatches<Company, KindEvent, ApiError.ApiError, CreditBudget.CreditBudget>({
         // The configured keys first, then the contacts' companies.
@@ -84,7 +87,8 @@ const read = (input: ReadInput) =>
       const { available } = yield* (yield* CreditBudget.CreditBudget).snapshot
       const keys = due.domains.length + due.names.length + contacts.due.length
       const standing = [...standings(settings, done, due, state.unmatched), ...contacts.tallies]
-      return Stream.concat(Stream.make(Output.estimate(Math.min(available, keys)), ...standing), bought)
+      const opening = Stream.make(...warnings, Output.estimate(Math.min(available, keys)), ...standing)
+      return Stream.concat(opening, bought)
     }),
   )
 

@@ -506,33 +506,120 @@ describe("refresh_after_days 0: bought again on every run, once a run", () => {
 })
 
 describe("a saved state whose day is in the future", () => {
-  it.effect("is refused with its path, and nothing is bought", () =>
+  const today = Math.floor(now / 86_400_000)
+  const warnings = (ran: Ran) =>
+    ran.outputs.flatMap((output) =>
+      output._tag === "Log" && output.level === "WARN" ? [output.message] : [],
+    )
+  /** A read from `state` on day `day` (the tests' own day when left out). */
+  const readOn = (
+    provider: ReturnType<typeof fakeProvider>,
+    config: Config.SourceConfig,
+    state: unknown,
+    day: number,
+  ) =>
+    contacts.read({ config, syncMode: "incremental", state, startedAt: day * 86_400_000 }).pipe(
+      Stream.runCollect,
+      Effect.map(
+        (outputs) => Chunk.toReadonlyArray(outputs).filter((output) => output._tag === "Record").length,
+      ),
+      Effect.provide(Layer.merge(provider.layer, CreditBudget.layer(10_000))),
+    )
+  /** Every contact of a first read, and its email, moved to `day`: as a clock that far ahead wrote them. */
+  const datedAhead = (provider: ReturnType<typeof fakeProvider>, day: string) => ({
+    known: { [day]: Array.from({ length: 25 }, (_, i) => provider.contact(i)?.match_id ?? "") },
+    emails: { [day]: [provider.contact(3)?.email ?? ""] },
+  })
+
+  it.effect(
+    "is held: nothing is bought, one WARN names each set's path and day, the state carries it on",
+    () =>
+      Effect.gen(function* () {
+        const provider = fakeProvider({ contacts: 25 })
+        const config = configOf({ refresh_after_days: 30, emails: [provider.contact(3)?.email] })
+        const future = datedAhead(provider, "99999")
+        const ran = yield* readWith(provider, config, future)
+        // Before: the read failed (StateError at known.99999), with no checkpoint.
+        expect(ran.failure).toBeUndefined()
+        expect([provider.charged(), records(ran)]).toEqual([0, 0])
+        expect(warnings(ran)).toEqual([
+          "the saved state's known.99999 is dated 2243-10-16, after today (2026-11-24): its 25 contacts are held as bought and not due until then; emails.99999 is dated 2243-10-16: its 1 email is held as bought and not due until then; if the worker's clock was wrong, remove the stream's state to start it afresh",
+        ])
+        expect(ran.state).toEqual(future)
+        // Held on every read until the day has passed and aged refresh_after_days.
+        const again = yield* readWith(provider, config, ran.state)
+        expect([provider.charged(), records(again)]).toEqual([0, 0])
+        expect(yield* readOn(provider, config, ran.state, 99_999 + 29)).toBe(0)
+        expect(provider.charged()).toBe(0)
+        expect(yield* readOn(provider, config, ran.state, 99_999 + 30)).toBe(25)
+        expect(provider.charged()).toBe(25)
+      }),
+  )
+
+  it.effect("in a ledger (salesintel sync): what its rows date ahead is held, and said", () =>
     Effect.gen(function* () {
       const provider = fakeProvider({ contacts: 25 })
-      const today = Math.floor(now / 86_400_000)
-      const tomorrow = { known: { [String(today + 1)]: ["m-1"] } }
-      // A day ahead passes (another machine's clock may be ahead past midnight UTC).
-      const ahead = yield* readWith(provider, configOf({ refresh_after_days: 1 }), tomorrow)
-      expect(ahead.failure).toBeUndefined()
-      const charged = provider.charged()
-      for (const state of [{ known: { "99999": ["m-1"] } }, { emails: { "99999": ["a@example.com"] } }]) {
-        const ran = yield* readWith(provider, configOf({ refresh_after_days: 1 }), state)
-        expect(ran.failure).toBe("StateError")
+      const ids = Array.from({ length: 25 }, (_, i) => provider.contact(i)?.match_id ?? "")
+      // Rows fetched by a worker whose clock ran ahead: 20 on two days ahead, 5 before today.
+      const { ledger } = memoryLedger(ids.map((id, i) => [id, i < 5 ? today - 3 : today + 1_000 + (i % 2)]))
+      const ran = yield* readWith(
+        provider,
+        configOf({ refresh_after_days: 30 }),
+        { known: "ledger" },
+        "incremental",
+        false,
+        ledger,
+      )
+      expect([ran.failure, provider.charged(), records(ran)]).toEqual([undefined, 0, 0])
+      expect(warnings(ran)).toEqual([
+        "the ledger (_bought) dates 20 contacts 2029-08-20 (and 1 later days, to 2029-08-21), after today (2026-11-24): they are held as bought and not due until then; if the worker's clock was wrong, remove the stream's state to start it afresh (salesintel sync --reset-state with the stream's name)",
+      ])
+    }),
+  )
+
+  it.effect("tomorrow is not ahead: held, and nothing said", () =>
+    Effect.gen(function* () {
+      const provider = fakeProvider({ contacts: 25 })
+      const ran = yield* readWith(
+        provider,
+        configOf({ refresh_after_days: 1 }),
+        datedAhead(provider, String(today + 1)),
+      )
+      expect([ran.failure, provider.charged(), warnings(ran)]).toEqual([undefined, 0, []])
+    }),
+  )
+
+  it.effect("the largest day a state can say (999999, in 4707) is held: no overflow, no NaN", () =>
+    Effect.gen(function* () {
+      const provider = fakeProvider({ contacts: 25 })
+      const future = datedAhead(provider, "999999")
+      const ran = yield* readWith(provider, configOf({ refresh_after_days: 365 }), future)
+      expect([ran.failure, provider.charged()]).toEqual([undefined, 0])
+      expect(warnings(ran).join("")).toContain("known.999999 is dated 4707-11-28, after today (2026-11-24)")
+      expect(ran.state).toEqual(future)
+      // One digit more is not a day: refused with its path, as before.
+      const wider = yield* readWith(provider, configOf({}), { known: { "1000000": ["m-1"] } })
+      expect(wider.failure).toBe("StateError")
+      expect(provider.charged()).toBe(0)
+    }),
+  )
+
+  it.effect("a full refresh, or refresh_after_days 0, buys them again, says so, and dates them today", () =>
+    Effect.gen(function* () {
+      for (const [syncMode, refresh] of [
+        ["full_refresh", 30],
+        ["incremental", 0],
+      ] as const) {
+        const provider = fakeProvider({ contacts: 25 })
+        const config = configOf({ refresh_after_days: refresh })
+        const ran = yield* readWith(provider, config, datedAhead(provider, "99999"), syncMode)
+        expect([ran.failure, provider.charged(), records(ran)]).toEqual([undefined, 25, 25])
+        expect(warnings(ran)).toHaveLength(1)
+        expect(warnings(ran)[0]).toMatch(
+          /^the saved state's known\.99999 is dated 2243-10-16, after today \(2026-11-24\): its 25 contacts are due all the same \(/,
+        )
+        expect(Object.keys((ran.state as { known: object }).known)).toEqual([String(today)])
       }
-      expect(provider.charged()).toBe(charged)
-      const error = yield* Effect.flip(
-        contacts
-          .read({
-            config: configOf({}),
-            syncMode: "incremental",
-            state: { known: { "99999": ["m-1"] } },
-            startedAt: now,
-          })
-          .pipe(Stream.runDrain, Effect.provide(Layer.merge(provider.layer, CreditBudget.layer(10)))),
-      )
-      expect(error.message).toBe(
-        `the saved state of stream contacts is not readable at known.99999: day 99999 (2243-10-16) is after today (day ${today}, 2026-11-24): what was bought on it would never be due again. Remove that stream's state to start it afresh.`,
-      )
     }),
   )
 })

@@ -42,7 +42,12 @@ const read = (input: ReadInput) =>
       const { available } = yield* (yield* CreditBudget.CreditBudget).snapshot
       const position = yield* Ref.get(start.position)
       const estimated = estimates(context, prepared, position, incremental, available)
-      const opening = Stream.make(estimated, heldTally(start.known), ...preparedTallies(context, prepared))
+      const opening = Stream.make(
+        ...start.warnings,
+        estimated,
+        heldTally(start.known),
+        ...preparedTallies(context, prepared),
+      )
       // An incremental search after the first diffs against what the ones before bought: one after
       // another. A full refresh's searches are read in turn, overlapping.
       const unfinished = yield* Ref.make(false)

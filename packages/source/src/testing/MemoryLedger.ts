@@ -5,6 +5,7 @@
  */
 import * as Effect from "effect/Effect"
 import type { Entry, Ledger } from "../bought/BoughtLedger.ts"
+import { isDue } from "../bought/DatedSet.ts"
 
 export const memoryLedger = (entries: Iterable<Entry> = []) => {
   const rows = new Map<string, number>(entries)
@@ -21,12 +22,25 @@ export const memoryLedger = (entries: Iterable<Entry> = []) => {
         })
       }),
     holdings: (_, today, refreshAfterDays) =>
-      Effect.sync(() => ({
-        held: rows.size,
-        fresh: [...rows.values()].filter(
-          (day) => refreshAfterDays === undefined || today - day < refreshAfterDays,
-        ).length,
-      })),
+      Effect.sync(() => {
+        const days = [...rows.values()]
+        const ahead = days.filter((day) => day > today + 1)
+        return {
+          held: rows.size,
+          fresh: days.filter((day) => refreshAfterDays === undefined || !isDue(day, today, refreshAfterDays))
+            .length,
+          ...(ahead.length === 0
+            ? {}
+            : {
+                ahead: {
+                  keys: ahead.length,
+                  days: new Set(ahead).size,
+                  first: Math.min(...ahead),
+                  last: Math.max(...ahead),
+                },
+              }),
+        }
+      }),
     adopt: (_, moved) =>
       Effect.sync(() => {
         adopted.push(...moved)

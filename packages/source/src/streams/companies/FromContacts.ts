@@ -78,7 +78,6 @@ export const keys = (
   refresh: number | undefined,
 ) =>
   Effect.gen(function* () {
-    yield* BoughtSet.checkDays(state.contact_domains, "companies", "contact_domains", today)
     const done = BoughtSet.fromJson(state.contact_domains, today, refresh)
     const known = settings.from_contacts ? yield* met(input, state) : new Set<string>()
     const configured = new Set(settings.domains.map((domain) => domain.toLowerCase()))

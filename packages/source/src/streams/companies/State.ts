@@ -5,6 +5,7 @@
  */
 import * as Effect from "effect/Effect"
 import * as Schema from "effect/Schema"
+import * as Ahead from "../../bought/Ahead.ts"
 import { BoughtSet } from "../../bought/BoughtSet.ts"
 import { DatedSetJson, epochDay } from "../../bought/DatedSet.ts"
 import type { CompaniesConfig } from "../../Config.ts"
@@ -30,10 +31,18 @@ export const startFrom = (input: ReadInput, settings: CompaniesConfig) =>
   Effect.gen(function* () {
     const state = yield* decodeState("companies", CompaniesState, input.state)
     const today = epochDay(input.startedAt)
-    yield* BoughtSet.checkDays(state.domains, "companies", "domains", today)
-    yield* BoughtSet.checkDays(state.names, "companies", "names", today)
+    const incremental = input.syncMode === "incremental"
     // A full refresh asks for every key again (bought 0 days ago is due).
-    const refresh = input.syncMode === "incremental" ? settings.refresh_after_days : 0
+    const refresh = incremental ? settings.refresh_after_days : 0
+    const warnings = Ahead.warning(
+      [
+        Ahead.ahead(state.domains, "domains", ["domain", "domains"], today),
+        Ahead.ahead(state.names, "names", ["name", "names"], today),
+        Ahead.ahead(state.contact_domains, "contact_domains", ["contact domain", "contact domains"], today),
+      ],
+      today,
+      Ahead.dueAnyway(incremental, settings.refresh_after_days),
+    )
     const done: Record<KeyKind, BoughtSet> = {
       domains: BoughtSet.fromJson(state.domains, today, refresh),
       names: BoughtSet.fromJson(state.names, today, refresh),
@@ -52,5 +61,5 @@ export const startFrom = (input: ReadInput, settings: CompaniesConfig) =>
         ...contacts.toJson(),
       }),
     )
-    return { state, done, due, contacts, unmatched, checkpoint }
+    return { state, done, due, contacts, unmatched, checkpoint, warnings }
   })

@@ -12,6 +12,7 @@ import * as Effect from "effect/Effect"
 import * as Ref from "effect/Ref"
 import * as Schema from "effect/Schema"
 import * as Stream from "effect/Stream"
+import * as Ahead from "../../bought/Ahead.ts"
 import { BoughtSet } from "../../bought/BoughtSet.ts"
 import { DatedSetJson, epochDay } from "../../bought/DatedSet.ts"
 import type * as PagedQuery from "../../components/PagedQuery.ts"
@@ -57,6 +58,8 @@ export interface Start {
   readonly position: Ref.Ref<PagedQuery.Position>
   /** The state now; with a full refresh's position while it is unfinished. */
   readonly stateNow: (withPosition: boolean) => Effect.Effect<Output.Checkpoint>
+  /** What the read says of the saved sets before it begins: those dated after today (bought/Ahead.ts). */
+  readonly warnings: ReadonlyArray<Output.Log>
 }
 
 /** The saved state decoded (refused with its path if it does not decode), and what the read starts from. */
@@ -65,15 +68,21 @@ export const startFrom = (input: ReadInput) =>
     const state = yield* decodeState("contacts", ContactsState, input.state)
     const today = epochDay(input.startedAt)
     const refresh = input.config.contacts?.refresh_after_days
-    yield* BoughtSet.checkDays(state.known, "contacts", "known", today)
-    yield* BoughtSet.checkDays(state.emails, "contacts", "emails", today)
+    const incremental = input.syncMode === "incremental"
     const known = yield* BoughtSet.saved(state.known, "contacts", today, refresh)
     // A full refresh looks every configured email up again (free), and ends holding those alone:
     // an email no longer configured is not left "done" while the overwrite deletes its contacts.
-    const emailsDone = BoughtSet.fromJson(
-      input.syncMode === "incremental" ? state.emails : {},
+    const emailsDone = BoughtSet.fromJson(incremental ? state.emails : {}, today, refresh)
+    // A set moved into a ledger takes its rows' days there: what the ledger dates ahead is said.
+    const warnings = Ahead.warning(
+      [
+        known.inLedger || state.known === Streams.inLedger
+          ? Ahead.inLedger(known.aheadInLedger, ["contact", "contacts"])
+          : Ahead.ahead(state.known, "known", ["contact", "contacts"], today),
+        incremental ? Ahead.ahead(state.emails, "emails", ["email", "emails"], today) : undefined,
+      ],
       today,
-      refresh,
+      Ahead.dueAnyway(incremental, refresh),
     )
     const position = yield* Ref.make<PagedQuery.Position>({
       completed: state.full_refresh?.completed ?? [],
@@ -94,7 +103,7 @@ export const startFrom = (input: ReadInput) =>
             : {}),
         }),
       )
-    return { known, emailsDone, position, stateNow } satisfies Start
+    return { known, emailsDone, position, stateNow, warnings } satisfies Start
   })
 
 /** What the bought set holds as the read begins (the plan's "contacts in the saved state"). */
