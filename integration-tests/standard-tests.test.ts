@@ -23,6 +23,8 @@
  *   that does not exist (with the suite's "INVALID" sync modes) ends with a TRACE error.
  * - TestIncremental.test_two_sequential_reads: the second read, given the first's last states,
  *   buys nothing (credits as the sandbox counts them).
+ * - TestIncremental.test_state_with_abnormally_large_values: a state whose every bought set is
+ *   dated far in the future reads no record, emits a STATE, exits 0 and buys nothing.
  *
  * Every message of every command is checked against the protocol (spec/airbyte/), and stdout
  * carries nothing else.
@@ -435,5 +437,46 @@ describe("two reads in a row (TestIncremental.test_two_sequential_reads)", () =>
     expect(traceErrors(secondMessages)).toEqual([])
     expect(lastStates(secondMessages)).toHaveLength(2)
     expect(sandbox.charged(key) - bought).toBe(0)
+    firstStates = states
+  }, 180_000)
+})
+
+/** The last states of the two reads' first: what the abnormal state is made from. */
+let firstStates: ReadonlyArray<Json> | undefined
+
+/** Days far ahead (day 99,999 is in 2243), one for each day a set holds, counting down. */
+const farAhead = (value: Json): Json => {
+  if (!isObject(value)) return value
+  const days = Object.keys(value)
+  if (days.length === 0 || !days.every((day) => /^\d+$/.test(day))) return value
+  return Object.fromEntries(days.map((day, index) => [String(99_999 - index), value[day] ?? null]))
+}
+
+/** A STATE message whose stream state's every bought set (an object keyed by day) is moved far ahead. */
+const abnormal = (state: Json): Json => {
+  const stream = isObject(state) ? state.stream : undefined
+  const inner = isObject(stream) ? stream.stream_state : undefined
+  if (!isObject(state) || !isObject(stream) || !isObject(inner)) return state
+  const moved = Object.fromEntries(Object.entries(inner).map(([field, value]) => [field, farAhead(value)]))
+  return { ...state, stream: { ...stream, stream_state: moved } }
+}
+
+describe("a state with abnormally large values (TestIncremental.test_state_with_abnormally_large_values)", () => {
+  it("no record, at least one STATE, exit 0, nothing bought, and a WARN naming the path and the day", async () => {
+    if (firstStates === undefined) throw new Error("the two reads in a row did not run")
+    const { streams } = await discover()
+    const catalog = configured(streams.filter((stream) => ["contacts", "companies"].includes(stream.name)))
+    const key = sandbox.key()
+    const ran = await read(key, catalog, firstStates.map(abnormal))
+    expect(ran.code, ran.stderr).toBe(0)
+    const messages = messagesOf(ran)
+    expect(traceErrors(messages)).toEqual([])
+    expect(recordsOf(messages)).toEqual([])
+    expect(ofType(messages, "STATE").length).toBeGreaterThanOrEqual(1)
+    expect(sandbox.charged(key)).toBe(0)
+    const warnings = ofType(messages, "LOG")
+      .map((m) => (isObject(m.log) && m.log.level === "WARN" ? String(m.log.message) : ""))
+      .filter((text) => text.includes("99999 is dated 2243-10-16, after today"))
+    expect(warnings.length).toBeGreaterThanOrEqual(2)
   }, 180_000)
 })
