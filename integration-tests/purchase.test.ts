@@ -91,16 +91,6 @@ const views = (messages: ReadonlyArray<Message.Message>) => {
   }
 }
 
-const previewCount = async (key: string, filters: Record<string, string>) => {
-  const url = new URL("/service/people/preview", sandbox.url)
-  for (const [key, value] of Object.entries({ ...filters, page: "1", page_size: "1" }))
-    url.searchParams.set(key, value)
-  const response = await fetch(url, {
-    headers: { "X-CB-ApiKey": key, Accept: "application/json" },
-  })
-  return ((await response.json()) as { result_count: number }).result_count
-}
-
 const ids = (records: ReadonlyArray<Record<string, unknown>>) => records.map((r) => String(r.match_id))
 
 describe("the purchase engine against the sandbox", () => {
@@ -282,7 +272,7 @@ describe("the purchase engine against the sandbox", () => {
     expect(types.lastIndexOf("STATE")).toBeGreaterThan(types.lastIndexOf("RECORD"))
     expect(summaryOf(items).stopped).toBe(true)
     // What was left is counted whole: the refused part's rest and the parts not begun.
-    const total = await previewCount(key, { job_levels: "mgr" })
+    const total = await sandbox.previewCount({ job_levels: "mgr" })
     const warning = result.logs.find((log) => log.startsWith("stopped on request"))
     expect(warning).toContain(`${total - records.length} records were left unread`)
     stopped = { records, state: result.state }
@@ -318,7 +308,7 @@ describe("the purchase engine against the sandbox", () => {
     const all = [...ids(resumed.records), ...ids(next.records("contacts"))]
     expect(new Set(all).size).toBe(all.length)
     // The three runs bought the search whole.
-    expect(all).toHaveLength(await previewCount(sandbox.key(), { job_levels: "mgr" }))
+    expect(all).toHaveLength(await sandbox.previewCount({ job_levels: "mgr" }))
   })
 
   it("stops buying when the reader of its stdout goes away (EPIPE)", async () => {

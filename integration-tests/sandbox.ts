@@ -41,6 +41,8 @@ export interface FileSandbox {
   readonly reset: () => void
   /** Moves the provider's data to `generation` over HTTP, as a month passing would (0: as it began). */
   readonly setGeneration: (generation: number) => Promise<void>
+  /** The contacts a search's filters match, as the provider's free preview counts them (for a new key). */
+  readonly previewCount: (filters: Record<string, string>) => Promise<number>
 }
 
 export const sandboxForFile = (options: SandboxOptions): FileSandbox => {
@@ -93,6 +95,15 @@ export const sandboxForFile = (options: SandboxOptions): FileSandbox => {
       await response.body?.cancel()
       if (response.status !== 200)
         throw new Error(`the sandbox refused generation ${generation}: ${response.status}`)
+    },
+    previewCount: async (filters) => {
+      const url = new URL("/service/people/preview", running().url)
+      for (const [name, value] of Object.entries({ ...filters, page: "1", page_size: "1" }))
+        url.searchParams.set(name, value)
+      const spec: AccountSpec = { key: `test-preview-${++keys}`, permissions: ["people"], credits: 0 }
+      running().addAccount(spec)
+      const response = await fetch(url, { headers: { "X-CB-ApiKey": spec.key, Accept: "application/json" } })
+      return ((await response.json()) as { result_count: number }).result_count
     },
   }
 }

@@ -90,15 +90,6 @@ const read = async (config: unknown, catalog: unknown, state?: unknown): Promise
 }
 
 const charged = (of = key) => sandbox.charged(of)
-const previewCount = async (filters: Record<string, string>) => {
-  const url = new URL("/service/people/preview", sandbox.url)
-  for (const [key, value] of Object.entries({ ...filters, page: "1", page_size: "1" }))
-    url.searchParams.set(key, value)
-  const response = await fetch(url, {
-    headers: { "X-CB-ApiKey": sandbox.key(), Accept: "application/json" },
-  })
-  return ((await response.json()) as { result_count: number }).result_count
-}
 const matchIds = (records: ReadonlyArray<Record<string, unknown>>) => records.map((r) => String(r.match_id))
 
 describe("source-salesintel against the sandbox", () => {
@@ -170,7 +161,7 @@ describe("source-salesintel against the sandbox", () => {
     })
     const first = await read(config, catalog)
     expect(first.trace).toBeUndefined()
-    const expected = await previewCount({ job_departments: "it_is", job_levels: "vp" })
+    const expected = await sandbox.previewCount({ job_departments: "it_is", job_levels: "vp" })
     const contacts = first.records("contacts")
     expect(new Set(matchIds(contacts)).size).toBe(expected)
     expect(contacts).toHaveLength(expected)
@@ -191,7 +182,7 @@ describe("source-salesintel against the sandbox", () => {
   it("never spends past the budget, matches the sandbox's count, and resumes without buying twice", async () => {
     const config = configFor({ credit_budget: 430, contacts: { searches: [itVps] } })
     const catalog = catalogOf({ contacts: "incremental" })
-    const total = await previewCount({ job_departments: "it_is", job_levels: "vp" })
+    const total = await sandbox.previewCount({ job_departments: "it_is", job_levels: "vp" })
     const first = await read(config, catalog)
     expect(first.trace).toBeUndefined()
     const firstSpent = charged()
@@ -219,7 +210,7 @@ describe("source-salesintel against the sandbox", () => {
   it("reads a search past the 10,000-record paging depth whole through partitions", async () => {
     // The smallest search of the sandbox that needs partitions: past 10,000, so one query cannot
     // reach it whole (a search of 25,000 took twice as long to show the same).
-    const total = await previewCount({ job_departments: "it_is" })
+    const total = await sandbox.previewCount({ job_departments: "it_is" })
     expect(total).toBeGreaterThan(10_000)
     const managers = { searches: [{ name: "it", filters: { job_departments: ["it_is"] } }] }
     const catalog = catalogOf({ contacts: "full_refresh" })
@@ -301,7 +292,7 @@ describe("source-salesintel against the sandbox", () => {
 
     const second = await read(configFor({ contacts: { searches: [itVps] } }), catalog, first.state)
     expect(second.trace).toBeUndefined()
-    const total = await previewCount({ job_departments: "it_is", job_levels: "vp" })
+    const total = await sandbox.previewCount({ job_departments: "it_is", job_levels: "vp" })
     expect(charged()).toBe(total - bought.length)
     expect(new Set([...bought, ...matchIds(second.records("contacts"))]).size).toBe(total)
   })

@@ -239,12 +239,17 @@ export const streamStatus = (
   stream: string,
   status: StreamStatus,
   emittedAt: number,
+  reasons?: StreamStatusMessage["trace"]["stream_status"]["reasons"],
 ): StreamStatusMessage => ({
   type: "TRACE",
   trace: {
     type: "STREAM_STATUS",
     emitted_at: emittedAt,
-    stream_status: { stream_descriptor: { name: stream }, status },
+    stream_status: {
+      stream_descriptor: { name: stream },
+      status,
+      ...(reasons === undefined ? {} : { reasons }),
+    },
   },
 })
 
@@ -256,18 +261,10 @@ export const streamRateLimited = (
   stream: string,
   quotaReset: number,
   emittedAt: number,
-): StreamStatusMessage => ({
-  type: "TRACE",
-  trace: {
-    type: "STREAM_STATUS",
-    emitted_at: emittedAt,
-    stream_status: {
-      stream_descriptor: { name: stream },
-      status: "RUNNING",
-      reasons: [{ type: "RATE_LIMITED", rate_limited: { quota_reset: Math.ceil(quotaReset) } }],
-    },
-  },
-})
+): StreamStatusMessage =>
+  streamStatus(stream, "RUNNING", emittedAt, [
+    { type: "RATE_LIMITED", rate_limited: { quota_reset: Math.ceil(quotaReset) } },
+  ])
 
 /** A stream's estimate: `rows` records, and `bytes` of record data when known. */
 export const estimate = (

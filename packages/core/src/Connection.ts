@@ -23,27 +23,34 @@ export const BaseUrl = Schema.String.pipe(
  */
 export const maxRetryAfterMillis = 600_000
 
+/**
+ * A wait the config sets (a backoff step, a request's timeout), at most `maxRetryAfterMillis`: the
+ * read is silent through it (only the rate limit's waits are said), so none may come near the
+ * platform's heartbeat either.
+ */
+const Millis = (what: string) =>
+  PositiveInt.pipe(Schema.lessThanOrEqualTo(maxRetryAfterMillis)).annotations({
+    message: (issue) => ({
+      message: `Expected ${what}: a whole number of milliseconds from 1 to ${maxRetryAfterMillis} (10 minutes), actual ${JSON.stringify(issue.actual)}`,
+      override: true,
+    }),
+  })
+
 export const RetrySettings = Schema.Struct({
   /** Attempts per request in all, the first included. 1 turns retrying off. */
   max_attempts: Schema.optionalWith(PositiveInt.pipe(Schema.lessThanOrEqualTo(20)), { default: () => 6 }),
   /** The first backoff step; later steps double, each drawn at random below its cap (full jitter). */
   initial_delay_ms: Schema.optionalWith(PositiveInt, { default: () => 500 }),
   /** No backoff step is longer than this. */
-  max_delay_ms: Schema.optionalWith(PositiveInt, { default: () => 30_000 }),
+  max_delay_ms: Schema.optionalWith(Millis("the longest backoff step"), { default: () => 30_000 }),
   /**
    * A Retry-After longer than this is not waited out: the request fails with RateLimited instead,
    * so that a provider cooldown of unknown length cannot stall a scheduled sync for hours. At most
    * `maxRetryAfterMillis`.
    */
-  max_retry_after_ms: Schema.optionalWith(
-    PositiveInt.pipe(Schema.lessThanOrEqualTo(maxRetryAfterMillis)).annotations({
-      message: (issue) => ({
-        message: `Expected a whole number of milliseconds from 1 to ${maxRetryAfterMillis} (10 minutes), actual ${JSON.stringify(issue.actual)}`,
-        override: true,
-      }),
-    }),
-    { default: () => 300_000 },
-  ),
+  max_retry_after_ms: Schema.optionalWith(Millis("the longest Retry-After waited"), {
+    default: () => 300_000,
+  }),
 })
 export type RetrySettings = typeof RetrySettings.Type
 
@@ -51,13 +58,13 @@ export const ConnectionConfig = Schema.Struct({
   api_key: Schema.Redacted(Schema.String.pipe(Schema.minLength(1, { message: () => "a non-empty API key" }))),
   base_url: Schema.optionalWith(BaseUrl, { default: () => defaultBaseUrl }),
   /** One request, headers and body, must finish within this. */
-  timeout_ms: Schema.optionalWith(PositiveInt, { default: () => 30_000 }),
+  timeout_ms: Schema.optionalWith(Millis("a request's timeout"), { default: () => 30_000 }),
   /**
    * The timeout of a credited request (search, append). Longer than a free one's: a credited
    * request that times out may still have been charged, and it is never retried inside its
    * reservation, so giving up early costs credits, not just time.
    */
-  credited_timeout_ms: Schema.optionalWith(PositiveInt, { default: () => 60_000 }),
+  credited_timeout_ms: Schema.optionalWith(Millis("a credited request's timeout"), { default: () => 60_000 }),
   retry: Schema.optionalWith(RetrySettings, { default: () => RetrySettings.make({}) }),
   /** The provider allows 1,800 requests a minute per user; going over earns 429s and a cooldown. */
   requests_per_minute: Schema.optionalWith(PositiveInt, { default: () => 1_800 }),

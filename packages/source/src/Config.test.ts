@@ -205,11 +205,37 @@ describe("Config.decode", () => {
     expect(problems.map((p) => [p.path, p.message])).toEqual([
       [
         "retry.max_retry_after_ms",
-        "Expected a whole number of milliseconds from 1 to 600000 (10 minutes), actual 600001",
+        "Expected the longest Retry-After waited: a whole number of milliseconds from 1 to 600000 (10 minutes), actual 600001",
       ],
     ])
     const message = Either.match(Config.decode(tooLong), { onLeft: (e) => e.message, onRight: () => "" })
     expect(message).toContain("retry.max_retry_after_ms")
+  })
+
+  it("refuses any silent wait above ten minutes (a backoff step, a timeout), naming each field", () => {
+    const tooLong = {
+      api_key: "k",
+      credit_budget: 1,
+      timeout_ms: 600_001,
+      credited_timeout_ms: 3_600_000,
+      retry: { max_delay_ms: 600_001 },
+    }
+    expect(problemsOf(tooLong).map((p) => [p.path, p.message])).toEqual([
+      [
+        "timeout_ms",
+        "Expected a request's timeout: a whole number of milliseconds from 1 to 600000 (10 minutes), actual 600001",
+      ],
+      [
+        "credited_timeout_ms",
+        "Expected a credited request's timeout: a whole number of milliseconds from 1 to 600000 (10 minutes), actual 3600000",
+      ],
+      [
+        "retry.max_delay_ms",
+        "Expected the longest backoff step: a whole number of milliseconds from 1 to 600000 (10 minutes), actual 600001",
+      ],
+    ])
+    const longest = { api_key: "k", credit_budget: 1, timeout_ms: 600_000, retry: { max_delay_ms: 600_000 } }
+    expect(Either.isRight(Config.decode(longest))).toBe(true)
   })
 
   it("never echoes the key in an error", () => {

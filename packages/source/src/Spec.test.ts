@@ -97,7 +97,13 @@ describe("the spec's connectionSpecification", () => {
     expect(validate(config), JSON.stringify(validate.errors)).toBe(true)
     expect(validate({ ...config, page_size: 80 })).toBe(false)
     // A single Retry-After waited out stays well below the platform's 900 s between messages.
-    expect(properties.find(({ field }) => field === "retry.max_retry_after_ms")?.node.maximum).toBe(600_000)
+    for (const field of [
+      "retry.max_retry_after_ms",
+      "retry.max_delay_ms",
+      "timeout_ms",
+      "credited_timeout_ms",
+    ])
+      expect(properties.find((property) => property.field === field)?.node.maximum, field).toBe(600_000)
     expect(validate({ ...config, retry: { max_retry_after_ms: 600_000 } })).toBe(true)
     expect(validate({ ...config, retry: { max_retry_after_ms: 600_001 } })).toBe(false)
     // The form offers exactly the names the decoder accepts for exclude_fields.
