@@ -58,8 +58,13 @@ interface SpecMessage {
     readonly connectionSpecification: {
       readonly properties: {
         readonly base_url: { readonly default: string }
+        readonly timeout_ms: { readonly maximum?: number }
+        readonly credited_timeout_ms: { readonly maximum?: number }
         readonly retry: {
-          readonly properties: { readonly max_retry_after_ms: { readonly maximum?: number } }
+          readonly properties: {
+            readonly max_retry_after_ms: { readonly maximum?: number }
+            readonly max_delay_ms: { readonly maximum?: number }
+          }
         }
       }
     }
@@ -156,13 +161,19 @@ describe("packages/source/metadata.yaml", () => {
     for (const stream of metadata.data.suggestedStreams.streams) expect(names).toContain(stream)
   }, 120_000)
 
-  it("allows a silence longer than the longest Retry-After the spec lets a config wait", async () => {
-    const { spec: specification } = await spec()
-    const maximum =
-      specification.connectionSpecification.properties.retry.properties.max_retry_after_ms.maximum
-    // Without a maximum, a config may wait out a Retry-After of any length in silence, and the
-    // platform kills the sync after maxSecondsBetweenMessages.
-    expect(maximum, "retry.max_retry_after_ms has no maximum in the spec").toBeTypeOf("number")
-    expect(maximum as number).toBeLessThan(metadata.data.maxSecondsBetweenMessages * 1000)
+  it("allows a silence longer than any wait the spec lets a config set (Retry-After, backoff, timeouts)", async () => {
+    const { properties } = (await spec()).spec.connectionSpecification
+    const waits = {
+      "retry.max_retry_after_ms": properties.retry.properties.max_retry_after_ms.maximum,
+      "retry.max_delay_ms": properties.retry.properties.max_delay_ms.maximum,
+      timeout_ms: properties.timeout_ms.maximum,
+      credited_timeout_ms: properties.credited_timeout_ms.maximum,
+    }
+    // Without a maximum, a config may wait that long in silence, and the platform kills the sync
+    // after maxSecondsBetweenMessages.
+    for (const [field, maximum] of Object.entries(waits)) {
+      expect(maximum, `${field} has no maximum in the spec`).toBeTypeOf("number")
+      expect(maximum as number, field).toBeLessThan(metadata.data.maxSecondsBetweenMessages * 1000)
+    }
   }, 120_000)
 })
