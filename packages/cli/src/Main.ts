@@ -135,11 +135,14 @@ const sql = CommandLine.command(
     summary: "run SQL on the synced tables and print the results (table, CSV or JSON)",
     description: [
       "Runs each statement of SQL in turn (separate them with semicolons), with the schema first on the search path, so `contacts` means `salesintel.contacts`. Values are never cut unless --max-width is given; NULL is shown as NULL and the empty string as nothing. The database must exist: a missing PGlite directory or schema is reported, and nothing is created.",
+      "Read-only unless --write: the tables are the record of what was bought, and a row deleted by hand is bought again by the next sync that meets it. A statement the database refuses is printed as psql prints it (ERROR, the line with a caret under the position, DETAIL, HINT), exit 1. psql's \\d (the schema's relations), \\dt (tables), \\dv (views) and \\d NAME (a table's or view's columns) work too, each on a line of its own or ended by a semicolon.",
     ],
     examples: [
       `salesintel sql "SELECT * FROM contacts_by_department_level ORDER BY contacts DESC"`,
       `salesintel sql --format csv "SELECT * FROM contacts" > contacts.csv`,
       `salesintel sql --format json "SELECT count(*) FROM contacts; SELECT count(*) FROM companies"`,
+      `salesintel sql '\\d contacts'`,
+      `salesintel sql --write "DELETE FROM contacts WHERE email = 'left@example.com'"`,
     ],
   },
   {
@@ -178,12 +181,19 @@ const sql = CommandLine.command(
         default: "never cut",
       },
     ),
+    write: CommandLine.flag(Options.boolean("write"), {
+      name: "--write",
+      text: "let the statements change data (INSERT, UPDATE, DELETE, DDL); without it every transaction is READ ONLY. A row deleted here is bought again by the next sync that meets it",
+    }),
   },
-  ({ statement, databaseUrl, schema, pgliteDir, wait, format, maxWidth }) =>
+  ({ statement, databaseUrl, schema, pgliteDir, wait, format, maxWidth, write }) =>
     reportFailure(
       Effect.flatMap(CommandLine.Io, (io) =>
-        Query.sqlEach(schema, statement, { format, maxWidth: Option.getOrUndefined(maxWidth) }, (output) =>
-          Effect.sync(() => io.stdout.write(output)),
+        Query.sqlEach(
+          schema,
+          statement,
+          { format, maxWidth: Option.getOrUndefined(maxWidth), write },
+          (output) => Effect.sync(() => io.stdout.write(output)),
         ).pipe(
           Effect.provide(
             Target.fromOptions(io, databaseUrl, pgliteDir, existing("salesintel sql", wait)).layer,

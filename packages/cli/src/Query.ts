@@ -7,6 +7,8 @@ import { Database, Runs, Sql } from "@salesintel/postgres"
 import * as Data from "effect/Data"
 import * as Effect from "effect/Effect"
 import * as Csv from "./Csv.ts"
+import * as Describe from "./Describe.ts"
+import * as PsqlError from "./PsqlError.ts"
 import * as Statements from "./Statements.ts"
 import * as Table from "./Table.ts"
 import * as TextValues from "./TextValues.ts"
@@ -18,12 +20,42 @@ export class NothingSynced extends Data.TaggedError("NothingSynced")<{ readonly 
   }
 }
 
+/** A statement the server refused: what it said, as psql prints it (PsqlError.ts). */
+export class StatementFailed extends Data.TaggedError("StatementFailed")<{ readonly description: string }> {
+  override get message(): string {
+    return this.description
+  }
+}
+
 export type Format = "table" | "csv" | "json"
 
 export interface SqlOptions {
   readonly format?: Format
   /** Table format: cut longer values to this many characters (default: never cut). */
   readonly maxWidth?: number | undefined
+  /** Let statements change data (default: every transaction is READ ONLY). */
+  readonly write?: boolean | undefined
+}
+
+/** Postgres's SQLSTATE for a write refused by a READ ONLY transaction. */
+const readOnlySqlTransaction = "25006"
+
+/** Why `sql` refused a write, after the server's own words. */
+export const readOnlyReason =
+  "sql is read-only by default: the tables are the record of what was bought, so a row deleted here is bought again by the next sync that meets it, and a row changed here is overwritten by it (to keep personal fields out, name them in the config's exclude_fields). Pass --write to change data."
+
+/**
+ * `error` of `statement` as psql prints it, with the reason for a refused write when `sql` is
+ * read-only; an error that is not the server's (a lost connection) keeps its own message. The
+ * position is dropped for a meta-command: it points into the catalog query, not the user's text.
+ */
+const failed = (error: Database.DatabaseError, statement: string, options: SqlOptions) => {
+  const server = Database.serverError(error)
+  if (server === undefined) return error
+  const meta = statement.startsWith("\\")
+  const text = PsqlError.format(meta ? { ...server, position: undefined } : server, statement)
+  const refused = server.code === readOnlySqlTransaction && options.write !== true
+  return new StatementFailed({ description: `${text}${refused ? `${readOnlyReason}\n` : ""}`.trimEnd() })
 }
 
 const hasSchema = (schema: string) =>
@@ -59,12 +91,24 @@ const render = (result: Database.Result, options: SqlOptions): string => {
   }
 }
 
+/** A describe command's result as the format shows it: in a table, psql's title centred above. */
+const renderDescribed = (described: Describe.Described, options: SqlOptions): string => {
+  const rendered = render(described.result, options)
+  if ((options.format ?? "table") !== "table") return rendered
+  const width = rendered.split("\n")[1]?.length ?? 0
+  return `${" ".repeat(Math.max(0, Math.floor((width - described.title.length) / 2)))}${described.title}\n${rendered}`
+}
+
 /**
  * Runs each statement of `text` in turn, with the sync's schema first on the search path (so
  * `SELECT * FROM contacts` works as well as `salesintel.contacts`), and hands each result, rendered,
  * to `emit` before the next statement runs (as psql does: a failing statement leaves the results
  * before it printed). Tables are separated by an empty line, CSV blocks too; JSON is one array of
- * row objects per line.
+ * row objects per line. psql's describe commands (`\d`, `\d NAME`, Describe.ts) go among them.
+ *
+ * Unless `options.write`, every transaction of the session is READ ONLY (its default, so a
+ * `BEGIN; DELETE ...; COMMIT` is refused too): the tables are the truth of what was bought, and a
+ * row deleted by hand is bought again by the next sync. A failed statement is said as psql says it.
  */
 export const sqlEach = <E, R>(
   schema: string,
@@ -77,12 +121,24 @@ export const sqlEach = <E, R>(
     yield* requireSchema(schema)
     yield* db.exec(`SET search_path TO ${Sql.ident(schema)}, public`)
     const separator = options.format === "json" ? "" : "\n"
-    let index = 0
-    for (const statement of Statements.split(text)) {
-      // Every column, even those that share a name (`count(*), count(distinct x)`): as psql shows them.
-      const result = yield* db.queryResult(statement)
-      yield* emit(`${index++ > 0 ? separator : ""}${render(result, options)}`)
-    }
+    const each = Effect.forEach(
+      Statements.split(text),
+      (statement, index) => {
+        const output = statement.startsWith("\\")
+          ? Effect.map(Describe.run(statement), (described) => renderDescribed(described, options))
+          : // Every column, even those that share a name (`count(*), count(distinct x)`): as psql shows them.
+            Effect.map(db.queryResult(statement), (result) => render(result, options))
+        return Effect.catchTag(output, "DatabaseError", (error) =>
+          Effect.fail(failed(error, statement, options)),
+        ).pipe(Effect.flatMap((rendered) => emit(`${index > 0 ? separator : ""}${rendered}`)))
+      },
+      { discard: true },
+    )
+    if (options.write === true) return yield* each
+    yield* db.exec("SET SESSION CHARACTERISTICS AS TRANSACTION READ ONLY")
+    // The session may go on (the demo's): it is read-only no longer than the statements. A user's
+    // failed, unfinished transaction makes the reset fail; the connection then ends with it.
+    yield* Effect.ensuring(each, Effect.ignore(db.exec("RESET default_transaction_read_only")))
   })
 
 /** `sqlEach`, the results joined into one text. */

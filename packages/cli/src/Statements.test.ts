@@ -36,4 +36,13 @@ describe("Statements.split", () => {
     expect(split("select 1; -- the end\n")).toEqual(["select 1"])
     expect(split("/* nothing */")).toEqual([])
   })
+
+  it("keeps a meta-command where a statement begins whole, to the end of its line or a semicolon", () => {
+    expect(split("\\d")).toEqual(["\\d"])
+    expect(split("select 1;\n\\d contacts\nselect 2")).toEqual(["select 1", "\\d contacts", "select 2"])
+    expect(split("\\dt; select 1")).toEqual(["\\dt", "select 1"])
+    expect(split("  \\d contacts;")).toEqual(["\\d contacts"])
+    // Inside a statement a backslash is the statement's (the server says what it makes of it).
+    expect(split("select E'\\\\d' as x; select 1 \\d")).toEqual(["select E'\\\\d' as x", "select 1 \\d"])
+  })
 })

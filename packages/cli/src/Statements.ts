@@ -3,9 +3,16 @@
  * inside a 'string' (or E'string' with backslash escapes), a "quoted identifier", a $tag$dollar
  * quote$tag$, a -- comment or a nested block comment. `salesintel sql "select 1; select 2"` runs
  * and prints each statement; the database's query call takes one statement at a time.
+ *
+ * A backslash where a statement would begin starts one of psql's meta-commands (`\d contacts`): it
+ * runs to the end of its line (or a semicolon, so that `\d; select 1` works on one shell line) and
+ * is kept whole, backslash first, for Describe.ts.
  */
 
-/** The statements of `text`, trimmed, without their semicolons; empty ones (`;;`) are dropped. */
+/**
+ * The statements of `text`, trimmed, without their semicolons; empty ones (`;;`) are dropped. A
+ * meta-command is one item, starting with its backslash.
+ */
 export const split = (text: string): ReadonlyArray<string> => {
   const statements: Array<string> = []
   let start = 0
@@ -13,7 +20,12 @@ export const split = (text: string): ReadonlyArray<string> => {
   const at = (offset: number) => text[index + offset] ?? ""
   while (index < text.length) {
     const char = text[index] ?? ""
-    if (char === "'") {
+    if (char === "\\" && text.slice(start, index).trim() === "") {
+      const end = /[;\n]/.exec(text.slice(index))
+      index = end === null ? text.length : index + end.index
+      statements.push(text.slice(start, index))
+      start = index
+    } else if (char === "'") {
       // E'...' (or e'...') takes backslash escapes; a standard string only doubles its quote.
       const escapes = /[eE]/.test(text[index - 1] ?? "") && !/\w/.test(text[index - 2] ?? "")
       index++

@@ -22,6 +22,56 @@ export class DatabaseError extends Data.TaggedError("DatabaseError")<{
   }
 }
 
+/**
+ * What Postgres said about a statement it refused (the fields of its ErrorResponse), as psql
+ * prints them. `position` counts characters of the statement from 1; `internalPosition` of
+ * `internalQuery` (a query a function ran); `where` is psql's CONTEXT.
+ */
+export interface ServerError {
+  readonly severity: string
+  readonly code: string
+  readonly message: string
+  readonly detail?: string | undefined
+  readonly hint?: string | undefined
+  readonly position?: number | undefined
+  readonly internalPosition?: number | undefined
+  readonly internalQuery?: string | undefined
+  readonly where?: string | undefined
+}
+
+/**
+ * The server's own error behind `error`, on either backend (pg's DatabaseError carries the fields
+ * itself, PGliteDatabase's PGliteError in `fields`); undefined when the failure is not the
+ * server's (a lost connection, a full disk).
+ */
+export const serverError = (error: DatabaseError): ServerError | undefined => {
+  const cause = error.cause
+  if (!(cause instanceof Error)) return undefined
+  const own: Readonly<Record<string, unknown>> = { ...cause }
+  const fields: Readonly<Record<string, unknown>> =
+    typeof own.fields === "object" && own.fields !== null ? { ...own.fields } : own
+  const text = (name: string) => (typeof fields[name] === "string" ? fields[name] : undefined)
+  const whole = (name: string) => {
+    const value = Number(text(name))
+    return Number.isInteger(value) && value > 0 ? value : undefined
+  }
+  const code = text("code")
+  // A system error (EPIPE) has a code too, but no severity: only the server sends one.
+  const severity = text("severity")
+  if (code === undefined || severity === undefined) return undefined
+  return {
+    severity,
+    code,
+    message: cause.message,
+    detail: text("detail"),
+    hint: text("hint"),
+    position: whole("position"),
+    internalPosition: whole("internalPosition"),
+    internalQuery: text("internalQuery"),
+    where: text("where"),
+  }
+}
+
 export type Row = Readonly<Record<string, unknown>>
 
 /**
