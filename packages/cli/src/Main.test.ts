@@ -42,13 +42,23 @@ const configIn = (config: Readonly<Record<string, unknown>>, keyFile?: string): 
   return directory
 }
 
-const runIn = (cwd: string, command: string, env: Readonly<Record<string, string>> = {}) =>
-  runInProcess(main, [command, "--config", "config.json", "--pglite-dir", join(cwd, "db")], { cwd, env })
+const runIn = (
+  cwd: string,
+  command: string,
+  options: ReadonlyArray<string> = [],
+  env: Readonly<Record<string, string>> = {},
+) =>
+  runInProcess(main, [command, "--config", "config.json", "--pglite-dir", join(cwd, "db"), ...options], {
+    cwd,
+    env,
+  })
+
+const escaped = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")
 
 describe("a key the provider rejects: the message names where the key came from", () => {
   for (const command of ["sync", "plan"]) {
     it(`${command}: SALESINTEL_API_KEY`, async () => {
-      const ended = await runIn(configIn({}), command, { SALESINTEL_API_KEY: "wrong-key" })
+      const ended = await runIn(configIn({}), command, [], { SALESINTEL_API_KEY: "wrong-key" })
       expect(ended.code).toBe(1)
       expect(ended.stderr).toContain("HTTP 401) rejected the API key")
       expect(ended.stderr).toContain("Check SALESINTEL_API_KEY (the key came from that environment variable")
@@ -67,9 +77,54 @@ describe("a key the provider rejects: the message names where the key came from"
     })
 
     it(`${command}: the config's api_key`, async () => {
-      const ended = await runIn(configIn({ api_key: "wrong-key" }), command, { SALESINTEL_API_KEY: "" })
+      const ended = await runIn(configIn({ api_key: "wrong-key" }), command, [], { SALESINTEL_API_KEY: "" })
       expect(ended.code).toBe(1)
       expect(ended.stderr).toContain("Check api_key in the config")
     })
   }
+})
+
+describe("a stream name that is near a stream's: did you mean", () => {
+  const cases = [
+    [
+      "sync",
+      "--full-refresh",
+      "contact",
+      "unknown stream contact in --full-refresh (did you mean contacts?)",
+    ],
+    [
+      "sync",
+      "--streams",
+      "contacts,compnies",
+      "unknown stream compnies in --streams (did you mean companies?)",
+    ],
+    [
+      "sync",
+      "--reset-state",
+      "Contacts,taxonomy-products",
+      "unknown stream Contacts, taxonomy-products in --reset-state (did you mean contacts, taxonomy_products?)",
+    ],
+    [
+      "plan",
+      "--full-refresh",
+      "contact",
+      "unknown stream contact in --full-refresh (did you mean contacts?)",
+    ],
+  ] as const
+  for (const [command, option, names, says] of cases)
+    it(`${command} ${option} ${names}`, async () => {
+      const cwd = configIn({ api_key: "k" })
+      const ended = await runIn(cwd, command, [option, names])
+      expect(ended.code).toBe(1)
+      // The last line: plan says first which database's state it reads.
+      expect(ended.stderr).toMatch(new RegExp(`(^|\\n)salesintel: ${escaped(says)}\\n$`))
+    })
+
+  it("lists the streams when a name is near none", async () => {
+    const cwd = configIn({ api_key: "k" })
+    const ended = await runIn(cwd, "sync", ["--streams", "contact,foo"])
+    expect(ended.stderr).toBe(
+      "salesintel: unknown stream contact, foo in --streams (streams: taxonomy_categories, taxonomy_products, contacts, companies)\n",
+    )
+  })
 })

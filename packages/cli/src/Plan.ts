@@ -130,7 +130,7 @@ const checkFullRefresh = (
     ? Effect.succeed(streams)
     : Effect.fail(
         new PlanError({
-          description: `unknown stream ${unknown.join(", ")} in --full-refresh (streams: ${Streams.names.join(", ")})`,
+          description: `unknown stream ${unknown.join(", ")} in --full-refresh (${Streams.didYouMean(unknown) ?? `streams: ${Streams.names.join(", ")}`})`,
         }),
       )
 }

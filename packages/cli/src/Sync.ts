@@ -124,7 +124,7 @@ export const check = (options: SyncOptions): Effect.Effect<Catalog.LoaderCatalog
       return unknown.length === 0
         ? Effect.void
         : new SyncConfigError({
-            description: `unknown stream ${unknown.join(", ")} in ${option} (streams: ${Streams.names.join(", ")})`,
+            description: `unknown stream ${unknown.join(", ")} in ${option} (${Streams.didYouMean(unknown) ?? `streams: ${Streams.names.join(", ")}`})`,
           })
     }
     yield* unknownIn("--streams", names)
