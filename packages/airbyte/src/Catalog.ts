@@ -95,11 +95,12 @@ export const decodeConfigured = (input: unknown): Either.Either<ConfiguredCatalo
     }),
     Either.flatMap((configured) => {
       const seen = new Map<string, number>()
+      const offered = [...Streams.names, Streams.rejected.name]
       for (const [index, entry] of configured.streams.entries()) {
         const name = entry.stream.name
         if (!Streams.isOffered(name))
           return Either.left(
-            `invalid catalog at streams[${index}].stream.name: no stream "${name}" (streams: ${[...Streams.names, Streams.rejected.name].join(", ")})`,
+            `invalid catalog at streams[${index}].stream.name: no stream "${name}" (${Streams.didYouMean([name], offered) ?? `streams: ${offered.join(", ")}`})`,
           )
         const earlier = seen.get(name)
         if (earlier !== undefined)

@@ -103,7 +103,20 @@ describe("Message", () => {
     const unknown = Catalog.decodeConfigured({
       streams: [{ stream: { name: "people" }, sync_mode: "full_refresh", destination_sync_mode: "append" }],
     })
-    expect(unknown._tag === "Left" && unknown.left).toContain('no stream "people"')
+    expect(unknown._tag === "Left" && unknown.left).toContain('no stream "people" (streams: ')
+    // A name near a stream's (the rejected records' too) says which.
+    for (const [name, meant] of [
+      ["contact", "contacts"],
+      ["taxonomy-products", "taxonomy_products"],
+      ["rejected", "_rejected"],
+    ] as const) {
+      const near = Catalog.decodeConfigured({
+        streams: [{ stream: { name }, sync_mode: "full_refresh", destination_sync_mode: "append" }],
+      })
+      expect(near._tag === "Left" && near.left).toBe(
+        `invalid catalog at streams[0].stream.name: no stream "${name}" (did you mean ${meant}?)`,
+      )
+    }
     // Clients configure incremental for every stream: accepted, and read in full (syncModeOf).
     const mode = Either.getOrThrow(
       Catalog.decodeConfigured({

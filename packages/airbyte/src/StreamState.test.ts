@@ -74,6 +74,18 @@ describe("StreamState.decode", () => {
   it("refuses a per-stream state of a stream the registry does not have, naming it", () => {
     const refused = StreamState.decode([StreamState.saved("people", { known: {} })])
     expect(Either.isLeft(refused) && refused.left).toContain('"people" is not a stream')
+    expect(Either.isLeft(refused) && refused.left).toContain("(expected one of taxonomy_categories,")
+  })
+
+  it("says which stream a misspelt name is near, in either form", () => {
+    const perStream = StreamState.decode([StreamState.saved("contact", { known: {} })])
+    expect(Either.isLeft(perStream) && perStream.left).toMatch(
+      /: "contact" is not a stream \(did you mean contacts\?\)$/,
+    )
+    const legacy = StreamState.decode({ Companies: {} })
+    expect(Either.isLeft(legacy) && legacy.left).toBe(
+      'invalid state file: "Companies" is not a stream (did you mean companies?)',
+    )
   })
 
   it("refuses something else", () => {

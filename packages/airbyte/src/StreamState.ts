@@ -8,7 +8,7 @@ import { ParseIssue } from "@salesintel/core"
 import * as Either from "effect/Either"
 import * as Schema from "effect/Schema"
 import { type JsonObject, StreamState } from "./Message.ts"
-import { isStreamName, names } from "./Streams.ts"
+import { didYouMean, isStreamName, names } from "./Streams.ts"
 
 /** One entry of the per-stream form: the state part of a STATE message, or the whole message. */
 const StreamEntry = Schema.Struct({ type: Schema.optional(Schema.Literal("STREAM")), stream: StreamState })
@@ -56,7 +56,7 @@ export const decode = (input: unknown): Either.Either<InputState, string> => {
       const unknown = states[index]
       if (unknown !== undefined)
         return Either.left(
-          `invalid state file at ${pathOf(input[index], index)}: ${JSON.stringify(unknown.stream_descriptor.name)} is not a stream (expected one of ${names.join(", ")})`,
+          `invalid state file at ${pathOf(input[index], index)}: ${JSON.stringify(unknown.stream_descriptor.name)} is not a stream (${didYouMean([unknown.stream_descriptor.name]) ?? `expected one of ${names.join(", ")}`})`,
         )
       // Two states for one stream: which one the last run meant cannot be told, so neither is used.
       const first = new Map<string, number>()
@@ -77,7 +77,7 @@ export const decode = (input: unknown): Either.Either<InputState, string> => {
     const unknown = Object.keys(input).find((name) => !isStreamName(name))
     if (unknown !== undefined)
       return Either.left(
-        `invalid state file: ${JSON.stringify(unknown)} is not a stream (expected one of ${names.join(", ")}, or a JSON array of per-stream states)`,
+        `invalid state file: ${JSON.stringify(unknown)} is not a stream (${didYouMean([unknown]) ?? `expected one of ${names.join(", ")}, or a JSON array of per-stream states`})`,
       )
     // A stream whose state is null here is not "no state": that would buy everything again.
     const nulled = Object.entries(input).find(([, value]) => value === null)

@@ -6,7 +6,7 @@
  * definitions and the loader's tables are keyed by `StreamName`, so a stream added here without
  * them (or the reverse) does not build.
  */
-import { FastDecode, ParseIssue } from "@salesintel/core"
+import { FastDecode, Nearest, ParseIssue } from "@salesintel/core"
 import * as Either from "effect/Either"
 import * as Schema from "effect/Schema"
 import type { SyncMode } from "./Catalog.ts"
@@ -112,6 +112,21 @@ export const isStreamName = (name: string): name is StreamName => Object.hasOwn(
 
 /** Whether a configured catalog may name `name`: a registry stream, or the rejected records' stream. */
 export const isOffered = (name: string): boolean => isStreamName(name) || name === rejected.name
+
+/**
+ * `did you mean contacts?` for names that are not streams, when each is near one of `known`
+ * (Nearest: `contact`, `Companies`, `taxonomy-products`); undefined when one is not, for the
+ * message to list the streams instead.
+ */
+export const didYouMean = (
+  unknown: ReadonlyArray<string>,
+  known: ReadonlyArray<string> = names,
+): string | undefined => {
+  const meant = unknown.map((name) => Nearest.nearest(name, known))
+  return meant.length > 0 && meant.every((name) => name !== undefined)
+    ? `did you mean ${meant.join(", ")}?`
+    : undefined
+}
 
 /**
  * A record's decoded value and the entry whose Schema decoded it: what the source hands the loader

@@ -21,6 +21,11 @@ export interface ConfigFile {
   readonly config: unknown
   /** Lines for stderr: where the key came from when that may surprise (never the key). */
   readonly notes: ReadonlyArray<string>
+  /**
+   * Where the key came from when not the config's api_key, as a rejected key's message names it
+   * (Client.ClientOptions.keySource): the key file's path, or the environment variable.
+   */
+  readonly keySource?: string | undefined
 }
 
 const isRecord = (value: unknown): value is Readonly<Record<string, unknown>> =>
@@ -66,8 +71,13 @@ export const withApiKey = (
         return yield* Effect.fail(
           `api_key_file: expected the path of a file holding the API key, got ${JSON.stringify(keyFile)}`,
         )
-      const fileKey = yield* keyFromFile(resolve(directory, keyFile))
-      return { config: { ...rest, api_key: fileKey }, notes: envIgnored("api_key_file") }
+      const path = resolve(directory, keyFile)
+      const fileKey = yield* keyFromFile(path)
+      return {
+        config: { ...rest, api_key: fileKey },
+        notes: envIgnored("api_key_file"),
+        keySource: `the key file ${path} (api_key_file in the config)`,
+      }
     }
     if (typeof key === "string" && unexpanded.test(key))
       return yield* Effect.fail(
@@ -75,7 +85,11 @@ export const withApiKey = (
       )
     if (key !== undefined) return { config, notes: envIgnored("api_key") }
     if (fromEnv !== undefined && fromEnv.length > 0)
-      return { config: { ...rest, api_key: fromEnv }, notes: [] }
+      return {
+        config: { ...rest, api_key: fromEnv },
+        notes: [],
+        keySource: `${apiKeyVariable} (the key came from that environment variable: the config names none)`,
+      }
     return { config, notes: [] }
   })
 
@@ -119,16 +133,22 @@ export const read = (
     return resolved
   })
 
+/** The config a command runs with, and where its key came from (see ConfigFile.keySource). */
+export interface Loaded {
+  readonly config: unknown
+  readonly keySource: string | undefined
+}
+
 /**
  * `read` in the invocation's directory and environment, its notes said on stderr (as
- * --log-format writes log lines): the config alone.
+ * --log-format writes log lines).
  */
-export const load = (path: string): Effect.Effect<unknown, string, CommandLine.Io> =>
+export const load = (path: string): Effect.Effect<Loaded, string, CommandLine.Io> =>
   Effect.flatMap(CommandLine.Io, (io) =>
-    Effect.flatMap(read(path, io.env, io.cwd), ({ config, notes }) =>
+    Effect.flatMap(read(path, io.env, io.cwd), ({ config, notes, keySource }) =>
       Effect.as(
         Effect.forEach(notes, (note) => CommandLine.logLine("INFO", note, note)),
-        config,
+        { config, keySource },
       ),
     ),
   )

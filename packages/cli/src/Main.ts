@@ -90,8 +90,10 @@ const sync = CommandLine.command(
         const target = Target.fromOptions(io, databaseUrl, pgliteDir, lock)
         const logFormat = yield* FiberRef.get(CommandLine.currentLogFormat)
         const stop = yield* StopSignal.listen
+        const { config: configJson, keySource } = yield* readConfig(config)
         const options: Sync.SyncOptions = {
-          config: yield* readConfig(config),
+          config: configJson,
+          keySource,
           schema,
           streams: streams.length > 0 ? list(streams) : undefined,
           fullRefresh: list(fullRefresh),
@@ -110,7 +112,7 @@ const sync = CommandLine.command(
         // Before the database is opened: an invalid config, or a key the provider refuses, must
         // not create one.
         yield* Sync.check(options)
-        yield* Sync.checkProvider(options.config)
+        yield* Sync.checkProvider(options.config, keySource)
         const unnamed = TargetNote.unnamed({ databaseUrl, pgliteDir, env: io.env }, "writing to")
         if (unnamed !== undefined) yield* CommandLine.logLine("INFO", unnamed, unnamed)
         const outcome = yield* Sync.sync(options).pipe(

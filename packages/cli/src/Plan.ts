@@ -130,7 +130,7 @@ const checkFullRefresh = (
     ? Effect.succeed(streams)
     : Effect.fail(
         new PlanError({
-          description: `unknown stream ${unknown.join(", ")} in --full-refresh (streams: ${Streams.names.join(", ")})`,
+          description: `unknown stream ${unknown.join(", ")} in --full-refresh (${Streams.didYouMean(unknown) ?? `streams: ${Streams.names.join(", ")}`})`,
         }),
       )
 }
@@ -143,6 +143,8 @@ export const makePlan = (options: {
   readonly now?: number
   /** Streams refreshed in full, as `salesintel sync --full-refresh` names them. */
   readonly fullRefresh?: ReadonlyArray<string>
+  /** Where the key came from when not the config's api_key (ConfigFile.keySource). */
+  readonly keySource?: string | undefined
 }): Effect.Effect<Plan.Plan, PlanError | ApiError.ApiError | Plan.StateError | Plan.LedgerError> =>
   Either.match(Config.decode(options.config), {
     onLeft: (error) => Effect.fail(new PlanError({ description: error.message })),
@@ -155,7 +157,9 @@ export const makePlan = (options: {
           now: options.now ?? Date.now(),
           fullRefresh,
         }),
-      ).pipe(Effect.provide(Client.layerFetch(Config.connectionOf(config)))),
+      ).pipe(
+        Effect.provide(Client.layerFetch(Config.connectionOf(config), { keySource: options.keySource })),
+      ),
   })
 
 const count = (value: number | undefined): string =>
@@ -382,7 +386,7 @@ export const command = CommandLine.command(
   ({ config, databaseUrl, schema, pgliteDir, wait, json, quick, fullRefresh }) =>
     Effect.gen(function* () {
       const io = yield* CommandLine.Io
-      const parsed = yield* readConfig(config)
+      const { config: parsed, keySource } = yield* readConfig(config)
       const unnamed = TargetNote.unnamed(
         { databaseUrl, pgliteDir, env: io.env },
         "reading the saved state of",
@@ -395,6 +399,7 @@ export const command = CommandLine.command(
       const plan = yield* Effect.provideService(
         makePlan({
           config: parsed,
+          keySource,
           state,
           mode: quick ? "quick" : "exact",
           fullRefresh: fullRefresh.flatMap((text) =>

@@ -38,10 +38,15 @@ export const remaining = (
   config: unknown,
   schema: string,
   now: number,
+  keySource?: string | undefined,
 ): Effect.Effect<Remaining | { readonly unknown: string }, never, Database.Database> =>
   Plan.savedIn(schema, Plan.heldKeysWanted(config)).pipe(
     Effect.flatMap(({ state, held }) =>
-      Effect.provideService(Plan.makePlan({ config, state, mode: "exact", now }), HeldKeys.HeldKeys, held),
+      Effect.provideService(
+        Plan.makePlan({ config, state, mode: "exact", now, keySource }),
+        HeldKeys.HeldKeys,
+        held,
+      ),
     ),
     Effect.map(fromPlan),
     Effect.catchAll((error) => Effect.succeed({ unknown: error.message })),

@@ -44,6 +44,8 @@ export class SyncConfigError extends Data.TaggedError("SyncConfigError")<{ reado
 export interface SyncOptions {
   /** The source config, as parsed JSON (validated here). */
   readonly config: unknown
+  /** Where the key came from when not the config's api_key (ConfigFile.keySource), for a rejected key's message. */
+  readonly keySource?: string | undefined
   readonly schema: string
   /** Streams to sync (default: every stream the config has something for). */
   readonly streams?: ReadonlyArray<string> | undefined
@@ -122,7 +124,7 @@ export const check = (options: SyncOptions): Effect.Effect<Catalog.LoaderCatalog
       return unknown.length === 0
         ? Effect.void
         : new SyncConfigError({
-            description: `unknown stream ${unknown.join(", ")} in ${option} (streams: ${Streams.names.join(", ")})`,
+            description: `unknown stream ${unknown.join(", ")} in ${option} (${Streams.didYouMean(unknown) ?? `streams: ${Streams.names.join(", ")}`})`,
           })
     }
     yield* unknownIn("--streams", names)
@@ -160,16 +162,20 @@ export const check = (options: SyncOptions): Effect.Effect<Catalog.LoaderCatalog
  * The key and the provider, with one free request (Check.keyAccepted), before the target is opened
  * or created: a rejected key (or a provider out of reach) leaves no schema, no tables and no run.
  */
-export const checkProvider = (configJson: unknown): Effect.Effect<void, SyncConfigError> =>
+export const checkProvider = (
+  configJson: unknown,
+  keySource?: string | undefined,
+): Effect.Effect<void, SyncConfigError> =>
   Either.match(Config.decode(configJson), {
     onLeft: (error) => Effect.fail(new SyncConfigError({ description: error.message })),
     onRight: (config) =>
       Check.keyAccepted(config).pipe(
-        Effect.provide(Client.layerFetch(Config.connectionOf(config))),
+        Effect.provide(Client.layerFetch(Config.connectionOf(config), { keySource })),
         Effect.mapError(
           (error) =>
             new SyncConfigError({
-              description: `${Read.scrubber(config)(error.message)}; nothing was created or bought`,
+              // The message's own full stop gives way to the clause added here.
+              description: `${Read.scrubber(config)(error.message).replace(/\.$/, "")}; nothing was created or bought`,
             }),
         ),
       ),
@@ -260,7 +266,12 @@ const withLeft = (options: SyncOptions, outcome: SyncOutcome) =>
     yield* Effect.sync(() =>
       options.progress.write("counting what is left to buy, as salesintel plan does (free requests only)\n"),
     )
-    const left = yield* Remaining.remaining(options.config, options.schema, options.startedAt ?? Date.now())
+    const left = yield* Remaining.remaining(
+      options.config,
+      options.schema,
+      options.startedAt ?? Date.now(),
+      options.keySource,
+    )
     return { ...outcome, left } satisfies SyncOutcome
   })
 
@@ -594,7 +605,7 @@ const loadRead = (
         CreditBudget.CreditBudget,
         Effect.flatMap(CreditBudget.CreditBudget, ahead.budget),
       ),
-      Effect.provide(Commands.layerFor(config)),
+      Effect.provide(Commands.layerFor(config, { keySource: options.keySource })),
     )
     follow.finish()
     return {

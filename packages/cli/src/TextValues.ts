@@ -2,8 +2,11 @@
  * What `salesintel sql` makes of Postgres's text, by the column's type (its OID): the table and
  * CSV show the text as it is, as psql does; the table right-aligns numbers; JSON keeps numbers,
  * booleans and json values as JSON and everything else (dates, timestamps, intervals, arrays) as
- * the server's text. A 64-bit integer or a numeric stays text in JSON, where a number would lose
- * digits past 2^53 or a numeric's scale.
+ * the server's text. A 64-bit integer (what count(*) and sum of ints give) or a whole numeric is a
+ * JSON number while it is exact in one (Number.isSafeInteger, up to 2^53 - 1), and its text past
+ * that, where a number would lose digits; a numeric with a fraction stays text, keeping its scale.
+ * Every value arrives as the server's text on both backends (Database.queryResult), so this is
+ * the one place that decides.
  */
 
 const types = {
@@ -28,7 +31,10 @@ const jsonNumbers: ReadonlySet<number> = new Set([
   types.float8,
 ])
 
-const numbers: ReadonlySet<number> = new Set([...jsonNumbers, types.int8, types.numeric])
+/** A number in JSON only while it is a whole number exact in a JavaScript number. */
+const wholeNumbers: ReadonlySet<number> = new Set([types.int8, types.numeric])
+
+const numbers: ReadonlySet<number> = new Set([...jsonNumbers, ...wholeNumbers])
 
 /** Whether a column of this type is a number (right-aligned in the table, as psql does). */
 export const isNumber = (type: number | undefined): boolean => type !== undefined && numbers.has(type)
@@ -42,6 +48,10 @@ export const jsonValue = (text: string | null, type: number | undefined): unknow
     const value = Number(text)
     // NaN and Infinity have no JSON number: their text stays.
     return Number.isFinite(value) ? value : text
+  }
+  if (type !== undefined && wholeNumbers.has(type) && /^-?\d+$/.test(text)) {
+    const value = Number(text)
+    return Number.isSafeInteger(value) ? value : text
   }
   return text
 }

@@ -1,19 +1,15 @@
 /**
  * The JSON files the bins take (a config, a catalog, a state), read with errors a user can act on:
- * a file that is not valid JSON says so, and where (line and column); a whole number too large to
- * be read exactly (past 2^53 - 1, where JSON.parse silently drops digits: 9007199254740993 becomes
- * ...992) is refused with its path instead of being read as another number.
+ * a file that is not valid JSON says so, what is wrong and where (line and column: JsonSyntax.ts);
+ * a whole number too large to be read exactly (past 2^53 - 1, where JSON.parse silently drops
+ * digits: 9007199254740993 becomes ...992) is refused with its path instead of being read as
+ * another number.
  */
 import { readFile } from "node:fs/promises"
 import { resolve } from "node:path"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
-
-/** Line and column (from 1) of a character offset in `text`. */
-const lineAndColumn = (text: string, offset: number) => {
-  const before = text.slice(0, offset).split("\n")
-  return { line: before.length, column: (before.at(-1)?.length ?? 0) + 1 }
-}
+import * as JsonSyntax from "./JsonSyntax.ts"
 
 /** The path of the first whole number in `value` that JSON could not read exactly. */
 const inexactNumber = (value: unknown, path: string): string | undefined => {
@@ -36,20 +32,20 @@ const inexactNumber = (value: unknown, path: string): string | undefined => {
 
 /** `text` as JSON, or what is wrong with it, in words naming `what` (such as "the config file c.json"). */
 export const parse = (text: string, what: string): Either.Either<unknown, string> => {
+  // RFC 8259 lets a parser ignore a byte order mark, which Windows editors write; JSON.parse does not.
+  const json = text.startsWith("\uFEFF") ? text.slice(1) : text
   let value: unknown
   try {
-    value = JSON.parse(text)
+    value = JSON.parse(json)
   } catch (error) {
-    const message = error instanceof Error ? error.message : String(error)
-    // V8 says where it stopped as "position N"; a line and column are what an editor shows.
-    const position = /position (\d+)/.exec(message)?.[1]
-    const where =
-      position === undefined
-        ? ""
-        : (({ line, column }) => ` at line ${line}, column ${column}`)(lineAndColumn(text, Number(position)))
-    // The line and column say where; V8's "in JSON at position N" would say it again.
-    const detail = position === undefined ? message : message.replace(/ in JSON at position \d+.*$/s, "")
-    return Either.left(`${what} is not valid JSON${where}: ${detail}`)
+    // Where the problem is and what it is, from our own scan: V8's position is where it noticed.
+    const problem = JsonSyntax.firstProblem(json)
+    if (problem === undefined)
+      return Either.left(
+        `${what} is not valid JSON: ${error instanceof Error ? error.message : String(error)}`,
+      )
+    const { line, column } = JsonSyntax.positionOf(json, problem.offset)
+    return Either.left(`${what} is not valid JSON at line ${line}, column ${column}: ${problem.description}`)
   }
   const inexact = inexactNumber(value, "")
   return inexact === undefined

@@ -29,13 +29,22 @@ const describe = (endpoint: Endpoint, status?: number): string =>
 const detail = (providerMessage: string | undefined): string =>
   providerMessage ? `: provider said "${providerMessage.slice(0, 300)}"` : ""
 
+/**
+ * Where the key came from, as a rejected key's message tells the user to check it: what the
+ * program that gave the key knows (a CLI may take it from a file or the environment). The config's
+ * api_key when not said.
+ */
+export const keyInConfig = "api_key in the config"
+
 /** 401: the key is missing, unknown or not sent the way the provider expects. Never retried. */
 export class Unauthorized extends Data.TaggedError("Unauthorized")<{
   readonly endpoint: Endpoint
   readonly providerMessage?: string | undefined
+  /** Where the key came from (see keyInConfig), named in the message so the user checks the right place. */
+  readonly keySource?: string | undefined
 }> {
   override get message(): string {
-    return `${describe(this.endpoint, 401)} rejected the API key${detail(this.providerMessage)}. Check api_key in the config (it is sent as the X-CB-ApiKey header).`
+    return `${describe(this.endpoint, 401)} rejected the API key${detail(this.providerMessage)}. Check ${this.keySource ?? keyInConfig} (it is sent as the X-CB-ApiKey header).`
   }
 }
 

@@ -185,6 +185,7 @@ const errorForStatus = (
   response: HttpClientResponse.HttpClientResponse,
   techFilters: ReadonlyArray<string>,
   sent: ReadonlyArray<string>,
+  keySource: string | undefined,
 ): Effect.Effect<never, ApiError> =>
   Effect.gen(function* () {
     const providerMessage = providerMessageOf(yield* Effect.orElseSucceed(response.text, () => ""))
@@ -197,7 +198,7 @@ const errorForStatus = (
           providerMessage,
         })
       case 401:
-        return yield* new Unauthorized({ endpoint, providerMessage })
+        return yield* new Unauthorized({ endpoint, providerMessage, keySource })
       case 402:
         return yield* new PaymentRequired({ endpoint, providerMessage })
       case 403:
@@ -285,6 +286,7 @@ const exchangeOf = (
   endpoint: Endpoint,
   parameters: ReadonlyArray<readonly [string, string]>,
   techFilters: ReadonlyArray<string>,
+  keySource: string | undefined,
 ): Effect.Effect<unknown, ApiError> => {
   const timeoutMillis = isCredited(endpoint) ? config.credited_timeout_ms : config.timeout_ms
   const request = HttpClientRequest.get(endpointUrl(config, endpointPaths[endpoint])).pipe(
@@ -301,7 +303,7 @@ const exchangeOf = (
     Effect.flatMap((response) =>
       response.status >= 200 && response.status < 300
         ? readJson(endpoint, response)
-        : errorForStatus(endpoint, response, techFilters, sent),
+        : errorForStatus(endpoint, response, techFilters, sent, keySource),
     ),
     Effect.timeoutFail({
       duration: Duration.millis(timeoutMillis),
@@ -322,11 +324,12 @@ const getJsonWith =
     http: HttpClient.HttpClient,
     rateLimit: RateLimit.RequestRateLimit["Type"],
     inFlight: AdaptiveConcurrency.InFlight["Type"],
+    options: ClientOptions,
   ): GetJson =>
   (endpoint, parameters, techFilters) => {
     // The timeout covers the exchange only, not the wait for the rate limit: a credited request
     // that timed out while still queued here would count as possibly charged, never sent.
-    const exchange = exchangeOf(config, http, endpoint, parameters, techFilters)
+    const exchange = exchangeOf(config, http, endpoint, parameters, techFilters, options.keySource)
     const attempt = rateLimit.limit(
       Effect.gen(function* () {
         const sentAt = yield* Clock.currentTimeMillis
@@ -408,13 +411,20 @@ const taxonomyCategoriesOf = (getJson: GetJson) =>
     )
   })
 
-export const make = (config: ConnectionConfig) =>
+/** What the program that makes the client knows and the config does not say. */
+export interface ClientOptions {
+  /** Where the key came from, named by a rejected key's message (ApiError.keyInConfig when not said). */
+  readonly keySource?: string | undefined
+}
+
+export const make = (config: ConnectionConfig, options: ClientOptions = {}) =>
   Effect.gen(function* () {
     const getJson = getJsonWith(
       config,
       yield* HttpClient.HttpClient,
       yield* RateLimit.RequestRateLimit,
       yield* AdaptiveConcurrency.InFlight,
+      options,
     )
     return SalesIntelClient.of({
       searchPeople: paged(getJson, "people.search", Filters.PeopleFilters, decoders.contact),
@@ -433,11 +443,12 @@ export const make = (config: ConnectionConfig) =>
 /** The client over whatever HttpClient, rate limit and in-flight gate the caller provides. */
 export const layer = (
   config: ConnectionConfig,
+  options: ClientOptions = {},
 ): Layer.Layer<
   SalesIntelClient,
   never,
   HttpClient.HttpClient | RateLimit.RequestRateLimit | AdaptiveConcurrency.InFlight
-> => Layer.effect(SalesIntelClient, make(config))
+> => Layer.effect(SalesIntelClient, make(config, options))
 
 /**
  * The client over fetch (Node, Deno, Bun) with its own rate limit at the configured pace, and the
@@ -447,13 +458,13 @@ export const layer = (
  */
 export const layerFetch = (
   config: ConnectionConfig,
-  options: { readonly maxInFlight?: number | undefined } = {},
+  options: ClientOptions & { readonly maxInFlight?: number | undefined } = {},
 ): Layer.Layer<SalesIntelClient | AdaptiveConcurrency.InFlight | RateLimit.RequestRateLimit> => {
   const inFlight = AdaptiveConcurrency.layer({
     requestsPerMinute: config.requests_per_minute,
     maxInFlight: options.maxInFlight ?? AdaptiveConcurrency.defaultMaxInFlight,
   })
-  return layer(config).pipe(
+  return layer(config, { keySource: options.keySource }).pipe(
     Layer.provide(FetchHttpClient.layer),
     Layer.provideMerge(RateLimit.layer(config.requests_per_minute)),
     Layer.provideMerge(inFlight),

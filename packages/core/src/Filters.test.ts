@@ -52,6 +52,21 @@ describe("Filters.encode", () => {
     )
   })
 
+  it("refuses a NUL in any text filter, listed or not, on every endpoint's filters", () => {
+    const people = encodePeople({ company_name: ["Acme\u0000"] })
+    expect(Either.isLeft(people) && people.left.path).toBe("company_name[0]")
+    expect(Either.isLeft(people) && people.left.description).toContain("without a NUL character (U+0000)")
+    expect(Either.isLeft(encodePeople({ last_name: "Reyes\u0000" }))).toBe(true)
+    const append = Filters.encode(Filters.TechnologyFilters, { company_domain: ["a.com\u0000"] })
+    expect(Either.isLeft(append) && append.left.path).toBe("company_domain[0]")
+    const products = Filters.encode(Filters.ProductFilters, { product: ["\u0000cloud"] })
+    expect(Either.isLeft(products) && products.left.path).toBe("product[0]")
+    // Other characters a name may hold are sent as they are.
+    expect(encodePeople({ last_name: "O'Brien-Søren" })).toEqual(
+      Either.right([["last_name", "O'Brien-Søren"]]),
+    )
+  })
+
   it("refuses empty list values", () => {
     const result = encodePeople({ email: ["a@b.com", "  "] })
     expect(Either.isLeft(result) && result.left.path).toBe("email[1]")

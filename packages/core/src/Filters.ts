@@ -3,7 +3,7 @@
  * lists are arrays, flags are booleans, numbers are integers and the documented codes are literal
  * unions. Encoding joins lists with ',' or '~' as the spec says for each parameter; a value that
  * contains its own separator cannot be sent faithfully, so it is refused with the field's path
- * instead of silently becoming two values.
+ * instead of silently becoming two values; so is any text value holding a NUL (U+0000).
  */
 import * as Either from "effect/Either"
 import * as ParseResult from "effect/ParseResult"
@@ -59,18 +59,35 @@ export const CompanySortBy = Schema.Literal("company_name", "company_location").
 export const ProductSortBy = Schema.Literal("product", "vendor").annotations(oneOf(["product", "vendor"]))
 
 // ---------------------------------------------------------------------------------------------
+// Text values
+
+/**
+ * A NUL (U+0000) in a value: never what a user meant (a copy from a binary file, a C string's
+ * end), sent as %00 where servers commonly cut the value there, and text Postgres cannot store.
+ * The value is quoted as JSON, so the NUL shows as \u0000 rather than reaching the terminal.
+ */
+const nulProblem = (value: string): string | undefined =>
+  value.includes("\u0000")
+    ? `a value without a NUL character (U+0000), actual ${JSON.stringify(value)}: remove it`
+    : undefined
+
+/** Free text sent as one parameter (a name, a URL): any text but one holding a NUL. */
+export const FilterText = Schema.String.pipe(Schema.filter(nulProblem, { identifier: "FilterText" }))
+
+// ---------------------------------------------------------------------------------------------
 // List values
 
-/** A list item sent inside a separated list: non-empty and free of its list's separator. */
+/** A list item sent inside a separated list: non-empty, free of its list's separator and of NUL. */
 const listItem = (separator: "," | "~") =>
   Schema.String.pipe(
     Schema.filter(
       (value) =>
         value.trim().length === 0
           ? "a non-empty value"
-          : value.includes(separator)
-            ? `a value without '${separator}' (the provider splits this list on '${separator}', so "${value}" would be read as several values)`
-            : undefined,
+          : (nulProblem(value) ??
+            (value.includes(separator)
+              ? `a value without '${separator}' (the provider splits this list on '${separator}', so "${value}" would be read as several values)`
+              : undefined)),
       { identifier: separator === "," ? "CommaListItem" : "TildeListItem" },
     ),
   )
@@ -188,15 +205,15 @@ export const PeopleFilters = Schema.Struct({
   // Contact filters
   email: Schema.optional(CommaList),
   matchOnJobHistory: Schema.optional(Schema.Boolean),
-  first_name: Schema.optional(Schema.String),
-  last_name: Schema.optional(Schema.String),
+  first_name: Schema.optional(FilterText),
+  last_name: Schema.optional(FilterText),
   job_title: Schema.optional(CommaList),
   job_levels: Schema.optional(CodeList(JobLevel, jobLevels)),
   job_departments: Schema.optional(CodeList(JobDepartment, jobDepartments)),
   match_ids: Schema.optional(CommaList),
   required_fields: Schema.optional(CodeList(RequiredField, requiredFieldCodes)),
   is_ev_contact: Schema.optional(Schema.Boolean),
-  linkedin_url: Schema.optional(Schema.String),
+  linkedin_url: Schema.optional(FilterText),
   mobile_phone: Schema.optional(Digits),
   ...orderFields,
 }).pipe(

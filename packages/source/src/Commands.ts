@@ -24,6 +24,7 @@ import * as Spec from "./Spec.ts"
  */
 export const layerFor = (
   config: Config.SourceConfig,
+  options: Client.ClientOptions = {},
 ): Layer.Layer<
   | Client.SalesIntelClient
   | AdaptiveConcurrency.InFlight
@@ -31,7 +32,7 @@ export const layerFor = (
   | RateLimit.RequestRateLimit
 > =>
   Layer.merge(
-    Client.layerFetch(Config.connectionOf(config), { maxInFlight: config.concurrency }),
+    Client.layerFetch(Config.connectionOf(config), { ...options, maxInFlight: config.concurrency }),
     CreditBudget.layer(config.credit_budget),
   )
 

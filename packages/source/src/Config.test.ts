@@ -54,6 +54,45 @@ describe("Config.decode", () => {
     expect(problems.find((p) => p.path === "page_size")?.message).toContain("a whole number from 1 to 50")
   })
 
+  it("refuses a NUL in every filter value, naming the field, before anything is sent", () => {
+    const nul = "\u0000"
+    const problems = problemsOf({
+      ...issueConfig,
+      contacts: {
+        searches: [
+          {
+            name: "a",
+            filters: {
+              company_name: ["Acme", `Acme${nul} Inc`],
+              first_name: `Dana${nul}`,
+              linkedin_url: `https://www.linkedin.com/in/dana${nul}`,
+              tech_product: [`${nul}`],
+            },
+          },
+        ],
+        emails: [`jane${nul}@example.com`],
+      },
+      companies: { domains: ["example.com"], names: [`Acme${nul}`] },
+      taxonomy: { vendors: [`micro${nul}soft`] },
+    })
+    expect(problems).toEqual([
+      ...[
+        ["contacts.searches[0].filters.company_name[1]", '"Acme\\u0000 Inc"'],
+        ["contacts.searches[0].filters.tech_product[0]", '"\\u0000"'],
+        ["contacts.searches[0].filters.first_name", '"Dana\\u0000"'],
+        ["contacts.searches[0].filters.linkedin_url", '"https://www.linkedin.com/in/dana\\u0000"'],
+        ["contacts.emails[0]", '"jane\\u0000@example.com"'],
+        ["companies.names[0]", '"Acme\\u0000"'],
+        ["taxonomy.vendors[0]", '"micro\\u0000soft"'],
+      ].map(([path, shown]) => ({
+        path,
+        message: `a value without a NUL character (U+0000), actual ${shown}: remove it`,
+      })),
+    ])
+    // The message never carries the NUL itself to the terminal.
+    expect(problems.some((problem) => problem.message.includes(nul))).toBe(false)
+  })
+
   it("says what a list or a number field expects, in the user's words, not the Schema's types", () => {
     const problems = problemsOf({
       api_key: "k",

@@ -27,7 +27,8 @@ const listOf = <S extends Schema.Schema.Any>(item: S, what: string, example: str
       `Expected a list of ${what}, such as ${example}, actual ${JSON.stringify(issue.actual)}`,
   })
 
-const Email = Schema.String.pipe(
+// A NUL is refused in its own words first (Filters.FilterText): the pattern's would not say why.
+const Email = Filters.FilterText.pipe(
   Schema.pattern(/^[^\s@,]+@[^\s@,]+\.[^\s@,]+$/, {
     message: () => "an email address such as jane@example.com",
   }),
