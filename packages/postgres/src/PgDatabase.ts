@@ -54,7 +54,24 @@ const causeOf = (client: pg.Client, error: unknown): unknown => {
 }
 
 /**
- * Runs one call on the client. Once the connection is lost, pg fails the calls with "not
+ * Each client's last call, settled either way: the next starts after it. An Effect interrupted
+ * while its statement runs (a stop, a failure beside it) leaves that statement running in the
+ * server, so the next call would be sent beside it, and pg would queue it (and warns that pg 9
+ * will not). Taking turns here, the calls reach pg one at a time, whoever awaits them.
+ */
+const lastCalls = new WeakMap<pg.Client, Promise<unknown>>()
+
+const inTurn = <A>(client: pg.Client, run: () => Promise<A>): Promise<A> => {
+  const next = (lastCalls.get(client) ?? Promise.resolve()).then(run)
+  lastCalls.set(
+    client,
+    next.catch(() => undefined),
+  )
+  return next
+}
+
+/**
+ * Runs one call on the client, in its turn (inTurn). Once the connection is lost, pg fails the calls with "not
  * queryable" or a broken stream; the error that ended the connection (e.g. the server
  * terminating the backend) is the cause. Its event may come a moment after the call failed.
  */
@@ -66,7 +83,7 @@ const call = <A>(
   Effect.tryPromise({
     try: async () => {
       try {
-        return await run()
+        return await inTurn(client, run)
       } catch (error) {
         if (!lostConnections.has(client) && !hasSqlState(error)) await settled(client)
         throw causeOf(client, error)
