@@ -137,6 +137,9 @@ export class UnexpectedStatus extends Data.TaggedError("UnexpectedStatus")<{
   readonly providerMessage?: string | undefined
 }> {
   override get message(): string {
+    // Too large for the provider's server: a filter list too long for one request.
+    if (this.status === 413 || this.status === 414 || this.status === 431)
+      return `${describe(this.endpoint, this.status)}: the provider refused the request as too large${detail(this.providerMessage)}. A filter list is too long for one request: split it across several searches.`
     return `${describe(this.endpoint, this.status)}: unexpected status${detail(this.providerMessage)}.`
   }
 }

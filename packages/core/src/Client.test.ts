@@ -93,6 +93,17 @@ describe("Client", () => {
     )
   }
 
+  it.effect("says a 431 (or 414, 413) is a request too large, a filter list to split", () =>
+    Effect.gen(function* () {
+      for (const status of [431, 414, 413]) {
+        const { result } = yield* searchWith(() => json({ error: "too large" }, status))
+        expect(result._tag === "Left" && result.left.message).toContain(
+          `HTTP ${status}): the provider refused the request as too large: provider said "too large". A filter list is too long for one request: split it across several searches.`,
+        )
+      }
+    }),
+  )
+
   it.effect("names the tech add-on and the filters that need it on a 403", () =>
     Effect.gen(function* () {
       const { result } = yield* searchWith(() => json({ error: "forbidden" }, 403), {

@@ -273,25 +273,55 @@ export const techFiltersUsed = (filters: Readonly<Record<string, unknown>>): Rea
   })
 
 /**
- * Validates filters and turns them into query parameters, in the spec's order. Lists are joined
- * with their separator, booleans become "true"/"false", empty lists are left out (no filter).
+ * Decoded filters as query parameters, in the spec's order. Lists are joined with their
+ * separator, booleans become "true"/"false", empty lists are left out (no filter).
  */
+export const parametersOf = (
+  decoded: Readonly<Record<string, unknown>>,
+): ReadonlyArray<readonly [string, string]> => {
+  const parameters: Array<readonly [string, string]> = []
+  for (const [key, value] of Object.entries(decoded)) {
+    if (value === undefined) continue
+    if (Array.isArray(value)) {
+      if (value.length > 0) parameters.push([key, value.join(tildeParameters.has(key) ? "~" : ",")])
+    } else {
+      parameters.push([key, String(value)])
+    }
+  }
+  return parameters
+}
+
+/** Validates filters and turns them into query parameters (parametersOf). */
 export const encode = <A, I>(
   schema: Schema.Schema<A, I>,
   filters: unknown,
 ): Either.Either<ReadonlyArray<readonly [string, string]>, ParseIssue> =>
   Schema.decodeUnknownEither(schema, { onExcessProperty: "error" })(filters).pipe(
     Either.mapLeft((error) => fromParseError(error)),
-    Either.map((decoded) => {
-      const parameters: Array<readonly [string, string]> = []
-      for (const [key, value] of Object.entries(decoded as Record<string, unknown>)) {
-        if (value === undefined) continue
-        if (Array.isArray(value)) {
-          if (value.length > 0) parameters.push([key, value.join(tildeParameters.has(key) ? "~" : ",")])
-        } else {
-          parameters.push([key, String(value)])
-        }
-      }
-      return parameters
-    }),
+    Either.map((decoded) => parametersOf(decoded as Record<string, unknown>)),
   )
+
+/**
+ * The longest query string of filters one request may carry, in bytes as sent (URL-encoded). The
+ * provider documents no limit; the front ends APIs sit behind commonly refuse a request line past
+ * 8 KB (Apache's LimitRequestLine of 8,190 bytes, nginx's 8 KB header buffers; Node, the
+ * sandbox, 16 KB of headers) with HTTP 414 or 431, and only once a run has begun. About 1 KB is
+ * left for the path, the paging and a partition's own filters.
+ */
+export const maxFilterQueryBytes = 7_000
+
+/**
+ * Why filters are too long for one request, or undefined: the size they take, and the longest
+ * list, with about how many of its values fit (the rest of the filters as they are).
+ */
+export const tooLong = (decoded: Readonly<Record<string, unknown>>): string | undefined => {
+  const parameters = parametersOf(decoded)
+  const bytes = new URLSearchParams(parameters.map(([key, value]) => [key, value])).toString().length
+  if (bytes <= maxFilterQueryBytes) return undefined
+  const [name, joined] = [...parameters].sort((a, b) => b[1].length - a[1].length)[0] ?? ["", ""]
+  const values = decoded[name]
+  const count = Array.isArray(values) ? values.length : 1
+  const listBytes = new URLSearchParams([[name, joined]]).toString().length
+  const fit = Math.floor(((maxFilterQueryBytes - (bytes - listBytes)) * count) / listBytes)
+  return `these filters make a request of ${bytes.toLocaleString("en-US")} bytes, past the ${maxFilterQueryBytes.toLocaleString("en-US")} one request can carry (servers answer longer ones with HTTP 414 or 431): ${name} holds ${count.toLocaleString("en-US")} values; split them across several searches${fit > 0 ? ` of about ${fit.toLocaleString("en-US")} each` : ""}`
+}

@@ -277,6 +277,25 @@ describe("Config.decode", () => {
     expect(Either.isRight(Config.decode(longest))).toBe(true)
   })
 
+  it("refuses a search whose filters are too long for one request, before anything is sent, saying how to split it", () => {
+    const domains = Array.from({ length: 10_000 }, (_, i) => `company-${i}.example.com`)
+    const search = (values: ReadonlyArray<string>) => ({
+      api_key: "k",
+      credit_budget: 1,
+      contacts: { searches: [{ name: "accounts", filters: { job_levels: ["vp"], company_domain: values } }] },
+    })
+    const problems = problemsOf(search(domains))
+    expect(problems.map((p) => p.path)).toEqual(["contacts.searches[0].filters"])
+    expect(problems[0]?.message).toContain("these filters make a request of 268,916 bytes")
+    expect(problems[0]?.message).toContain(
+      "past the 7,000 one request can carry (servers answer longer ones with HTTP 414 or 431): company_domain holds 10,000 values; split them across several searches of about 259 each",
+    )
+    // What it says fits, fits.
+    const fit = Number(/of about ([\d,]+) each/.exec(problems[0]?.message ?? "")?.[1]?.replace(",", ""))
+    expect(problemsOf(search(domains.slice(0, fit)))).toEqual([])
+    expect(problemsOf(search(domains.slice(0, fit + 20)))).toHaveLength(1)
+  })
+
   it("never echoes the key in an error", () => {
     const error = Either.getLeft(Config.decode({ api_key: 12345678, credit_budget: 1 }))
     expect(error._tag).toBe("Some")

@@ -91,7 +91,9 @@ const ExcludeFields = (stream: ExcludingStream) => {
 
 export const ContactSearch = Schema.Struct({
   name: SearchName,
-  filters: Filters.PeopleFilters,
+  // Refused here, before anything is created or bought, rather than by the provider's server
+  // (HTTP 414 or 431) once a run has begun.
+  filters: Filters.PeopleFilters.pipe(Schema.filter((filters) => Filters.tooLong(filters) ?? true)),
 })
 export type ContactSearch = typeof ContactSearch.Type
 
