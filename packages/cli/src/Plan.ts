@@ -238,13 +238,21 @@ const workLine = (work: Plan.WorkPlan): string => {
   return `${work.stream === "" || work.work.startsWith(work.stream) ? "" : `${work.stream}: `}${work.work}: ${standing.join(", ")}${spends}`
 }
 
+/** Quick mode's header: what it takes as held, and what it could not know. */
+const quickLines = (plan: Plan.Plan): ReadonlyArray<string> => {
+  const estimate = plan.estimate
+  if (plan.mode !== "quick" || estimate === undefined) return []
+  return [
+    `  quick: from counts alone, and what each search's last sync left held (${count(estimate.heldTaken)} contacts taken as held and fresh, ${count(estimate.staleTaken)} as due again); the exact plan lists the ids`,
+    ...estimate.unknowns.map((unknown) => `  not known: ${unknown}`),
+  ]
+}
+
 /** The plan as a person reads it: a table of the contact work, then companies, then the totals. */
 export const render = (plan: Plan.Plan, target: string): string => {
   const lines = [
     `plan (${plan.mode}${plan.fullRefresh.length > 0 ? `, full refresh of ${plan.fullRefresh.join(", ")}` : ""}) of the next sync into ${target}`,
-    ...(plan.mode === "quick"
-      ? ["  quick: from counts alone; a search's credits are its matches, an upper bound"]
-      : []),
+    ...quickLines(plan),
     "",
   ]
   const rows: Array<Record<string, unknown>> = []
@@ -304,10 +312,15 @@ export const render = (plan: Plan.Plan, target: string): string => {
       "",
     )
   const short = plan.creditsNeeded - plan.credits
-  // Quick mode says its own bound at the top; an unconfirmed company key is said here.
+  // Quick mode says its estimate's bounds; an unconfirmed company key is said here.
   const bound = plan.mode === "exact" && !plan.creditsExact
+  const estimate = plan.estimate
+  const about =
+    estimate === undefined
+      ? ""
+      : ` (an estimate: between ${count(estimate.creditsAtLeast)} and ${count(estimate.creditsAtMost)})`
   lines.push(
-    `credits: ${bound ? "at most " : ""}${count(plan.credits)} of the ${count(plan.creditBudget)} credit budget${bound ? " (an upper bound: see companies)" : ""}${short > 0 ? `; ${count(plan.creditsNeeded)} needed for everything due, ${count(short)} more than the budget (the rest waits for the next run)` : ""}`,
+    `credits: ${bound ? "at most " : estimate === undefined ? "" : "about "}${count(plan.credits)} of the ${count(plan.creditBudget)} credit budget${bound ? " (an upper bound: see companies)" : about}${short > 0 ? `; ${count(plan.creditsNeeded)} needed for everything due, ${count(short)} more than the budget (the rest waits for the next run)` : ""}`,
     `requests: ${count(plan.requests.free)} free + ${count(plan.requests.credited)} credited = ${count(plan.requests.total)}, at least ${duration(plan.seconds)} at ${count(plan.requestsPerMinute)} requests/min`,
   )
   return `${lines.join("\n")}\n`
@@ -379,7 +392,7 @@ export const command = CommandLine.command(
     }),
     quick: CommandLine.flag(Options.boolean("quick"), {
       name: "--quick",
-      text: "answer from counts alone, in seconds: an upper bound on the credits",
+      text: "answer from counts alone, in seconds: an estimate from what each search's last sync left held, with its bounds (an upper bound for a search never synced)",
       default: "off: exact, walking the free preview as the sync will",
     }),
   },

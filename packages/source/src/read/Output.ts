@@ -111,6 +111,17 @@ export type Count =
   | "staleInState"
   /** Queries a free stream asks (the taxonomy's product terms). */
   | "queries"
+  /**
+   * A quick plan's estimate of a search (streams/contacts/LastRead.ts): matches taken as held and
+   * fresh, and as stale, from its last read; how many of the stale may not be; how many of the rest
+   * taken as an earlier search's (its last overlap); searches with no
+   * last read (every match counted).
+   */
+  | "estimatedHeld"
+  | "estimatedStale"
+  | "staleOver"
+  | "estimatedEarlier"
+  | "unknownLastRead"
 
 export type Output<A> =
   | RecordOutput<A>

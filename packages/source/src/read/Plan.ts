@@ -14,7 +14,10 @@
  * - exact (default): each search's free listing is walked as the read walks it, and diffed
  *   against the contacts already bought: the credits are what the next read spends, to the credit.
  * - quick: counts only (the partitioning's requests); a listing is made up from the counts, every
- *   id new, so a search's credits are its reachable matches, an upper bound.
+ *   id new, less what the search's last read left held (its record in the contacts state:
+ *   streams/contacts/LastRead.ts), the stale among them at the bought set's share of stale: an
+ *   estimate, with the bounds of what it could not know (`estimate`). A search with no last read
+ *   counts every reachable match, an upper bound.
  *
  * Companies are charged per company returned, which no free request tells: the stand-in returns
  * one company per key (a key may match no company, or several). A key the state knows matched a
@@ -26,12 +29,15 @@ import { Catalog, StreamState, Streams } from "@salesintel/airbyte"
 import { type ApiError, Client, CreditBudget } from "@salesintel/core"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
+import * as Schema from "effect/Schema"
 import * as Stream from "effect/Stream"
 import { LedgerError } from "../bought/BoughtLedger.ts"
+import { DatedSet, DatedSetJson } from "../bought/DatedSet.ts"
 import type { SourceConfig } from "../Config.ts"
 import { definitions } from "../Definitions.ts"
 import { StateError } from "../StateError.ts"
 import type * as Output from "./Output.ts"
+import { MadeUpListing } from "./Quick.ts"
 import * as Read from "./Read.ts"
 import { type Mode, standIn } from "./StandIn.ts"
 
@@ -130,6 +136,26 @@ export interface RefreshPlan {
   readonly credits: number
 }
 
+/**
+ * Quick mode: how far `credits` may be from what the next read spends, and why. Without listing
+ * ids it cannot know which held contacts left a search while as many others joined it (each one
+ * a credit it does not count), nor which held contacts are the stale ones (taken at the set's
+ * share), nor which companies the contacts due belong to (one new company each, at most).
+ */
+export interface QuickEstimate {
+  /** The fewest credits the read can spend: stale taken at their fewest, no company for a contact due. */
+  readonly creditsAtLeast: number
+  /** The most: every contact taken as held replaced by a new one (and its company), within the budget. */
+  readonly creditsAtMost: number
+  /** Contacts taken as held and fresh, and as stale, from the searches' last reads. */
+  readonly heldTaken: number
+  readonly staleTaken: number
+  /** Searches with no last read under their filters: every match counted. */
+  readonly searchesUnknown: ReadonlyArray<string>
+  /** What it could not know, in words. */
+  readonly unknowns: ReadonlyArray<string>
+}
+
 export interface Plan {
   readonly mode: Mode
   /** The streams read in full (a full refresh buys everything again); incremental otherwise. */
@@ -171,6 +197,8 @@ export interface Plan {
   readonly requests: Requests & { readonly total: number }
   readonly requestsPerMinute: number
   readonly seconds: number
+  /** Quick mode's bounds and what it could not know; undefined in exact mode. */
+  readonly estimate: QuickEstimate | undefined
 }
 
 export interface PlanOptions {
@@ -258,6 +286,7 @@ const runDry = (
   states: StreamState.InputState,
   startedAt: number,
   catalog: Catalog.ConfiguredCatalog,
+  mode: Mode,
 ) =>
   Effect.gen(function* () {
     // The rules a read keeps for a destination it does not know are the source's, not the plan's.
@@ -283,7 +312,11 @@ const runDry = (
       spent: dry.summary?.creditsSpent ?? 0,
       cut: (dry.summary?.streams ?? []).filter((stream) => stream.incomplete),
     }
-  }).pipe(Effect.provide(CreditBudget.layer(config.credit_budget)))
+  }).pipe(
+    Effect.provide(CreditBudget.layer(config.credit_budget)),
+    // Quick: the listings are made up, so the searches' last reads stand for the diff (read/Quick.ts).
+    mode === "quick" ? Effect.provideService(MadeUpListing, { madeUp: true }) : (effect) => effect,
+  )
 
 const requestsIn = (counts: Counts | undefined): Requests => ({
   free: counts?.freeRequests ?? 0,
@@ -363,6 +396,40 @@ const contactsPlan = (options: PlanOptions, tallies: Tallies): Plan["contacts"] 
   }
 }
 
+const setSize = (json: unknown): number =>
+  Either.match(Schema.decodeUnknownEither(DatedSetJson)(json ?? {}), {
+    onLeft: () => 0,
+    onRight: (set) => DatedSet.fromJson(set).size,
+  })
+
+/**
+ * How many companies not held the first n contacts due work at, from the saved sets: C contacts
+ * held, whose companies appended are H. Taken as a uniform occupancy (C contacts over N companies
+ * fill N(1 - e^(-C/N)) of them), N is what makes that H; the next n fill N(e^(-C/N) - e^(-(C+n)/N))
+ * more. Undefined (one each) when either set holds none; n when every contact held had a company
+ * of its own.
+ */
+const newCompaniesOf = (states: StreamState.InputState): ((n: number) => number) | undefined => {
+  const field = (stream: string, name: string): unknown => {
+    const state = states.get(stream)
+    return typeof state === "object" && state !== null ? (state as Record<string, unknown>)[name] : undefined
+  }
+  const held = setSize(field("contacts", "known"))
+  const companies = setSize(field("companies", "contact_domains"))
+  if (held === 0 || companies === 0) return undefined
+  if (companies >= held) return (n) => n
+  const filled = (n: number, over: number) => over * (1 - Math.exp(-n / over))
+  // filled(held, N) grows with N from 0 towards held: bisect for `companies` (bounded: 100 halvings).
+  let [low, high] = [companies, companies * 2]
+  for (let i = 0; i < 100 && filled(held, high) < companies; i++) high *= 2
+  for (let i = 0; i < 100; i++) {
+    const middle = (low + high) / 2
+    if (filled(held, middle) < companies) low = middle
+    else high = middle
+  }
+  return (n) => Math.min(n, filled(held + n, high) - companies)
+}
+
 /** The plan of the next read of `config` from `state` (incremental, or `fullRefresh`); free requests only. */
 export const plan = (
   options: PlanOptions,
@@ -378,12 +445,19 @@ export const plan = (
         : catalog.streams
             .filter((entry) => Catalog.syncModeOf(entry).syncMode === "full_refresh")
             .map((entry) => entry.stream.name)
-    const { works, tallies, spent, cut } = yield* runDry(config, states, options.now, catalog).pipe(
+    const { works, tallies, spent, cut } = yield* runDry(
+      config,
+      states,
+      options.now,
+      catalog,
+      options.mode,
+    ).pipe(
       Effect.provideService(
         Client.SalesIntelClient,
         // A substream's keys come from its parent's records: the stand-in's must carry them.
         standIn(real, options.mode, {
           records: Object.values(definitions).some((definition) => definition.parent?.(config) !== undefined),
+          newCompanies: options.mode === "quick" ? newCompaniesOf(states) : undefined,
         }),
       ),
     )
@@ -420,6 +494,7 @@ export const plan = (
       requests: { free, credited, total: free + credited },
       requestsPerMinute: config.requests_per_minute,
       seconds: ((free + credited) * 60) / config.requests_per_minute,
+      estimate: options.mode === "quick" ? quickEstimate(config, works, spent) : undefined,
     } satisfies Plan
   })
 
@@ -437,4 +512,76 @@ const refreshOf = (mode: Mode, contacts: Plan["contacts"], works: ReadonlyArray<
     companies: refreshedCompanies,
     credits: refreshedContacts + refreshedCompanies,
   }
+}
+
+/**
+ * A quick plan's bounds, from the searches' estimates (streams/contacts/LastRead.ts). At most: each
+ * contact taken as held and fresh is new instead, and every contact due brings a company of its
+ * own (when the companies of contacts are bought). At least: the contacts no held set can cover
+ * (the largest search's matches past every contact held) and the fewest stale the bought set
+ * allows, and no contact due brings a company not held; the rest of the work (emails, configured
+ * companies) as planned.
+ */
+const quickEstimate = (
+  config: SourceConfig,
+  works: ReadonlyArray<WorkPlan>,
+  spent: number,
+): QuickEstimate => {
+  const searches = works.filter((work) => work.work.startsWith("search "))
+  const sum = (count: Output.Count) => searches.reduce((total, work) => total + (work.counts[count] ?? 0), 0)
+  const most = (of: (work: WorkPlan) => number) => searches.reduce((top, work) => Math.max(top, of(work)), 0)
+  const heldTaken = sum("estimatedHeld")
+  const staleTaken = sum("estimatedStale")
+  const contactsBought = searches.reduce((total, work) => total + work.credits, 0)
+  const fromContacts = works.find((work) => work.work === "companies from contacts")
+  const companiesBought = works.find((work) => work.work === "companies")?.credits ?? 0
+  const ofContacts = Math.min(companiesBought, fromContacts?.due ?? 0)
+  const inState = works.find((work) => work.work === "contacts held")?.counts.inState ?? 0
+  const uncovered = Math.max(
+    0,
+    most((work) => (work.counts.matches ?? 0) - (work.counts.unreachable ?? 0)) - inState,
+  )
+  const staleAtLeast = most((work) => (work.counts.estimatedStale ?? 0) - (work.counts.staleOver ?? 0))
+  const others = Math.max(0, spent - contactsBought - ofContacts)
+  const searchesUnknown = searches
+    .filter((work) => (work.counts.unknownLastRead ?? 0) > 0)
+    .map((work) => work.work.slice("search ".length))
+  return {
+    creditsAtLeast: Math.min(spent, others + Math.min(contactsBought, uncovered + staleAtLeast)),
+    creditsAtMost: Math.min(
+      config.credit_budget,
+      spent +
+        heldTaken * (config.companies?.from_contacts === true ? 2 : 1) +
+        (fromContacts === undefined ? 0 : Math.max(0, contactsBought - ofContacts)),
+    ),
+    heldTaken,
+    staleTaken,
+    searchesUnknown,
+    unknowns: unknownsOf({ heldTaken, staleTaken, staleOver: sum("staleOver"), ofContacts, searchesUnknown }),
+  }
+}
+
+/** What a quick plan could not know, in words. */
+const unknownsOf = (figures: {
+  readonly heldTaken: number
+  readonly staleTaken: number
+  readonly staleOver: number
+  readonly ofContacts: number
+  readonly searchesUnknown: ReadonlyArray<string>
+}): ReadonlyArray<string> => {
+  const unknown = figures.searchesUnknown
+  return [
+    figures.heldTaken > 0
+      ? `which of the ${figures.heldTaken} contacts taken as held (the searches' last reads) left their search while others joined it: each joiner not held is a credit more`
+      : undefined,
+    figures.staleTaken > 0
+      ? `which held contacts are due again: ${figures.staleTaken} taken as stale at the bought set's share, ${figures.staleOver} of them perhaps not`
+      : undefined,
+    figures.ofContacts > 0
+      ? `which companies the contacts due work at: ${figures.ofContacts} taken as new, at the target's companies per contact held (from none to one each)`
+      : undefined,
+    unknown.length > 0
+      ? `what ${unknown.join(", ")} hold${unknown.length === 1 ? "s" : ""}: no last read under ${unknown.length === 1 ? "its" : "their"} filters, so every match is counted (an upper bound)`
+      : undefined,
+  ].filter((line) => line !== undefined)
 }

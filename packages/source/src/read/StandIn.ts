@@ -16,8 +16,9 @@
  * When a stream reads another's records (a substream: the companies of the contacts bought), the
  * contacts answered carry their company's domains as the free preview shows them: a purchase by
  * match_ids asks the preview for the same ids (one free request a batch), a direct read's page
- * keeps them from the preview's page; in `quick` mode each made-up contact has a company of its
- * own (an upper bound again).
+ * keeps them from the preview's page; in `quick` mode the made-up contacts have made-up companies,
+ * as many new ones as `newCompanies` says the first n contacts due bring (Plan.ts: from the
+ * contacts and companies the target holds), or one each (an upper bound) without it.
  */
 import {
   type ApiError,
@@ -87,6 +88,11 @@ const countsOf = (real: Client.SalesIntelClientService) => {
 export interface StandInOptions {
   /** A stream reads the contacts' records: they carry what the preview shows of their company. */
   readonly records: boolean
+  /**
+   * Quick mode: how many companies not held the first n contacts due work at (non-decreasing, at
+   * most n), what the made-up contacts' companies are drawn at; one each when undefined.
+   */
+  readonly newCompanies?: ((contacts: number) => number) | undefined
 }
 
 /** The contacts of `ids` as the preview shows them (one free request), one per id, in the order asked. */
@@ -102,8 +108,16 @@ export const standIn = (
   options: StandInOptions = { records: false },
 ): Client.SalesIntelClientService => {
   const count = countsOf(real)
-  const madeUp = (id: string): Contact.Contact =>
-    options.records ? { match_id: id, company_domains: [`${id}.planned`] } : contact(id)
+  const newCompanies = options.newCompanies
+  // The made-up contacts in the order bought: the n-th works at the newCompanies(n)-th company.
+  let contacts = 0
+  const madeUp = (id: string): Contact.Contact => {
+    if (!options.records) return contact(id)
+    contacts += 1
+    const company =
+      newCompanies === undefined ? id : `${madeUpPrefix}company:${Math.ceil(newCompanies(contacts))}`
+    return { match_id: id, company_domains: [`${company}.planned`] }
+  }
   const madeUpPage = (filters: Filters.PeopleFilters, paging: Client.Paging) =>
     Effect.map(count(filters), (n) =>
       pageOf(paging, madeUpIds(canonicalJson(filters), paging, n).map(madeUp), n),

@@ -19,8 +19,9 @@ import type { ReadInput, StreamDefinition } from "../read/StreamDefinition.ts"
 import { type Context, searchWork } from "./contacts/Context.ts"
 import { enrichEmails } from "./contacts/Emails.ts"
 import { estimates, prepare, preparedTallies, revisedAtEnd } from "./contacts/Estimates.ts"
+import { recordedAtEnd } from "./contacts/LastRead.ts"
 import { fullRefreshSearches, incrementalSearch } from "./contacts/Searches.ts"
-import { finish, heldTally, startFrom } from "./contacts/State.ts"
+import { finish, heldAtStart, heldTally, startFrom } from "./contacts/State.ts"
 
 const read = (input: ReadInput) =>
   // Scoped: what the free work looked up in the bought set is kept until the read ends.
@@ -30,6 +31,7 @@ const read = (input: ReadInput) =>
       if (settings === undefined) return Stream.empty
       const incremental = input.syncMode === "incremental"
       const start = yield* startFrom(input)
+      const held = heldAtStart(start.known)
       const context: Context = {
         config: input.config,
         client: yield* Client.SalesIntelClient,
@@ -37,6 +39,8 @@ const read = (input: ReadInput) =>
         refreshAll: !incremental,
         fetchedAt: new Date(input.startedAt).toISOString(),
         checkpoint: start.stateNow(!incremental),
+        lastReads: yield* Ref.get(start.searches),
+        heldAtStart: held,
       }
       const prepared = yield* prepare(context, start.emailsDone, incremental)
       const { available } = yield* (yield* CreditBudget.CreditBudget).snapshot
@@ -45,7 +49,7 @@ const read = (input: ReadInput) =>
       const opening = Stream.make(
         ...start.warnings,
         estimated,
-        heldTally(start.known),
+        heldTally(held),
         ...preparedTallies(context, prepared),
       )
       // An incremental search after the first diffs against what the ones before bought: one after
@@ -54,9 +58,14 @@ const read = (input: ReadInput) =>
       const searches = incremental
         ? Purchase.inOrder(
             settings.searches.map((search) =>
-              revisedAtEnd(
-                searchWork(search),
-                incrementalSearch(context, search, prepared.plans.get(search.name)),
+              recordedAtEnd(
+                start.searches,
+                search,
+                prepared.plans.get(search.name),
+                revisedAtEnd(
+                  searchWork(search),
+                  incrementalSearch(context, search, prepared.plans.get(search.name)),
+                ),
               ),
             ),
           )
@@ -66,7 +75,13 @@ const read = (input: ReadInput) =>
             prepared.plans,
             start.position,
             unfinished,
-            (search, outputs) => revisedAtEnd(searchWork(search), outputs),
+            (search, outputs) =>
+              recordedAtEnd(
+                start.searches,
+                search,
+                prepared.plans.get(search.name),
+                revisedAtEnd(searchWork(search), outputs),
+              ),
           )
       const lookups = prepared.lookups ?? { looked: [], refused: true, pending: settings.emails.length }
       const emails = revisedAtEnd("emails", enrichEmails(context, start.emailsDone, lookups))

@@ -12,6 +12,8 @@ import type { BoughtSet } from "../../bought/BoughtSet.ts"
 import type { ContactSearch, SourceConfig } from "../../Config.ts"
 import * as Output from "../../read/Output.ts"
 import * as Purchase from "../../read/Purchase.ts"
+import type { HeldAtStart } from "./LastRead.ts"
+import type { SearchRead } from "./State.ts"
 
 export type ContactOutput = Output.Output<Contact.Contact>
 
@@ -31,6 +33,10 @@ export interface Context {
   readonly fetchedAt: string
   /** The stream's state now. */
   readonly checkpoint: Effect.Effect<Output.Checkpoint>
+  /** Each search's last read, as the state saved it (what a quick plan estimates from: LastRead.ts). */
+  readonly lastReads: Readonly<Record<string, SearchRead>>
+  /** The bought set as the read began. */
+  readonly heldAtStart: HeldAtStart
 }
 
 export const contactRecord =

@@ -6,11 +6,13 @@
 import type { Client, Contact, CreditBudget, Partitioner } from "@salesintel/core"
 import { Limits, Page } from "@salesintel/core"
 import * as Effect from "effect/Effect"
+import * as Option from "effect/Option"
 import * as Ref from "effect/Ref"
 import * as Stream from "effect/Stream"
 import type { ContactSearch, SourceConfig } from "../../Config.ts"
 import * as PagedQuery from "../../components/PagedQuery.ts"
 import * as Output from "../../read/Output.ts"
+import { MadeUpListing } from "../../read/Quick.ts"
 import {
   buyNew,
   type ContactError,
@@ -19,6 +21,7 @@ import {
   describeSearch,
   searchWork,
 } from "./Context.ts"
+import { estimateTally, heldEstimate, madeUpLess } from "./LastRead.ts"
 
 /** The free listing of a search's match ids, as an incremental read walks it. */
 const previewQuery = (
@@ -105,6 +108,15 @@ export const listedSearch = (
         ),
       )
       const where = { search: search.name, detail: describeSearch(search), work: searchWork(search) }
-      return Stream.concat(buyNew(context, ids, where, Ref.get(listingStopped)), after)
+      // A quick plan's listing is made up, every id new: what its last read left held is passed over.
+      const quick = Option.isSome(yield* Effect.serviceOption(MadeUpListing))
+      if (!quick) return Stream.concat(buyNew(context, ids, where, Ref.get(listingStopped)), after)
+      const reachable = plan?.parts.reduce((sum, part) => sum + part.count, 0) ?? 0
+      const estimate = heldEstimate(context.lastReads[search.name], search, reachable, context.heldAtStart)
+      const listed = madeUpLess(ids, (estimate?.fresh ?? 0) + (estimate?.earlier ?? 0))
+      return Stream.concat(
+        Stream.make(estimateTally(search, estimate)),
+        Stream.concat(buyNew(context, listed, where, Ref.get(listingStopped)), after),
+      )
     }),
   )

@@ -20,6 +20,7 @@ import * as Output from "../../read/Output.ts"
 import type { ReadInput } from "../../read/StreamDefinition.ts"
 import { decodeState } from "../common.ts"
 import type { ContactOutput } from "./Context.ts"
+import type { HeldAtStart } from "./LastRead.ts"
 
 const FullRefreshProgress = Schema.Struct({
   /** Keys of the partitions read to the end in the current full refresh. */
@@ -37,6 +38,29 @@ const FullRefreshProgress = Schema.Struct({
   ),
 })
 
+/**
+ * What a search's last read left held: its reachable matches then, and how many of them were held
+ * when it ended (all but those the budget or a stop left), under the filters it had. A quick plan
+ * (read/Quick.ts), which cannot list ids, takes those as still held; a search whose filters
+ * changed has no record.
+ */
+export const SearchRead = Schema.Struct({
+  filters: Schema.String,
+  matches: Schema.Int.pipe(Schema.nonNegative()),
+  held: Schema.Int.pipe(Schema.nonNegative()),
+  /**
+   * Of the contacts it last found to buy (new, stale, or bought by an earlier search of the read),
+   * those an earlier search bought: the share of its due that overlaps the searches before it.
+   */
+  overlap: Schema.optional(
+    Schema.Struct({
+      earlier: Schema.Int.pipe(Schema.nonNegative()),
+      of: Schema.Int.pipe(Schema.nonNegative()),
+    }),
+  ),
+})
+export type SearchRead = typeof SearchRead.Type
+
 export const ContactsState = Schema.Struct({
   /**
    * Match ids bought, by the day bought: one set for searches and emails alike; or "ledger" when
@@ -49,6 +73,10 @@ export const ContactsState = Schema.Struct({
   emails: Schema.optionalWith(DatedSetJson, { default: () => ({}) }),
   /** Present while a full refresh is unfinished. */
   full_refresh: Schema.optional(FullRefreshProgress),
+  /** Each search's last read, by its name (SearchRead). */
+  searches: Schema.optionalWith(Schema.Record({ key: Schema.String, value: SearchRead }), {
+    default: () => ({}),
+  }),
 })
 
 /** Where a read starts: the sets, a full refresh's position, and the checkpoint of them as they stand. */
@@ -56,6 +84,8 @@ export interface Start {
   readonly known: BoughtSet
   readonly emailsDone: BoughtSet
   readonly position: Ref.Ref<PagedQuery.Position>
+  /** Each search's last read: as saved, and as this read's searches end (SearchRead). */
+  readonly searches: Ref.Ref<Readonly<Record<string, SearchRead>>>
   /** The state now; with a full refresh's position while it is unfinished. */
   readonly stateNow: (withPosition: boolean) => Effect.Effect<Output.Checkpoint>
   /** What the read says of the saved sets before it begins: those dated after today (bought/Ahead.ts). */
@@ -88,11 +118,13 @@ export const startFrom = (input: ReadInput) =>
       completed: state.full_refresh?.completed ?? [],
       current: state.full_refresh?.current,
     })
+    const searches = yield* Ref.make<Readonly<Record<string, SearchRead>>>(state.searches)
     const stateNow = (withPosition: boolean) =>
-      Effect.map(Ref.get(position), (p) =>
+      Effect.map(Effect.all([Ref.get(position), Ref.get(searches)]), ([p, read]) =>
         Output.checkpoint({
           known: known.toJson(),
           emails: emailsDone.toJson(),
+          ...(Object.keys(read).length === 0 ? {} : { searches: read }),
           ...(withPosition
             ? {
                 full_refresh: {
@@ -103,12 +135,17 @@ export const startFrom = (input: ReadInput) =>
             : {}),
         }),
       )
-    return { known, emailsDone, position, stateNow, warnings } satisfies Start
+    return { known, emailsDone, position, searches, stateNow, warnings } satisfies Start
   })
 
 /** What the bought set holds as the read begins (the plan's "contacts in the saved state"). */
-export const heldTally = (known: BoughtSet): ContactOutput =>
-  Output.tally("contacts held", { inState: known.size, staleInState: known.size - known.countFresh() })
+export const heldTally = (held: HeldAtStart): ContactOutput => Output.tally("contacts held", { ...held })
+
+/** What the bought set holds as the read begins. */
+export const heldAtStart = (known: BoughtSet): HeldAtStart => ({
+  inState: known.size,
+  staleInState: known.size - known.countFresh(),
+})
 
 /**
  * The read's closing checkpoint. A full refresh that read everything starts afresh next time; it
