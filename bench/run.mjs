@@ -14,6 +14,7 @@ const order = [
   "observation-cost",
   "sync-throughput",
   "sync-memory",
+  "pglite-scale",
   "scale",
 ]
 const filters = process.argv.slice(2)

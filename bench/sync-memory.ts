@@ -17,14 +17,12 @@
  * also runs that command (with its own shebang's flags) right after this checkout's, each case,
  * to compare with the code before a change in the same session.
  */
-import { spawnSync } from "node:child_process"
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { fileURLToPath } from "node:url"
-import pg from "pg"
-import { commandLine } from "./command.ts"
-import { post, startSandbox } from "./sandbox.ts"
+import { startSandbox } from "./sandbox.ts"
+import { type Run, salesSearchConfig, syncOnce, time } from "./sync-run.ts"
 
 // Compiled to bench/dist/: the packages are two folders up.
 const thisBin = fileURLToPath(new URL("../../packages/cli/bin/salesintel.js", import.meta.url))
@@ -33,73 +31,9 @@ const sizes = (process.env.BENCH_SIZES ?? "20000,100000").split(",").map(Number)
 const targets = (process.env.BENCH_TARGETS ?? "postgres,pglite").split(",")
 /** Requests a minute the client may make: the provider's 1,800 unless BENCH_RATE lifts it. */
 const rate = Number(process.env.BENCH_RATE ?? 1_800)
-const url = process.env.DATABASE_URL || "postgres://postgres@127.0.0.1:5432/test"
 // One schema per size: two invocations with different BENCH_SIZES can run side by side.
 const schemaFor = (size: number) => `salesintel_bench_memory_${size}`
-const time = "/usr/bin/time"
 const aimMb = 200
-
-const dropSchema = async (schema: string) => {
-  const client = new pg.Client({ connectionString: url })
-  await client.connect()
-  try {
-    await client.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`)
-  } finally {
-    await client.end()
-  }
-}
-
-interface Run {
-  readonly seconds: number
-  readonly peakRssMb: number
-  readonly contacts: number
-}
-
-/** One sync into a fresh target (a dropped schema, or a new PGlite directory), sandbox reset first. */
-const syncOnce = async (
-  bin: string,
-  sandboxUrl: string,
-  configPath: string,
-  target: string,
-  schema: string,
-): Promise<Run> => {
-  await post(`${sandboxUrl}/_sandbox/reset`)
-  const pgliteDir = mkdtempSync(join(tmpdir(), "salesintel-bench-memory-pglite-"))
-  try {
-    if (target === "postgres") await dropSchema(schema)
-    const command = [
-      process.execPath,
-      ...commandLine(bin).flags,
-      bin,
-      "sync",
-      "--config",
-      configPath,
-      ...(target === "postgres"
-        ? ["--database-url", url, "--schema", schema]
-        : ["--pglite-dir", join(pgliteDir, "db")]),
-    ]
-    const started = performance.now()
-    const result = spawnSync(time, ["-v", ...command], {
-      encoding: "utf8",
-      maxBuffer: 64 * 1024 * 1024,
-      // DATABASE_URL would send the PGlite runs to the server.
-      env: { ...process.env, ...commandLine(bin).env, DATABASE_URL: "" },
-    })
-    const seconds = (performance.now() - started) / 1000
-    if (result.status !== 0)
-      throw new Error(`sync failed (${result.status}):\n${result.stdout}\n${result.stderr.slice(-4000)}`)
-    const rss = /Maximum resident set size \(kbytes\): (\d+)/.exec(result.stderr)
-    const contacts = /contacts\s+(\d+) records/.exec(result.stdout)
-    return {
-      seconds,
-      peakRssMb: rss?.[1] === undefined ? Number.NaN : Number(rss[1]) / 1024,
-      contacts: Number(contacts?.[1] ?? 0),
-    }
-  } finally {
-    rmSync(pgliteDir, { recursive: true, force: true })
-    if (target === "postgres") await dropSchema(schema)
-  }
-}
 
 const row = (size: number, target: string, label: string, run: Run) =>
   console.log(
@@ -125,16 +59,7 @@ const main = async () => {
     const directory = mkdtempSync(join(tmpdir(), "salesintel-bench-memory-"))
     try {
       const configPath = join(directory, "config.json")
-      writeFileSync(
-        configPath,
-        JSON.stringify({
-          api_key: "sandbox-full",
-          base_url: sandboxUrl,
-          credit_budget: 10_000_000,
-          requests_per_minute: rate,
-          contacts: { searches: [{ name: "sales", filters: { job_departments: ["sale"] } }] },
-        }),
-      )
+      writeFileSync(configPath, JSON.stringify(salesSearchConfig(sandboxUrl, rate)))
       for (const target of targets) {
         const schema = schemaFor(size)
         row(size, target, "this", await syncOnce(thisBin, sandboxUrl, configPath, target, schema))

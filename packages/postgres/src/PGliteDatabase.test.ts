@@ -3,7 +3,7 @@
  * parsed rows, COPY data, Postgres errors with their detail) arrives whole, it stays one session,
  * and the thread ends with the layer's scope.
  */
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs"
+import { mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import * as Effect from "effect/Effect"
@@ -20,6 +20,13 @@ const made = (directory: string): string => {
 afterAll(() => {
   for (const directory of madeDirectories) rmSync(directory, { recursive: true, force: true })
 })
+
+/** Megabytes of the WAL segment files in a data directory's pg_wal. */
+const walMb = (directory: string): number =>
+  readdirSync(join(directory, "pg_wal"))
+    .filter((name) => /^[0-9A-F]{24}$/.test(name))
+    .reduce((bytes, name) => bytes + statSync(join(directory, "pg_wal", name)).size, 0) /
+  2 ** 20
 
 describe("PGliteDatabase (PGlite in a worker thread)", () => {
   it("carries parameters, rows, COPY data and Postgres errors (message and detail) across the thread", async () => {
@@ -75,6 +82,39 @@ describe("PGliteDatabase (PGlite in a worker thread)", () => {
     expect(failure).toBeInstanceOf(DatabaseError)
     expect(failure.operation).toBe(`open PGlite in ${broken}`)
     expect(PGliteDatabase.runningWorkers()).toBe(0)
+  })
+
+  it("checkpoints as WAL grows and keeps pg_wal small, and what was written survives a reopen", {
+    timeout: 180_000,
+  }, async () => {
+    const dir = made(mkdtempSync(join(tmpdir(), "salesintel-pglite-wal-")))
+    // ~165 MB of WAL in statements of ~17 MB: single-user Postgres never checkpoints by itself,
+    // and after one it kept up to max_wal_size (1 GB) of old segments for reuse.
+    const { walWhileOpen, written } = await Effect.runPromise(
+      Effect.gen(function* () {
+        const db = yield* Database
+        yield* db.exec("CREATE TABLE t (id int PRIMARY KEY, pad text)")
+        for (let round = 0; round < 10; round++)
+          yield* db.exec(
+            `INSERT INTO t SELECT g, repeat('x', 200) FROM generate_series(${round * 50_000 + 1}, ${(round + 1) * 50_000}) g`,
+          )
+        // One request more: the worker's check after the last insert has run before it is answered.
+        const [row] = yield* db.query("SELECT count(*)::int AS n FROM t")
+        return { walWhileOpen: walMb(dir), written: row }
+      }).pipe(Effect.provide(PGliteDatabase.layer(dir))),
+    )
+    const walClosed = walMb(dir)
+    const reopened = await Effect.runPromise(
+      Effect.flatMap(Database, (db) =>
+        db.query("SELECT count(*)::int AS n, min(id) AS lo, max(id) AS hi FROM t"),
+      ).pipe(Effect.provide(PGliteDatabase.layer(dir))),
+    )
+    expect(written).toEqual({ n: 500_000 })
+    // A checkpoint once 64 MB of WAL is written (checked after each request, so up to one
+    // statement's 17 MB more), two 16 MB segments kept after each: at most 8 segments.
+    expect(walWhileOpen).toBeLessThanOrEqual(128)
+    expect(walClosed).toBeLessThanOrEqual(48)
+    expect(reopened).toEqual([{ n: 500_000, lo: 1, hi: 500_000 }])
   })
 
   it("refuses a request when the directory's disk has less room than it needs, naming the directory", async () => {
