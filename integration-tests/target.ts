@@ -79,12 +79,16 @@ export const targetOn = (backend: Backend, schemaPrefix: string, sandbox: FileSa
       return synced
     },
     /** The plan of the next sync as `salesintel plan` makes it from the target: free requests only. */
-    plan: async (json: Keyed, fullRefresh?: ReadonlyArray<string>) => {
-      const { state, held } = await database.run(Plan.savedIn(database.schema, Plan.heldKeysWanted(json)))
+    plan: async (json: Keyed, fullRefresh?: ReadonlyArray<string>, now: number = Date.now()) => {
+      const { state, held, spentThisPeriod } = await database.run(
+        Plan.savedIn(database.schema, Plan.heldKeysWanted(json), { config: json, now }),
+      )
       const made = Plan.makePlan({
         config: json,
         state,
         mode: "exact",
+        now,
+        spentThisPeriod,
         ...(fullRefresh === undefined ? {} : { fullRefresh }),
       })
       const { result, charged } = await charging(json, () =>

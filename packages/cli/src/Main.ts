@@ -17,6 +17,7 @@ import * as Effect from "effect/Effect"
 import * as FiberRef from "effect/FiberRef"
 import * as Option from "effect/Option"
 import * as ConfigFile from "./ConfigFile.ts"
+import * as PeriodSpending from "./PeriodSpending.ts"
 import * as Plan from "./Plan.ts"
 import * as Query from "./Query.ts"
 import * as Report from "./Report.ts"
@@ -212,7 +213,11 @@ const status = CommandLine.command(
     description: [
       "One line per run and stream, the newest run (the highest number) first: when the run started and finished, how it ended (succeeded, stopped_at_budget: it ended at its credit budget and the rest is due on the next sync; failed, interrupted, abandoned, or running), and the records and credits it committed for each stream; a run killed without warning shows the credits it spent beyond its commits on a line `(not committed)`. The database must exist: nothing is created.",
     ],
-    examples: ["salesintel status", "salesintel status --limit 3 --json"],
+    examples: [
+      "salesintel status",
+      "salesintel status --limit 3 --json",
+      "salesintel status --config my-config.json",
+    ],
   },
   {
     ...targetFlags,
@@ -227,13 +232,25 @@ const status = CommandLine.command(
     ),
     json: CommandLine.flag(Options.boolean("json"), {
       name: "--json",
-      text: "print the runs as a JSON array (run, status, startedAt, finishedAt, records, credits, streams: {name: {records, credits}}, error)",
+      text: "print the runs as a JSON array (run, status, startedAt, finishedAt, records, credits, streams: {name: {records, credits}}, error); with --config, an object {allowance, runs}",
+    }),
+    config: CommandLine.flag(Options.file("config").pipe(Options.optional), {
+      name: "--config FILE",
+      text: "the sync's config: with a credit_allowance, say what this period spent (every run started in it, killed ones included), what is left and when it renews",
+      default: "none",
     }),
   },
-  ({ databaseUrl, schema, pgliteDir, wait, limit, json }) =>
+  ({ databaseUrl, schema, pgliteDir, wait, limit, json, config }) =>
     reportFailure(
       Effect.flatMap(CommandLine.Io, (io) =>
-        Effect.flatMap(Query.status(schema, limit, { json }), CommandLine.writeStdout).pipe(
+        Effect.gen(function* () {
+          const configJson = Option.isSome(config) ? (yield* readConfig(config.value)).config : undefined
+          const allowance =
+            configJson === undefined
+              ? undefined
+              : yield* PeriodSpending.standing(configJson, schema, Date.now())
+          return yield* CommandLine.writeStdout(yield* Query.status(schema, limit, { json, allowance }))
+        }).pipe(
           Effect.provide(
             Target.fromOptions(io, databaseUrl, pgliteDir, existing("salesintel status", wait)).layer,
           ),

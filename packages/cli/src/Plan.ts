@@ -19,12 +19,13 @@ import {
   State,
   Target,
 } from "@salesintel/postgres"
-import { Config, Definitions, HeldKeys, Plan } from "@salesintel/source"
+import { Allowance, Config, Definitions, HeldKeys, Plan } from "@salesintel/source"
 import * as Data from "effect/Data"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Option from "effect/Option"
 import * as ConfigFile from "./ConfigFile.ts"
+import * as PeriodSpending from "./PeriodSpending.ts"
 import * as TargetNote from "./TargetNote.ts"
 
 export class PlanError extends Data.TaggedError("PlanError")<{ readonly description: string }> {
@@ -55,18 +56,22 @@ export const savedState = (
 ): Effect.Effect<
   ReadonlyArray<StreamState.SavedStreamState>,
   Database.DatabaseError | State.InvalidSavedState | RunLock.RunLocked | Target.NoDatabase
-> => Effect.map(saved(target, []), (found) => found.state)
+> => Effect.map(saved(target, [], undefined), (found) => found.state)
 
 /** The held keys `keys` asks for, read once: what the plan's substreams begin from (HeldKeys). */
 export interface Saved {
   readonly state: ReadonlyArray<StreamState.SavedStreamState>
   readonly held: HeldKeys.Held
+  /** What the credit allowance's period spent, as the target's runs say (undefined without an allowance). */
+  readonly spentThisPeriod: number | undefined
 }
 
 /** The target's saved states and, for `keys`, the keys its records give (Streams.derivedKeys); read only. */
 export const saved = (
   target: TargetOptions,
   keys: ReadonlyArray<Streams.DerivedKey>,
+  /** The config (its credit_allowance) and the time whose period's spending is read. */
+  allowance: { readonly config: unknown; readonly now: number } | undefined,
 ): Effect.Effect<
   Saved,
   Database.DatabaseError | State.InvalidSavedState | RunLock.RunLocked | Target.NoDatabase
@@ -74,18 +79,33 @@ export const saved = (
   const url = Option.getOrUndefined(target.databaseUrl) ?? target.env?.DATABASE_URL
   const onServer = url !== undefined && url.length > 0
   if (!onServer && !hasPGliteDatabase(target.pgliteDir))
-    return Effect.succeed({ state: [], held: heldOf([]) })
+    return Effect.succeed({
+      state: [],
+      held: heldOf([]),
+      spentThisPeriod: allowance === undefined ? undefined : 0,
+    })
   const resolved = Target.resolve({
     databaseUrl: url,
     pgliteDir: target.pgliteDir,
     lock: { owner: "salesintel plan", wait: { wait: target.wait ?? false } },
   })
-  return Effect.provide(savedIn(target.schema, keys), resolved.layer)
+  return Effect.provide(savedIn(target.schema, keys, allowance), resolved.layer)
 }
 
-/** The saved states of `schema` (savedStateIn) and the keys for `keys` its records give. */
-export const savedIn = (schema: string, keys: ReadonlyArray<Streams.DerivedKey>) =>
+/**
+ * The saved states of `schema` (savedStateIn), the keys for `keys` its records give, and what the
+ * allowance's period spent (PeriodSpending).
+ */
+export const savedIn = (
+  schema: string,
+  keys: ReadonlyArray<Streams.DerivedKey>,
+  allowance?: { readonly config: unknown; readonly now: number } | undefined,
+) =>
   Effect.all({
+    spentThisPeriod:
+      allowance === undefined
+        ? Effect.succeed(undefined)
+        : PeriodSpending.spent(allowance.config, schema, allowance.now),
     state: savedStateIn(schema),
     held: Effect.map(
       Effect.forEach(keys, (key) =>
@@ -145,18 +165,20 @@ export const makePlan = (options: {
   readonly fullRefresh?: ReadonlyArray<string>
   /** Where the key came from when not the config's api_key (ConfigFile.keySource). */
   readonly keySource?: string | undefined
+  /** What the credit allowance's period spent before (the target's runs); none: nothing. */
+  readonly spentThisPeriod?: number | undefined
 }): Effect.Effect<Plan.Plan, PlanError | ApiError.ApiError | Plan.StateError | Plan.LedgerError> =>
   Either.match(Config.decode(options.config), {
     onLeft: (error) => Effect.fail(new PlanError({ description: error.message })),
     onRight: (config) =>
-      Effect.flatMap(checkFullRefresh(options.fullRefresh ?? []), (fullRefresh) =>
-        Plan.plan({
-          config,
-          state: options.state,
-          mode: options.mode,
-          now: options.now ?? Date.now(),
-          fullRefresh,
-        }),
+      Effect.flatMap(checkFullRefresh(options.fullRefresh ?? []), (fullRefresh) => {
+        const now = options.now ?? Date.now()
+        const allowance =
+          config.credit_allowance === undefined
+            ? undefined
+            : Allowance.standingOf(config.credit_allowance, now, options.spentThisPeriod ?? 0, "runs")
+        return Plan.plan({ config, state: options.state, mode: options.mode, now, fullRefresh, allowance })
+      }).pipe(
       ).pipe(
         Effect.provide(Client.layerFetch(Config.connectionOf(config), { keySource: options.keySource })),
       ),
@@ -319,8 +341,10 @@ export const render = (plan: Plan.Plan, target: string): string => {
     estimate === undefined
       ? ""
       : ` (an estimate: between ${count(estimate.creditsAtLeast)} and ${count(estimate.creditsAtMost)})`
+  if (plan.allowance !== undefined) lines.push(Allowance.describe(plan.allowance))
+  const limited = plan.creditLimit < plan.creditBudget
   lines.push(
-    `credits: ${bound ? "at most " : estimate === undefined ? "" : "about "}${count(plan.credits)} of the ${count(plan.creditBudget)} credit budget${bound ? " (an upper bound: see companies)" : about}${short > 0 ? `; ${count(plan.creditsNeeded)} needed for everything due, ${count(short)} more than the budget (the rest waits for the next run)` : ""}`,
+    `credits: ${bound ? "at most " : estimate === undefined ? "" : "about "}${count(plan.credits)} of the ${count(plan.creditBudget)} credit budget${limited ? ` (this run may spend ${count(plan.creditLimit)}: what the credit allowance has left)` : ""}${bound ? " (an upper bound: see companies)" : about}${short > 0 ? `; ${count(plan.creditsNeeded)} needed for everything due, ${count(short)} more than the ${limited ? "allowance leaves (the rest waits for its renewal)" : "budget (the rest waits for the next run)"}` : ""}`,
     `requests: ${count(plan.requests.free)} free + ${count(plan.requests.credited)} credited = ${count(plan.requests.total)}, at least ${duration(plan.seconds)} at ${count(plan.requestsPerMinute)} requests/min`,
   )
   return `${lines.join("\n")}\n`
@@ -330,7 +354,9 @@ const snakeCase = (key: string) => key.replace(/[A-Z]/g, (letter) => `_${letter.
 
 /** The plan as one JSON object (snake_case keys; a figure quick mode does not know is null). */
 export const toJson = (plan: Plan.Plan): string =>
-  JSON.stringify(plan, function (this: unknown, _key, value: unknown) {
+  JSON.stringify(
+    { ...plan, allowance: plan.allowance === undefined ? undefined : Allowance.toJson(plan.allowance) },
+    function (this: unknown, _key, value: unknown) {
     if (value === undefined) return null
     if (value === null || typeof value !== "object" || Array.isArray(value)) return value
     return Object.fromEntries(
@@ -405,15 +431,19 @@ export const command = CommandLine.command(
         "reading the saved state of",
       )
       if (unnamed !== undefined) yield* CommandLine.logLine("INFO", unnamed, unnamed)
-      const { state, held } = yield* saved(
+      const now = Date.now()
+      const { state, held, spentThisPeriod } = yield* saved(
         { databaseUrl, pgliteDir: CommandLine.pathIn(io, pgliteDir), schema, env: io.env, wait },
         heldKeysWanted(parsed),
+        { config: parsed, now },
       )
       const plan = yield* Effect.provideService(
         makePlan({
           config: parsed,
           keySource,
           state,
+          now,
+          spentThisPeriod,
           mode: quick ? "quick" : "exact",
           fullRefresh: fullRefresh.flatMap((text) =>
             text

@@ -4,6 +4,7 @@
  * as a "relation does not exist" from the middle of a query.
  */
 import { Database, Runs, Sql } from "@salesintel/postgres"
+import { Allowance } from "@salesintel/source"
 import * as Data from "effect/Data"
 import * as Effect from "effect/Effect"
 import * as Csv from "./Csv.ts"
@@ -222,8 +223,19 @@ export const statusTable = (list: ReadonlyArray<RunStatus>): string =>
     }),
   )
 
-/** `salesintel status`: the latest runs as a table, or as JSON (an array of RunStatus). */
-export const status = (schema: string, limit: number, options: { readonly json?: boolean } = {}) =>
-  Effect.map(runs(schema, limit), (list) =>
-    options.json === true ? `${JSON.stringify(list, null, 2)}\n` : statusTable(list),
-  )
+/**
+ * `salesintel status`: the latest runs as a table, or as JSON (an array of RunStatus). Given where
+ * a config's credit allowance stands (`allowance`), a line above the table says it, and the JSON is
+ * an object: `{"allowance": {...}, "runs": [...]}`.
+ */
+export const status = (
+  schema: string,
+  limit: number,
+  options: { readonly json?: boolean; readonly allowance?: Allowance.Standing | undefined } = {},
+) =>
+  Effect.map(runs(schema, limit), (list) => {
+    const { allowance } = options
+    if (options.json === true)
+      return `${JSON.stringify(allowance === undefined ? list : { allowance: Allowance.toJson(allowance), runs: list }, null, 2)}\n`
+    return `${allowance === undefined ? "" : `${Allowance.describe(allowance)}\n`}${statusTable(list)}`
+  })

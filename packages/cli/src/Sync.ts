@@ -22,7 +22,16 @@ import {
   State,
   type StopSignal,
 } from "@salesintel/postgres"
-import { BoughtLedger, Check, Commands, Config, Definitions, HeldKeys, Read } from "@salesintel/source"
+import {
+  Allowance,
+  BoughtLedger,
+  Check,
+  Commands,
+  Config,
+  Definitions,
+  HeldKeys,
+  Read,
+} from "@salesintel/source"
 import * as Data from "effect/Data"
 import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
@@ -31,6 +40,7 @@ import type * as Layer from "effect/Layer"
 import * as Ref from "effect/Ref"
 import * as Stream from "effect/Stream"
 import * as Bought from "./BoughtLedger.ts"
+import * as PeriodSpending from "./PeriodSpending.ts"
 import { type Counts, type Output, Reporter } from "./Progress.ts"
 import * as Remaining from "./Remaining.ts"
 import * as WriteAhead from "./WriteAhead.ts"
@@ -101,6 +111,8 @@ export interface SyncOutcome {
   /** Of those, credits for requests whose answer never arrived (a timeout, a dropped connection). */
   readonly creditsUncertain: number
   readonly creditBudget: number
+  /** Where the credit allowance stood as the run began (spent this period before it); undefined without one. */
+  readonly allowance?: Allowance.Standing | undefined
   readonly checkpoints: number
   readonly error: string | undefined
   /** The rows of each stream's table a full refresh deleted when it completed (bought before, not again). */
@@ -230,6 +242,11 @@ export const sync = (
       // A run killed on PGlite left its credits mark in a file: its row (abandoned now) takes it.
       if (options.creditsAheadFile !== undefined)
         yield* Effect.catchAll(CreditsAhead.recover(options.schema, options.creditsAheadFile), failRun)
+      // What the allowance's period spent, killed runs included: after their marks moved into their rows.
+      const spentThisPeriod = yield* Effect.catchAll(
+        PeriodSpending.spent(options.config, options.schema, options.startedAt ?? Date.now()),
+        failRun,
+      )
       // Read under the lock: a run that waited for another starts from what that one committed.
       const state = yield* Effect.catchAll(
         Effect.flatMap(State.read(options.schema), (saved) => mendCompanies(options, saved)),
@@ -245,14 +262,16 @@ export const sync = (
         stopWhen: Effect.asVoid(Deferred.await(stop)),
         // This project's loader: it resumes a full refresh a budget stopped, and drops no row for it.
         ownDestination: true,
+        ...(spentThisPeriod === undefined ? {} : { spentThisPeriod }),
       })
       if (Either.isLeft(prepared)) return yield* failRun(new SyncConfigError({ description: prepared.left }))
-      const { config, read } = prepared.right
+      const { config, read, allowance } = prepared.right
       if (options.fullRefresh?.includes("contacts") === true)
         yield* Effect.catchAll(warnDeleted(options, config), failRun)
-      const loadedRead = yield* loadRead(options, runId, catalog, config, read.items)
+      const limit = Allowance.limitOf(config.credit_budget, allowance)
+      const loadedRead = yield* loadRead(options, runId, catalog, config, read.items, limit)
       const outcome = yield* endRun(options, { runId, abandoned, config, stop, datedBackMs }, loadedRead)
-      return yield* withLeft(options, outcome)
+      return yield* withLeft(options, { ...outcome, allowance })
     }),
   )
 
@@ -545,6 +564,7 @@ const loadRead = (
   catalog: Catalog.LoaderCatalog,
   config: Config.SourceConfig,
   items: Read.Read["items"],
+  limit: number,
 ) =>
   Effect.gen(function* () {
     const follow = follower(options, config)
@@ -605,7 +625,7 @@ const loadRead = (
         CreditBudget.CreditBudget,
         Effect.flatMap(CreditBudget.CreditBudget, ahead.budget),
       ),
-      Effect.provide(Commands.layerFor(config, { keySource: options.keySource })),
+      Effect.provide(Commands.layerFor(config, { keySource: options.keySource }, limit)),
     )
     follow.finish()
     return {
@@ -671,6 +691,18 @@ const leftLines = (outcome: SyncOutcome): ReadonlyArray<string> => {
   ]
 }
 
+/** A run stopped at its budget: why, and when the rest is due (the allowance's renewal where it stopped the run). */
+const stoppedLines = (outcome: SyncOutcome): ReadonlyArray<string> => {
+  if (outcome.status !== "stopped_at_budget") return []
+  const { allowance } = outcome
+  return Allowance.binds(outcome.creditBudget, allowance)
+    ? [
+        `  ${Allowance.reachedLine(allowance, outcome.creditsSpent)}`,
+        "  what it bought committed; the rest is due on the next sync once the allowance renews",
+      ]
+    : ["  what it bought committed; the rest is due on the next sync (raise credit_budget to buy it sooner)"]
+}
+
 /** What a finished sync says on stdout. */
 export const describe = (outcome: SyncOutcome, target: string): string => {
   const lines = [
@@ -697,11 +729,7 @@ export const describe = (outcome: SyncOutcome, target: string): string => {
     ...(outcome.status === "interrupted"
       ? ["  what committed stays; the next sync resumes from its last checkpoint"]
       : []),
-    ...(outcome.status === "stopped_at_budget"
-      ? [
-          "  what it bought committed; the rest is due on the next sync (raise credit_budget to buy it sooner)",
-        ]
-      : []),
+    ...stoppedLines(outcome),
     ...(outcome.error === undefined ? [] : [`  error: ${outcome.error}`]),
   ]
   return `${lines.join("\n")}\n`

@@ -141,6 +141,35 @@ export const abandon = (schema: string): Effect.Effect<ReadonlyArray<RunId>, Dat
     ),
   ).pipe(Effect.map((rows) => rows.map((row) => Number(row.id))))
 
+/**
+ * The credits of every run started in [from, until): what a credit allowance's period spent. Each
+ * run counts its `credits` (for a killed run, the mark it wrote ahead: at least what it was
+ * charged), or where it has none (a run killed before it could record any) the credits its
+ * committed streams say. Runs failed, interrupted and abandoned count as the provider charged them.
+ */
+export const spentBetween = (
+  schema: string,
+  from: Date,
+  until: Date,
+): Effect.Effect<number, DatabaseError, Database> =>
+  Effect.gen(function* () {
+    const db = yield* Database
+    // A target no run has used yet (plan before the first sync) has spent nothing.
+    const [table] = yield* db.query("SELECT to_regclass($1) IS NOT NULL AS present", [
+      qualified(schema, runsTable.name),
+    ])
+    if (table?.present !== true) return 0
+    const rows = yield* db.query(
+      `SELECT coalesce(sum(coalesce(r.credits,
+           CASE WHEN jsonb_typeof(r.streams) = 'object' THEN
+             (SELECT sum((s.value->>'credits')::bigint) FROM jsonb_each(r.streams) s) END, 0)), 0)::text AS spent
+       FROM ${qualified(schema, runsTable.name)} r
+       WHERE r.started_at >= $1::timestamptz AND r.started_at < $2::timestamptz`,
+      [from.toISOString(), until.toISOString()],
+    )
+    return Number(rows[0]?.spent ?? 0)
+  })
+
 export interface Run {
   readonly id: RunId
   readonly startedAt: Date

@@ -11,6 +11,7 @@ import * as Either from "effect/Either"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Stream from "effect/Stream"
+import * as Allowance from "./Allowance.ts"
 import * as Check from "./Check.ts"
 import * as Config from "./Config.ts"
 import * as Read from "./read/Read.ts"
@@ -25,6 +26,8 @@ import * as Spec from "./Spec.ts"
 export const layerFor = (
   config: Config.SourceConfig,
   options: Client.ClientOptions = {},
+  /** What the run may spend: credit_budget, or less where the allowance has less left (Allowance.limitOf). */
+  limit: number = config.credit_budget,
 ): Layer.Layer<
   | Client.SalesIntelClient
   | AdaptiveConcurrency.InFlight
@@ -33,7 +36,7 @@ export const layerFor = (
 > =>
   Layer.merge(
     Client.layerFetch(Config.connectionOf(config), { ...options, maxInFlight: config.concurrency }),
-    CreditBudget.layer(config.credit_budget),
+    CreditBudget.layer(limit),
   )
 
 const configError = (message: string): Stream.Stream<Message.Message> =>
@@ -62,6 +65,33 @@ export interface ReadInputs {
   readonly stopWhen?: Effect.Effect<void>
   /** The read feeds this project's loader (see Read.ReadOptions.ownDestination). */
   readonly ownDestination?: boolean
+  /**
+   * What the credit allowance's current period spent before this read, where the caller knows it
+   * (`salesintel sync`: the target's runs); otherwise the state says it (Allowance.spentInState).
+   */
+  readonly spentThisPeriod?: number
+}
+
+/**
+ * Where the config's credit allowance stands for this read (undefined without one): what the
+ * period spent from the caller, else from the state, else (a pipe given no state) not known.
+ */
+const standingFor = (
+  config: Config.SourceConfig,
+  state: StreamState.InputState,
+  inputs: ReadInputs,
+): Either.Either<Allowance.Standing | undefined, string> => {
+  const allowance = config.credit_allowance
+  if (allowance === undefined) return Either.right(undefined)
+  const now = inputs.startedAt ?? Date.now()
+  if (inputs.spentThisPeriod !== undefined)
+    return Either.right(Allowance.standingOf(allowance, now, inputs.spentThisPeriod, "runs"))
+  if (inputs.state === undefined || inputs.state === null)
+    return Either.right(Allowance.standingOf(allowance, now, 0, "unknown"))
+  return Either.map(
+    Either.mapLeft(Allowance.spentInState(state, allowance, now), (error) => `invalid state file: ${error.message}`),
+    (spent) => Allowance.standingOf(allowance, now, spent, "state"),
+  )
 }
 
 /** The read's messages and summary, or a config error before anything is requested. */
@@ -72,6 +102,8 @@ export const prepareRead = (
     readonly config: Config.SourceConfig
     readonly catalog: Catalog.ConfiguredCatalog
     readonly read: Read.Read
+    /** Where the credit allowance stands; undefined without one. */
+    readonly allowance: Allowance.Standing | undefined
   },
   string
 > =>
@@ -80,9 +112,11 @@ export const prepareRead = (
     const catalog = yield* Catalog.decodeConfigured(inputs.catalog)
     const state = yield* StreamState.decode(inputs.state)
     if (inputs.ownDestination !== true) yield* Replaced.unconfigured(config, catalog)
+    const allowance = yield* standingFor(config, state, inputs)
     return {
       config,
       catalog,
+      allowance,
       read: Read.read({
         config,
         catalog,
@@ -90,6 +124,7 @@ export const prepareRead = (
         startedAt: inputs.startedAt ?? Date.now(),
         stopWhen: inputs.stopWhen,
         ownDestination: inputs.ownDestination,
+        allowance,
       }),
     }
   })
@@ -114,9 +149,12 @@ export const statelessWarning = (catalog: Catalog.ConfiguredCatalog): Message.Lo
 export const read = (inputs: ReadInputs): Stream.Stream<Message.Message> =>
   Either.match(prepareRead(inputs), {
     onLeft: configError,
-    onRight: ({ config, catalog, read }) => {
-      const warning =
-        inputs.state === undefined || inputs.state === null ? statelessWarning(catalog) : undefined
+    onRight: ({ config, catalog, read, allowance }) => {
+      const stateless = inputs.state === undefined || inputs.state === null
+      const warnings = [
+        ...(stateless ? [statelessWarning(catalog)] : []),
+        ...(allowance?.source === "unknown" ? [Message.log("WARN", Allowance.unknownLine(allowance))] : []),
+      ].filter((line) => line !== undefined)
       // A stream the destination replaces is read only when the plan says the budget finishes it.
       const messages = Stream.unwrap(
         Effect.map(
@@ -125,13 +163,16 @@ export const read = (inputs: ReadInputs): Stream.Stream<Message.Message> =>
             catalog,
             state: inputs.state,
             now: inputs.startedAt ?? Date.now(),
+            allowance,
           }),
           Option.match({
             onNone: () => read.messages,
             onSome: (refusal) => Stream.make(refusal),
           }),
         ),
-      ).pipe(Stream.provideLayer(layerFor(config)))
-      return warning === undefined ? messages : Stream.concat(Stream.make(warning), messages)
+      ).pipe(
+        Stream.provideLayer(layerFor(config, {}, Allowance.limitOf(config.credit_budget, allowance))),
+      )
+      return Stream.concat(Stream.fromIterable(warnings), messages)
     },
   })

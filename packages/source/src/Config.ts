@@ -8,6 +8,7 @@ import { AdaptiveConcurrency, Connection, Filters, ParseIssue } from "@salesinte
 import * as Either from "effect/Either"
 import * as ParseResult from "effect/ParseResult"
 import * as Schema from "effect/Schema"
+import { AllowanceConfig } from "./Allowance.ts"
 import * as ConfigTypos from "./ConfigTypos.ts"
 
 /** One message for a number field, whatever is wrong with the value (a string, a fraction, -1). */
@@ -154,6 +155,11 @@ export const SourceConfig = Schema.Struct({
   credit_budget: NonNegativeInt.annotations(
     wholeNumber("a whole number of credits, 0 or more, such as 5000"),
   ),
+  /**
+   * Ceiling on credits per calendar period (UTC) across runs: a run spends at most
+   * min(credit_budget, what the period has left) (Allowance.ts).
+   */
+  credit_allowance: Schema.optional(AllowanceConfig),
   page_size: Schema.optionalWith(
     PositiveInt.pipe(Schema.lessThanOrEqualTo(50)).annotations(wholeNumber("a whole number from 1 to 50")),
     { default: () => 50 },

@@ -163,6 +163,19 @@ export const fieldTexts: Readonly<Record<string, FieldText>> = {
     description:
       "The most credits one run may spend, all streams together. The run stops before passing it and saves its state.",
   },
+  credit_allowance: {
+    title: "Credit allowance",
+    description:
+      'Credits a calendar period (UTC) may spend across runs, beside the per-run credit_budget: a run spends at most min(credit_budget, what the period has left). A run that reaches it ends as a budget stop does (state saved, the rest due once the period renews). In a pipe the period\'s spending travels in the state (each credited stream\'s credit_allowance part); under salesintel sync it comes from the target\'s record of its runs. Example: {"credits": 30000, "per": "month"}.',
+  },
+  "credit_allowance.credits": {
+    title: "Credits per period",
+    description: "The most credits all runs of one period may spend together.",
+  },
+  "credit_allowance.per": {
+    title: "Period",
+    description: "day, week (from Monday) or month: calendar periods in UTC.",
+  },
   page_size: { title: "Page size", description: "Records per page, 1 to 50." },
   concurrency: {
     title: "Concurrency",

@@ -5,6 +5,7 @@
 
 /** The packed form of a bought set's day (now with the protocol, in @salesintel/airbyte). */
 export { PackedIds } from "@salesintel/airbyte"
+export * as Allowance from "./Allowance.ts"
 export * as BoughtLedger from "./bought/BoughtLedger.ts"
 export * as HeldKeys from "./bought/HeldKeys.ts"
 export * as Check from "./Check.ts"

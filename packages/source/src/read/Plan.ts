@@ -31,6 +31,7 @@ import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Schema from "effect/Schema"
 import * as Stream from "effect/Stream"
+import * as Allowance from "../Allowance.ts"
 import { LedgerError } from "../bought/BoughtLedger.ts"
 import { DatedSet, DatedSetJson } from "../bought/DatedSet.ts"
 import type { SourceConfig } from "../Config.ts"
@@ -170,6 +171,10 @@ export interface Plan {
   /** What all the work due would cost, budget or not. */
   readonly creditsNeeded: number
   readonly creditBudget: number
+  /** What the read may spend: creditBudget, or less where the credit allowance has less left. */
+  readonly creditLimit: number
+  /** Where the credit allowance stands before the read (spent this period, left, renewal); undefined without one. */
+  readonly allowance: Allowance.Standing | undefined
   /** The streams the read leaves unfinished (the budget does not cover their work due), as the dry read ended them. */
   readonly cut: ReadonlyArray<Read.StreamSummary>
   readonly contacts:
@@ -212,6 +217,8 @@ export interface PlanOptions {
   readonly fullRefresh?: ReadonlyArray<string> | undefined
   /** The catalog read, where it is not a sync's (the source's `read`, Replaced.ts); `fullRefresh` is then ignored. */
   readonly catalog?: Catalog.ConfiguredCatalog | undefined
+  /** Where the credit allowance stands: the dry read spends at most what it has left. */
+  readonly allowance?: Allowance.Standing | undefined
 }
 
 type Counts = Readonly<Partial<Record<Output.Count, number>>>
@@ -287,10 +294,11 @@ const runDry = (
   startedAt: number,
   catalog: Catalog.ConfiguredCatalog,
   mode: Mode,
+  allowance: Allowance.Standing | undefined,
 ) =>
   Effect.gen(function* () {
     // The rules a read keeps for a destination it does not know are the source's, not the plan's.
-    const { items } = Read.read({ config, catalog, state: states, startedAt, ownDestination: true })
+    const { items } = Read.read({ config, catalog, state: states, startedAt, ownDestination: true, allowance })
     const start: Dry = { tallies: new Map(), streams: new Map(), summary: undefined }
     const dry = yield* Stream.runFold(items, start, (sum, item) => {
       if (item._tag === "Tally")
@@ -313,7 +321,7 @@ const runDry = (
       cut: (dry.summary?.streams ?? []).filter((stream) => stream.incomplete),
     }
   }).pipe(
-    Effect.provide(CreditBudget.layer(config.credit_budget)),
+    Effect.provide(CreditBudget.layer(Allowance.limitOf(config.credit_budget, allowance))),
     // Quick: the listings are made up, so the searches' last reads stand for the diff (read/Quick.ts).
     mode === "quick" ? Effect.provideService(MadeUpListing, { madeUp: true }) : (effect) => effect,
   )
@@ -451,6 +459,7 @@ export const plan = (
       options.now,
       catalog,
       options.mode,
+      options.allowance,
     ).pipe(
       Effect.provideService(
         Client.SalesIntelClient,
@@ -486,6 +495,8 @@ export const plan = (
       creditsNeeded: works.reduce((sum, work) => sum + work.due, 0),
       works,
       creditBudget: config.credit_budget,
+      creditLimit: Allowance.limitOf(config.credit_budget, options.allowance),
+      allowance: options.allowance,
       cut,
       contacts,
       companies,
@@ -494,7 +505,10 @@ export const plan = (
       requests: { free, credited, total: free + credited },
       requestsPerMinute: config.requests_per_minute,
       seconds: ((free + credited) * 60) / config.requests_per_minute,
-      estimate: options.mode === "quick" ? quickEstimate(config, works, spent) : undefined,
+      estimate:
+        options.mode === "quick"
+          ? quickEstimate(Allowance.limitOf(config.credit_budget, options.allowance), config, works, spent)
+          : undefined,
     } satisfies Plan
   })
 
@@ -523,6 +537,7 @@ const refreshOf = (mode: Mode, contacts: Plan["contacts"], works: ReadonlyArray<
  * companies) as planned.
  */
 const quickEstimate = (
+  limit: number,
   config: SourceConfig,
   works: ReadonlyArray<WorkPlan>,
   spent: number,
@@ -549,7 +564,7 @@ const quickEstimate = (
   return {
     creditsAtLeast: Math.min(spent, others + Math.min(contactsBought, uncovered + staleAtLeast)),
     creditsAtMost: Math.min(
-      config.credit_budget,
+      limit,
       spent +
         heldTaken * (config.companies?.from_contacts === true ? 2 : 1) +
         (fromContacts === undefined ? 0 : Math.max(0, contactsBought - ofContacts)),

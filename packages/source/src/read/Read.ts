@@ -36,6 +36,7 @@ import * as Option from "effect/Option"
 import * as Redacted from "effect/Redacted"
 import * as Ref from "effect/Ref"
 import * as Stream from "effect/Stream"
+import * as Allowance from "../Allowance.ts"
 import type { LedgerError } from "../bought/BoughtLedger.ts"
 import type { SourceConfig } from "../Config.ts"
 import { definitionOf } from "../Definitions.ts"
@@ -70,6 +71,10 @@ export interface ReadSummary {
   /** Of creditsSpent, credits possibly charged without delivery (credited requests whose outcome is unknown). */
   readonly creditsUncertain: number
   readonly creditBudget: number
+  /** What the run could spend: creditBudget, or less where the credit allowance had less left. */
+  readonly creditLimit: number
+  /** Where the credit allowance stood as the read began; undefined without one. */
+  readonly allowance: Allowance.Standing | undefined
   /** A stop was requested (stopWhen completed) before the read ended. */
   readonly stopped: boolean
   readonly failure:
@@ -156,6 +161,12 @@ export interface ReadOptions {
    * stream selected with nothing configured says so in a WARN.
    */
   readonly ownDestination?: boolean | undefined
+  /**
+   * Where the credit allowance stands (what the period spent before this read): the read's budget
+   * is then at most what it has left, each credited stream's STATE carries the period's spending
+   * (Allowance.statePart), and a stream it leaves unfinished says RATE_LIMITED until it renews.
+   */
+  readonly allowance?: Allowance.Standing | undefined
 }
 
 export interface Read {
@@ -294,16 +305,27 @@ const rejectedItems = (stream: StreamRun, output: Output.RejectedOutput) =>
     return [[...said, ...sent], { ...figures, rejected }]
   })
 
-/** A checkpoint: the credits the stream has spent, then its STATE counting the records since the last. */
+/**
+ * A checkpoint: the credits the stream has spent, then its STATE counting the records since the
+ * last; a credited stream's STATE carries what the allowance's period has spent so far, this run's
+ * spending included (Allowance.ts), where there is an allowance.
+ */
 const checkpointItems = (stream: StreamRun, output: Output.Checkpoint) =>
-  Effect.flatMap(stream.spent, (spent) =>
-    Ref.modify(stream.figures, (figures): [ReadonlyArray<Item>, Figures] => [
-      [
-        { _tag: "Spent", stream: stream.name, credits: spent },
-        message(Message.streamState(stream.name, output.state, figures.sinceCheckpoint)),
-      ],
-      { ...figures, sinceCheckpoint: 0 },
-    ]),
+  Effect.flatMap(Effect.zip(stream.spent, stream.run.budget.snapshot), ([spent, budget]) =>
+    Ref.modify(stream.figures, (figures): [ReadonlyArray<Item>, Figures] => {
+      const { allowance } = stream.run.options
+      const state =
+        allowance === undefined || definitionOf(stream.name)?.credited !== true
+          ? output.state
+          : { ...output.state, [Allowance.stateKey]: Allowance.statePart(allowance, budget.spent) }
+      return [
+        [
+          { _tag: "Spent", stream: stream.name, credits: spent },
+          message(Message.streamState(stream.name, state, figures.sinceCheckpoint)),
+        ],
+        { ...figures, sinceCheckpoint: 0 },
+      ]
+    }),
   )
 
 const shortfallItems = (stream: StreamRun, output: Output.Shortfall) =>
@@ -317,7 +339,7 @@ const shortfallItems = (stream: StreamRun, output: Output.Shortfall) =>
             ? `${stream.name}: stopped on request before ${records} records of ${output.detail}`
             : Option.isSome(failure)
               ? `${stream.name}: ${records} records of ${output.detail} not bought: the read ends on ${failure.value.stream === undefined ? "a failure" : `the failure of ${failure.value.stream}`}`
-              : `${stream.name}: the credit budget did not cover ${records} records of ${output.detail}`
+              : `${stream.name}: the credit ${allowanceBinds(stream.run) ? `allowance (it renews at ${Allowance.iso(stream.run.options.allowance?.renewsAt ?? 0)})` : "budget"} did not cover ${records} records of ${output.detail}`
       return [
         [message(Message.log("WARN", text))],
         {
@@ -415,20 +437,41 @@ const notRead = (run: Run, entry: Catalog.ConfiguredStream, state: "nothing to r
         ],
   )
 
+/** The allowance, not the budget, limits the run's spending (Allowance.binds). */
+const allowanceBinds = (run: Run): boolean =>
+  Allowance.binds(run.options.config.credit_budget, run.options.allowance)
+
+/**
+ * A stream left unfinished where the allowance limits the run (not stopped on request): its
+ * INCOMPLETE gives the reason RATE_LIMITED, the quota resetting when the period renews.
+ */
+const incompleteItem = (stream: StreamRun, summary: StreamSummary) =>
+  Effect.map(Ref.get(stream.run.stopped), (stopped): Item => {
+    const renewsAt = stream.run.options.allowance?.renewsAt
+    return summary.recordsLeft > 0 && !stopped && allowanceBinds(stream.run) && renewsAt !== undefined
+      ? message(
+          Message.streamStatus(stream.name, "INCOMPLETE", Date.now(), [
+            { type: "RATE_LIMITED", rate_limited: { quota_reset: renewsAt } },
+          ]),
+        )
+      : status(stream.name, "INCOMPLETE")
+  })
+
 /** A stream that read to its end: its summary recorded, its closing line and status. */
 const closingItems = (stream: StreamRun, syncMode: Catalog.SyncMode) =>
   Stream.unwrap(
-    Effect.map(endStream(stream, syncMode, "succeeded"), (summary) =>
-      Stream.make(
+    Effect.gen(function* () {
+      const summary = yield* endStream(stream, syncMode, "succeeded")
+      return Stream.make(
         message(
           Message.log(
             "INFO",
             `${stream.name}: ${summary.records} records (${syncMode}), ${summary.creditsSpent} credits`,
           ),
         ),
-        status(stream.name, summary.incomplete ? "INCOMPLETE" : "COMPLETE"),
-      ),
-    ),
+        summary.incomplete ? yield* incompleteItem(stream, summary) : status(stream.name, "COMPLETE"),
+      )
+    }),
   )
 
 /**
@@ -558,7 +601,8 @@ const streamItems = (run: Run, entry: Catalog.ConfiguredStream, turn: Turns.Turn
       const read = definition.read({
         config,
         syncMode,
-        state: state.get(name),
+        // The allowance's part of the state is the read's, not the stream's.
+        state: Allowance.withoutPart(state.get(name)),
         startedAt,
         parentKeys: run.substreams.keys.get(name),
       })
@@ -622,6 +666,8 @@ const summaryOf = (run: Run, failure: ReadSummary["failure"]) =>
       creditsSpent: snapshot.spent,
       creditsUncertain: snapshot.uncertain,
       creditBudget: run.options.config.credit_budget,
+      creditLimit: snapshot.limit,
+      allowance: run.options.allowance,
       stopped: yield* Ref.get(run.stopped),
       failure,
     } satisfies ReadSummary
@@ -633,7 +679,10 @@ const closingLines = (run: Run, summary: ReadSummary): ReadonlyArray<Item> => {
   const left = summary.streams.filter((s) => s.recordsLeft > 0)
   const available = config.credit_budget - summary.creditsSpent
   const lines: Array<Message.Message> = []
-  if (left.length > 0) {
+  const { allowance } = run.options
+  if (left.length > 0 && !summary.stopped && Allowance.binds(config.credit_budget, allowance)) {
+    lines.push(Message.log("WARN", Allowance.reachedLine(allowance, summary.creditsSpent)))
+  } else if (left.length > 0) {
     const records = left.reduce((sum, s) => sum + s.recordsLeft, 0)
     const credits = left.reduce((sum, s) => sum + s.creditsNeeded, 0)
     const why = summary.stopped ? "stopped on request" : "credit budget reached"

@@ -19,6 +19,7 @@ import type { Client } from "@salesintel/core"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Option from "effect/Option"
+import type * as Allowance from "../Allowance.ts"
 import type { SourceConfig } from "../Config.ts"
 import { definitionOf } from "../Definitions.ts"
 import * as Plan from "./Plan.ts"
@@ -49,6 +50,8 @@ export interface BudgetInputs {
   /** The read's state input, as given (the plan decodes it as the read does). */
   readonly state: unknown
   readonly now: number
+  /** Where the credit allowance stands: the read may spend only what it has left, if less than the budget. */
+  readonly allowance?: Allowance.Standing | undefined
 }
 
 /**
@@ -72,7 +75,7 @@ const refusal = (
   const enough = plan.credits + left + inputs.config.page_size
   return Message.traceError(
     "config_error",
-    `the credit budget cannot finish ${names}, whose destination replaces the table with what this read sends. The plan (the read run dry, free requests only) within credit_budget ${inputs.config.credit_budget}: ${what}. Cut short, the table would hold only this read's part, and the rows bought before would be dropped. Raise credit_budget to ${enough} (what the plan buys and leaves, and a page), or sync ${names} incremental | append_dedup, which keeps what earlier reads bought and resumes where a budget stops it. Nothing was bought.`,
+    `the credit budget cannot finish ${names}, whose destination replaces the table with what this read sends. The plan (the read run dry, free requests only) within ${plan.creditLimit < inputs.config.credit_budget ? `the ${plan.creditLimit} credits credit_allowance has left this ${inputs.allowance?.per ?? "period"} (credit_budget ${inputs.config.credit_budget})` : `credit_budget ${inputs.config.credit_budget}`}: ${what}. Cut short, the table would hold only this read's part, and the rows bought before would be dropped. Raise credit_budget to ${enough} (what the plan buys and leaves, and a page), or sync ${names} incremental | append_dedup, which keeps what earlier reads bought and resumes where a budget stops it. Nothing was bought.`,
     Date.now(),
   )
 }
@@ -96,6 +99,7 @@ export const budgetProblem = (
     mode: "exact",
     now: inputs.now,
     catalog: inputs.catalog,
+    allowance: inputs.allowance,
   }).pipe(
     Effect.map((plan) => {
       const cut = credited.flatMap(({ entry }) => {
