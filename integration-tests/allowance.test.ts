@@ -24,7 +24,7 @@ import { runTag } from "../packages/postgres/src/testing/RunTag.ts"
 import { fastPace, sandboxForFile } from "./sandbox.ts"
 import { targetOn } from "./target.ts"
 
-const sandbox = sandboxForFile({ seed: 42, contacts: 20_000, companies: 2_000 })
+const sandbox = sandboxForFile({ seed: 42, contacts: 10_000, companies: 1_000 })
 
 const managers = { name: "managers", filters: { job_levels: ["mgr"] } }
 
@@ -145,6 +145,36 @@ describe("a credit allowance in a pipe (the state carries the period's spending)
     expect(read.charged).toBe(0)
     expect(read.trace?.type === "TRACE" && read.trace.trace.type === "ERROR" && read.trace.trace.error.message).toMatch(
       /^invalid state file: the saved state of stream contacts is not readable at credit_allowance\.spent: /,
+    )
+  })
+})
+
+describe("a credit allowance and a stream whose destination replaces its table", () => {
+  it("is refused before a credit when what the allowance leaves cannot finish it", async () => {
+    const key = sandbox.key()
+    // 109 contacts: within the budget, but the day has 50 credits left.
+    const config = configFor(key, {
+      contacts: { searches: [{ name: "it-vps", filters: { job_departments: ["it_is"], job_levels: ["vp"] } }] },
+    })
+    const state = [
+      {
+        type: "STREAM",
+        stream: {
+          stream_descriptor: { name: "contacts" },
+          stream_state: { credit_allowance: { per: "day", period_start: "2026-11-24T00:00:00.000Z", spent: 950 } },
+        },
+      },
+    ]
+    const overwrite = {
+      streams: [{ stream: { name: "contacts" }, sync_mode: "full_refresh", destination_sync_mode: "overwrite" }],
+    }
+    const messages = await Effect.runPromise(
+      Stream.runCollect(Commands.read({ config, catalog: overwrite, state, startedAt: tuesday })),
+    )
+    const error = [...messages].find((m) => m.type === "TRACE" && m.trace.type === "ERROR")
+    expect(sandbox.charged(key)).toBe(0)
+    expect(error?.type === "TRACE" && error.trace.type === "ERROR" && error.trace.error.message).toContain(
+      "within the 50 credits credit_allowance has left this day (credit_budget 800)",
     )
   })
 })
