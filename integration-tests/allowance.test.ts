@@ -60,7 +60,9 @@ describe("Allowance periods", () => {
 })
 
 const catalog = {
-  streams: [{ stream: { name: "contacts" }, sync_mode: "incremental", destination_sync_mode: "append_dedup" }],
+  streams: [
+    { stream: { name: "contacts" }, sync_mode: "incremental", destination_sync_mode: "append_dedup" },
+  ],
 }
 
 /** One read of the pipe, its messages checked against the protocol, and what it was charged. */
@@ -69,7 +71,12 @@ const pipeRead = async (key: string, state: ReadonlyArray<unknown> | undefined, 
   const messages = [
     ...(await Effect.runPromise(
       Stream.runCollect(
-        Commands.read({ config: configFor(key), catalog, ...(state === undefined ? {} : { state }), startedAt }),
+        Commands.read({
+          config: configFor(key),
+          catalog,
+          ...(state === undefined ? {} : { state }),
+          startedAt,
+        }),
       ),
     )),
   ]
@@ -122,7 +129,9 @@ describe("a credit allowance in a pipe (the state carries the period's spending)
     expect(third.logs).toContain(
       "credit allowance reached: 1,000 of 1,000 credits spent this day (0 by this run); it renews at 2026-11-25T00:00:00.000Z, when the rest is due",
     )
-    expect(third.incomplete[0]?.reasons).toEqual([{ type: "RATE_LIMITED", rate_limited: { quota_reset: renewal } }])
+    expect(third.incomplete[0]?.reasons).toEqual([
+      { type: "RATE_LIMITED", rate_limited: { quota_reset: renewal } },
+    ])
 
     // The next UTC day: the state's period is an older one, so the allowance is whole again.
     const fourth = await pipeRead(key, third.state, wednesday)
@@ -137,13 +146,17 @@ describe("a credit allowance in a pipe (the state carries the period's spending)
         type: "STREAM",
         stream: {
           stream_descriptor: { name: "contacts" },
-          stream_state: { credit_allowance: { per: "day", period_start: "2026-11-24T00:00:00.000Z", spent: -5 } },
+          stream_state: {
+            credit_allowance: { per: "day", period_start: "2026-11-24T00:00:00.000Z", spent: -5 },
+          },
         },
       },
     ]
     const read = await pipeRead(key, state, tuesday)
     expect(read.charged).toBe(0)
-    expect(read.trace?.type === "TRACE" && read.trace.trace.type === "ERROR" && read.trace.trace.error.message).toMatch(
+    expect(
+      read.trace?.type === "TRACE" && read.trace.trace.type === "ERROR" && read.trace.trace.error.message,
+    ).toMatch(
       /^invalid state file: the saved state of stream contacts is not readable at credit_allowance\.spent: /,
     )
   })
@@ -154,19 +167,25 @@ describe("a credit allowance and a stream whose destination replaces its table",
     const key = sandbox.key()
     // 109 contacts: within the budget, but the day has 50 credits left.
     const config = configFor(key, {
-      contacts: { searches: [{ name: "it-vps", filters: { job_departments: ["it_is"], job_levels: ["vp"] } }] },
+      contacts: {
+        searches: [{ name: "it-vps", filters: { job_departments: ["it_is"], job_levels: ["vp"] } }],
+      },
     })
     const state = [
       {
         type: "STREAM",
         stream: {
           stream_descriptor: { name: "contacts" },
-          stream_state: { credit_allowance: { per: "day", period_start: "2026-11-24T00:00:00.000Z", spent: 950 } },
+          stream_state: {
+            credit_allowance: { per: "day", period_start: "2026-11-24T00:00:00.000Z", spent: 950 },
+          },
         },
       },
     ]
     const overwrite = {
-      streams: [{ stream: { name: "contacts" }, sync_mode: "full_refresh", destination_sync_mode: "overwrite" }],
+      streams: [
+        { stream: { name: "contacts" }, sync_mode: "full_refresh", destination_sync_mode: "overwrite" },
+      ],
     }
     const messages = await Effect.runPromise(
       Stream.runCollect(Commands.read({ config, catalog: overwrite, state, startedAt: tuesday })),
@@ -233,14 +252,16 @@ afterAll(() => {
 
 /** `salesintel sync` in a child process: its exit and output. */
 const started = (args: ReadonlyArray<string>) => {
-  const child: ChildProcess = spawn(process.execPath, [cli, "sync", ...args], { stdio: ["ignore", "pipe", "pipe"] })
+  const child: ChildProcess = spawn(process.execPath, [cli, "sync", ...args], {
+    stdio: ["ignore", "pipe", "pipe"],
+  })
   let stdout = ""
   child.stdout?.on("data", (chunk) => {
     stdout += chunk
   })
   child.stderr?.on("data", () => undefined)
-  const ended = new Promise<{ code: number | null; signal: NodeJS.Signals | null; stdout: string }>((resolve) =>
-    child.on("exit", (code, signal) => resolve({ code, signal, stdout })),
+  const ended = new Promise<{ code: number | null; signal: NodeJS.Signals | null; stdout: string }>(
+    (resolve) => child.on("exit", (code, signal) => resolve({ code, signal, stdout })),
   )
   return { child, ended }
 }
@@ -266,7 +287,9 @@ describe.each(await backends())("a SIGKILLed sync's credits count against the pe
     const args = (config: string) => [
       "--config",
       config,
-      ...(database.url === undefined ? ["--pglite-dir", database.pgliteDir ?? ""] : ["--database-url", database.url]),
+      ...(database.url === undefined
+        ? ["--pglite-dir", database.pgliteDir ?? ""]
+        : ["--database-url", database.url]),
       "--schema",
       database.schema,
     ]
@@ -284,7 +307,9 @@ describe.each(await backends())("a SIGKILLed sync's credits count against the pe
       // The killed run wrote ahead a mark of 500 (its first block): the day has 500 left.
       const after = await started(args(fileOf(next, {}))).ended
       expect(after.code).toBe(0)
-      expect(after.stdout).toContain("credit allowance reached: 1,000 of 1,000 credits spent this day (500 by this run)")
+      expect(after.stdout).toContain(
+        "credit allowance reached: 1,000 of 1,000 credits spent this day (500 by this run)",
+      )
       expect(sandbox.charged(next)).toBe(500)
       expect(charged + sandbox.charged(next)).toBeLessThanOrEqual(1_000)
       const rows = await database.query(

@@ -178,10 +178,11 @@ export const makePlan = (options: {
             ? undefined
             : Allowance.standingOf(config.credit_allowance, now, options.spentThisPeriod ?? 0, "runs")
         return Plan.plan({ config, state: options.state, mode: options.mode, now, fullRefresh, allowance })
-      }).pipe(
-      ).pipe(
-        Effect.provide(Client.layerFetch(Config.connectionOf(config), { keySource: options.keySource })),
-      ),
+      })
+        .pipe()
+        .pipe(
+          Effect.provide(Client.layerFetch(Config.connectionOf(config), { keySource: options.keySource })),
+        ),
   })
 
 const count = (value: number | undefined): string =>
@@ -357,15 +358,16 @@ export const toJson = (plan: Plan.Plan): string =>
   JSON.stringify(
     { ...plan, allowance: plan.allowance === undefined ? undefined : Allowance.toJson(plan.allowance) },
     function (this: unknown, _key, value: unknown) {
-    if (value === undefined) return null
-    if (value === null || typeof value !== "object" || Array.isArray(value)) return value
-    return Object.fromEntries(
-      Object.entries(value as Record<string, unknown>).map(([key, inner]) => [
-        snakeCase(key),
-        inner === undefined ? null : inner,
-      ]),
-    )
-  })
+      if (value === undefined) return null
+      if (value === null || typeof value !== "object" || Array.isArray(value)) return value
+      return Object.fromEntries(
+        Object.entries(value as Record<string, unknown>).map(([key, inner]) => [
+          snakeCase(key),
+          inner === undefined ? null : inner,
+        ]),
+      )
+    },
+  )
 
 const readConfig = (path: string) =>
   Effect.mapError(ConfigFile.load(path), (description) => new PlanError({ description }))

@@ -12,7 +12,7 @@
  */
 import { ParseIssue } from "@salesintel/core"
 import * as Either from "effect/Either"
-import * as ParseResult from "effect/ParseResult"
+import type * as ParseResult from "effect/ParseResult"
 import * as Schema from "effect/Schema"
 import { StateError } from "./StateError.ts"
 
@@ -74,7 +74,12 @@ export interface Standing {
   readonly source: Source
 }
 
-export const standingOf = (allowance: AllowanceConfig, now: number, spent: number, source: Source): Standing => {
+export const standingOf = (
+  allowance: AllowanceConfig,
+  now: number,
+  spent: number,
+  source: Source,
+): Standing => {
   const { start, renewsAt } = periodOf(allowance.per, now)
   return {
     credits: allowance.credits,
@@ -107,7 +112,9 @@ export const stateKey = "credit_allowance"
 const StatePart = Schema.Struct({
   per: Per,
   period_start: Schema.String.pipe(
-    Schema.filter((text) => !Number.isNaN(Date.parse(text)) || "an ISO date-time such as 2026-11-27T00:00:00.000Z"),
+    Schema.filter(
+      (text) => !Number.isNaN(Date.parse(text)) || "an ISO date-time such as 2026-11-27T00:00:00.000Z",
+    ),
   ),
   spent: Schema.Int.pipe(Schema.nonNegative()),
 })
@@ -144,7 +151,9 @@ export const spentInState = (
   let most = 0
   for (const [stream, streamState] of state) {
     if (!isObject(streamState) || !(stateKey in streamState)) continue
-    const decoded = Schema.decodeUnknownEither(StatePart, { onExcessProperty: "error" })(streamState[stateKey])
+    const decoded = Schema.decodeUnknownEither(StatePart, { onExcessProperty: "error" })(
+      streamState[stateKey],
+    )
     if (Either.isLeft(decoded)) {
       const issue = ParseIssue.fromParseError(decoded.left, [stateKey])
       return Either.left(
@@ -157,7 +166,8 @@ export const spentInState = (
       )
     }
     const part = decoded.right
-    if (part.per === allowance.per && Date.parse(part.period_start) === start) most = Math.max(most, part.spent)
+    if (part.per === allowance.per && Date.parse(part.period_start) === start)
+      most = Math.max(most, part.spent)
   }
   return Either.right(most)
 }

@@ -89,7 +89,10 @@ const standingFor = (
   if (inputs.state === undefined || inputs.state === null)
     return Either.right(Allowance.standingOf(allowance, now, 0, "unknown"))
   return Either.map(
-    Either.mapLeft(Allowance.spentInState(state, allowance, now), (error) => `invalid state file: ${error.message}`),
+    Either.mapLeft(
+      Allowance.spentInState(state, allowance, now),
+      (error) => `invalid state file: ${error.message}`,
+    ),
     (spent) => Allowance.standingOf(allowance, now, spent, "state"),
   )
 }
@@ -170,9 +173,7 @@ export const read = (inputs: ReadInputs): Stream.Stream<Message.Message> =>
             onSome: (refusal) => Stream.make(refusal),
           }),
         ),
-      ).pipe(
-        Stream.provideLayer(layerFor(config, {}, Allowance.limitOf(config.credit_budget, allowance))),
-      )
+      ).pipe(Stream.provideLayer(layerFor(config, {}, Allowance.limitOf(config.credit_budget, allowance))))
       return Stream.concat(Stream.fromIterable(warnings), messages)
     },
   })

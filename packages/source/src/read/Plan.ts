@@ -298,7 +298,14 @@ const runDry = (
 ) =>
   Effect.gen(function* () {
     // The rules a read keeps for a destination it does not know are the source's, not the plan's.
-    const { items } = Read.read({ config, catalog, state: states, startedAt, ownDestination: true, allowance })
+    const { items } = Read.read({
+      config,
+      catalog,
+      state: states,
+      startedAt,
+      ownDestination: true,
+      allowance,
+    })
     const start: Dry = { tallies: new Map(), streams: new Map(), summary: undefined }
     const dry = yield* Stream.runFold(items, start, (sum, item) => {
       if (item._tag === "Tally")
