@@ -393,7 +393,7 @@ export const command = CommandLine.command(
     name: "plan",
     summary: "show what the next sync would buy, spend and take, from free requests only (never a credit)",
     description: [
-      "Walks the free preview as the sync will (or, with --quick, answers from counts alone) and prints, per search, the matches, partitions, contacts already bought, new and stale, and the credits the next sync spends; for companies the keys new and due; the total against credit_budget; and the requests and time at the rate limit. It reads the target's saved state and never writes it; a target with no database yet has bought nothing, and nothing is created.",
+      "Walks the free preview as the sync will (or, with --quick, answers from counts alone) and prints, per search, the matches, partitions, contacts already bought, new and stale, and the credits the next sync spends; for companies the keys new and due; the total against credit_budget (and the credit_allowance: spent this period, left, and when it renews); and the requests and time at the rate limit. It reads the target's saved state and never writes it; a target with no database yet has bought nothing, and nothing is created.",
     ],
     examples: [
       "salesintel plan --config my-config.json",

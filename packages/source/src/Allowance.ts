@@ -137,6 +137,23 @@ export const withoutPart = (state: unknown): unknown => {
   return rest
 }
 
+/** A stream's allowance part, if it has one; one that does not decode is refused with its stream and path. */
+const partOf = (stream: string, streamState: unknown): Either.Either<StatePart | undefined, StateError> => {
+  if (!isObject(streamState) || !(stateKey in streamState)) return Either.right(undefined)
+  return Either.mapLeft(
+    Schema.decodeUnknownEither(StatePart, { onExcessProperty: "error" })(streamState[stateKey]),
+    (error) => {
+      const issue = ParseIssue.fromParseError(error, [stateKey])
+      return new StateError({
+        stream,
+        path: issue.path,
+        description: issue.description,
+        advice: `Remove ${stateKey} from that stream's state to count this period's spending from nothing, or pass the state the last read wrote.`,
+      })
+    },
+  )
+}
+
 /**
  * What the current period spent, as the state says it: the largest figure any stream's part gives
  * for this period (a part of another period, or of another `per`, counts nothing). A part that does
@@ -148,28 +165,17 @@ export const spentInState = (
   now: number,
 ): Either.Either<number, StateError> => {
   const { start } = periodOf(allowance.per, now)
-  let most = 0
-  for (const [stream, streamState] of state) {
-    if (!isObject(streamState) || !(stateKey in streamState)) continue
-    const decoded = Schema.decodeUnknownEither(StatePart, { onExcessProperty: "error" })(
-      streamState[stateKey],
-    )
-    if (Either.isLeft(decoded)) {
-      const issue = ParseIssue.fromParseError(decoded.left, [stateKey])
-      return Either.left(
-        new StateError({
-          stream,
-          path: issue.path,
-          description: issue.description,
-          advice: `Remove ${stateKey} from that stream's state to count this period's spending from nothing, or pass the state the last read wrote.`,
-        }),
-      )
-    }
-    const part = decoded.right
-    if (part.per === allowance.per && Date.parse(part.period_start) === start)
-      most = Math.max(most, part.spent)
-  }
-  return Either.right(most)
+  return Either.map(
+    Either.all([...state].map(([stream, streamState]) => partOf(stream, streamState))),
+    (parts) =>
+      parts.reduce(
+        (most, part) =>
+          part !== undefined && part.per === allowance.per && Date.parse(part.period_start) === start
+            ? Math.max(most, part.spent)
+            : most,
+        0,
+      ),
+  )
 }
 
 /** The WARN of a pipe given no state: what the period spent before cannot be known. */

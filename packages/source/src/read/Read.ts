@@ -19,6 +19,11 @@
  * request (`stopWhen`) closes the run's budget, so every stream ends at its next request with what
  * it has and checkpoints it, and the streams not begun are not started.
  *
+ * A credit allowance (Allowance.ts) limits the run's budget to what its period has left; where
+ * that, not credit_budget, cuts the read, it says so in one line with the renewal time, each
+ * stream it leaves unfinished ends INCOMPLETE with the reason RATE_LIMITED (quota_reset: the
+ * renewal), and each credited stream's STATE carries the period's spending for the next read.
+ *
  * While the client's rate limit holds every request back (the provider's 429, or the client's own
  * pace for seconds at a time), each stream reading says so with a RUNNING status whose reason is
  * RATE_LIMITED (quota_reset: when the wait ends) and a LOG of what it waits for, again every
