@@ -12,7 +12,7 @@ import { tmpdir } from "node:os"
 import { dirname, join } from "node:path"
 import { fileURLToPath } from "node:url"
 import type { Message } from "@salesintel/airbyte"
-import { Query } from "@salesintel/cli"
+import { Plan, Query } from "@salesintel/cli"
 import { Sql } from "@salesintel/postgres"
 import { Allowance, Commands } from "@salesintel/source"
 import * as Effect from "effect/Effect"
@@ -21,6 +21,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { messageProblems } from "../packages/airbyte/src/testing/AirbyteSchema.ts"
 import { backends, open } from "../packages/postgres/src/testing/Backends.ts"
 import { runTag } from "../packages/postgres/src/testing/RunTag.ts"
+import { runInProcess } from "./bins.ts"
 import { fastPace, sandboxForFile } from "./sandbox.ts"
 import { targetOn } from "./target.ts"
 
@@ -218,6 +219,9 @@ describe.each(await backends())("a credit allowance under salesintel sync on $na
       expect(plan.allowance).toMatchObject({ credits: 1_000, spent: spentBefore, left: 1_000 - spentBefore })
       expect(plan.creditLimit).toBe(Math.min(800, 1_000 - spentBefore))
       expect(plan.credits).toBe(charged)
+      expect(Plan.render(plan, "the target")).toContain(
+        `credit allowance: ${spentBefore.toLocaleString("en-US")} of 1,000 credits spent this day (since ${new Date(Allowance.periodOf("day", at).start).toISOString()}), ${(1_000 - spentBefore).toLocaleString("en-US")} left; renews at `,
+      )
       const synced = await target.sync(config, { startedAt: at })
       expect(synced.charged).toBe(charged)
       expect(synced.outcome.status).toBe("stopped_at_budget")
@@ -284,15 +288,14 @@ describe.each(await backends())("a SIGKILLed sync's credits count against the pe
       writeFileSync(path, JSON.stringify(configFor(key, { credit_budget: 1_000, ...overrides })))
       return path
     }
-    const args = (config: string) => [
-      "--config",
-      config,
+    const flags = [
       ...(database.url === undefined
         ? ["--pglite-dir", database.pgliteDir ?? ""]
         : ["--database-url", database.url]),
       "--schema",
       database.schema,
     ]
+    const args = (config: string) => ["--config", config, ...flags]
     try {
       // Slow pages of 10, one at a time: killed once it has paid for a few.
       sandbox.setFaults({ latency_ms: 300 }, killed)
@@ -312,6 +315,17 @@ describe.each(await backends())("a SIGKILLed sync's credits count against the pe
       )
       expect(sandbox.charged(next)).toBe(500)
       expect(charged + sandbox.charged(next)).toBeLessThanOrEqual(1_000)
+      // `salesintel status --config` counts the day's runs, the killed one's mark included.
+      const status = await runInProcess("salesintel", [
+        "status",
+        "--config",
+        fileOf(next, {}),
+        ...args("").slice(2),
+      ])
+      const { start, renewsAt } = Allowance.periodOf("day", Date.now())
+      expect(status.stdout.split("\n")[0]).toBe(
+        `credit allowance: 1,000 of 1,000 credits spent this day (since ${new Date(start).toISOString()}), 0 left; renews at ${new Date(renewsAt).toISOString()}`,
+      )
       const rows = await database.query(
         `SELECT status, credits::int AS credits FROM ${Sql.qualified(database.schema, "_sync_runs")} ORDER BY id`,
       )
