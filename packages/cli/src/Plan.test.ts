@@ -5,7 +5,7 @@
  * are counted exactly. The plan is the source's, run dry on the provider in memory.
  */
 import { StreamState } from "@salesintel/airbyte"
-import { Config, Plan as SourcePlan } from "@salesintel/source"
+import { Allowance, Config, Plan as SourcePlan } from "@salesintel/source"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import { describe, expect, it } from "vitest"
@@ -78,5 +78,46 @@ describe("salesintel plan: companies not known to match", () => {
     )
     expect(exact).not.toContain("upper bound")
     expect(exact).toContain("credits: 2 of the 1,000 credit budget")
+  })
+})
+
+describe("salesintel plan: the credit allowance", () => {
+  it("says spent this period, left and the renewal, and plans within what is left", async () => {
+    const config = Either.getOrThrow(
+      Config.decode({
+        api_key: "test-key",
+        credit_budget: 1_000,
+        credit_allowance: { credits: 1_002, per: "day" },
+        companies: { domains: ["one.example", "two.example", "three.example"] },
+      }),
+    )
+    const at = Date.UTC(2026, 10, 24, 10)
+    const allowance = Allowance.standingOf({ credits: 1_002, per: "day" }, at, 1_000, "runs")
+    const plan = await Effect.runPromise(
+      SourcePlan.plan({ config, state: [], mode: "exact", now: at, allowance }).pipe(
+        Effect.provide(fakeProvider({ contacts: 0 }).layer),
+      ),
+    )
+    expect(plan.credits).toBe(2)
+    expect(plan.creditLimit).toBe(2)
+    const text = Plan.render(plan, target)
+    expect(text).toContain(
+      "credit allowance: 1,000 of 1,002 credits spent this day (since 2026-11-24T00:00:00.000Z), 2 left; renews at 2026-11-25T00:00:00.000Z",
+    )
+    expect(text).toContain(
+      "of the 1,000 credit budget (this run may spend 2: what the credit allowance has left)",
+    )
+    expect(JSON.parse(Plan.toJson(plan))).toMatchObject({
+      credit_limit: 2,
+      allowance: {
+        credits: 1_002,
+        per: "day",
+        period_start: "2026-11-24T00:00:00.000Z",
+        spent: 1_000,
+        left: 2,
+        renews_at: "2026-11-25T00:00:00.000Z",
+        counted_from: "runs",
+      },
+    })
   })
 })

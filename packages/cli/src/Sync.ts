@@ -480,7 +480,11 @@ const logLine =
  * each stream had spent at each STATE (the read says so just before the STATE), which that STATE's
  * commit records in the run row. The read's summary is its last item.
  */
-const follower = (options: SyncOptions, config: Config.SourceConfig) => {
+const follower = (
+  options: SyncOptions,
+  /** What the run may spend (its budget, or less where the allowance has less left): the progress line's "of". */
+  limit: number,
+) => {
   const reporter = new Reporter(options.progress)
   const started = Date.now()
   // Records the read emitted, per stream: the streams that read (the run's figures if no summary).
@@ -500,7 +504,7 @@ const follower = (options: SyncOptions, config: Config.SourceConfig) => {
     recordsByStream: committed.recordsByStream,
     creditsCommitted: committed.credits,
     estimatedByStream,
-    creditBudget: config.credit_budget,
+    creditBudget: limit,
     elapsedMillis: Date.now() - started,
   })
   const see = (item: Read.Item, spent: { readonly spent: number; readonly uncertain: number }) => {
@@ -567,7 +571,7 @@ const loadRead = (
   limit: number,
 ) =>
   Effect.gen(function* () {
-    const follow = follower(options, config)
+    const follow = follower(options, limit)
     const committed = yield* Ref.make<Readonly<Record<string, Runs.StreamFigures>>>({})
     const ahead = yield* WriteAhead.make(options.schema, runId, config.credit_budget, {
       connection: options.reconnect,
