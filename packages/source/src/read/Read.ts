@@ -447,20 +447,23 @@ const allowanceBinds = (run: Run): boolean =>
   Allowance.binds(run.options.config.credit_budget, run.options.allowance)
 
 /**
- * A stream left unfinished where the allowance limits the run (not stopped on request): its
- * INCOMPLETE gives the reason RATE_LIMITED, the quota resetting when the period renews.
+ * A stream left unfinished where the allowance limits the run (not stopped on request, no stream
+ * failed): its INCOMPLETE gives the reason RATE_LIMITED, the quota resetting when the period renews.
  */
-const incompleteItem = (stream: StreamRun, summary: StreamSummary) =>
-  Effect.map(Ref.get(stream.run.stopped), (stopped): Item => {
-    const renewsAt = stream.run.options.allowance?.renewsAt
-    return summary.recordsLeft > 0 && !stopped && allowanceBinds(stream.run) && renewsAt !== undefined
-      ? message(
-          Message.streamStatus(stream.name, "INCOMPLETE", Date.now(), [
-            { type: "RATE_LIMITED", rate_limited: { quota_reset: renewsAt } },
-          ]),
-        )
-      : status(stream.name, "INCOMPLETE")
-  })
+const incompleteItem = (stream: StreamRun) =>
+  Effect.map(
+    Effect.zip(Ref.get(stream.run.stopped), Ref.get(stream.run.failure)),
+    ([stopped, failure]): Item => {
+      const renewsAt = stream.run.options.allowance?.renewsAt
+      return !stopped && Option.isNone(failure) && allowanceBinds(stream.run) && renewsAt !== undefined
+        ? message(
+            Message.streamStatus(stream.name, "INCOMPLETE", Date.now(), [
+              { type: "RATE_LIMITED", rate_limited: { quota_reset: renewsAt } },
+            ]),
+          )
+        : status(stream.name, "INCOMPLETE")
+    },
+  )
 
 /** A stream that read to its end: its summary recorded, its closing line and status. */
 const closingItems = (stream: StreamRun, syncMode: Catalog.SyncMode) =>
@@ -474,7 +477,7 @@ const closingItems = (stream: StreamRun, syncMode: Catalog.SyncMode) =>
             `${stream.name}: ${summary.records} records (${syncMode}), ${summary.creditsSpent} credits`,
           ),
         ),
-        summary.incomplete ? yield* incompleteItem(stream, summary) : status(stream.name, "COMPLETE"),
+        summary.incomplete ? yield* incompleteItem(stream) : status(stream.name, "COMPLETE"),
       )
     }),
   )
@@ -685,7 +688,8 @@ const closingLines = (run: Run, summary: ReadSummary): ReadonlyArray<Item> => {
   const available = config.credit_budget - summary.creditsSpent
   const lines: Array<Message.Message> = []
   const { allowance } = run.options
-  if (left.length > 0 && !summary.stopped && Allowance.binds(config.credit_budget, allowance)) {
+  const cut = summary.streams.some((s) => s.incomplete && s.status === "succeeded")
+  if (cut && !summary.stopped && Allowance.binds(config.credit_budget, allowance)) {
     lines.push(Message.log("WARN", Allowance.reachedLine(allowance, summary.creditsSpent)))
   } else if (left.length > 0) {
     const records = left.reduce((sum, s) => sum + s.recordsLeft, 0)
