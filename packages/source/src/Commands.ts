@@ -11,6 +11,7 @@ import * as Either from "effect/Either"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Stream from "effect/Stream"
+import * as Suppression from "./bought/Suppression.ts"
 import * as Check from "./Check.ts"
 import * as Config from "./Config.ts"
 import * as Read from "./read/Read.ts"
@@ -62,6 +63,11 @@ export interface ReadInputs {
   readonly stopWhen?: Effect.Effect<void>
   /** The read feeds this project's loader (see Read.ReadOptions.ownDestination). */
   readonly ownDestination?: boolean
+  /**
+   * Suppression lists given in process (`salesintel sync`: the target's), with the config's
+   * `suppress_file` if it names one: no stream buys what they hold.
+   */
+  readonly suppressed?: ReadonlyArray<Suppression.Keyed>
 }
 
 /** The read's messages and summary, or a config error before anything is requested. */
@@ -80,6 +86,8 @@ export const prepareRead = (
     const catalog = yield* Catalog.decodeConfigured(inputs.catalog)
     const state = yield* StreamState.decode(inputs.state)
     if (inputs.ownDestination !== true) yield* Replaced.unconfigured(config, catalog)
+    const fromFile =
+      config.suppress_file === undefined ? [] : [yield* Suppression.fromFile(config.suppress_file)]
     return {
       config,
       catalog,
@@ -90,6 +98,7 @@ export const prepareRead = (
         startedAt: inputs.startedAt ?? Date.now(),
         stopWhen: inputs.stopWhen,
         ownDestination: inputs.ownDestination,
+        suppressed: Suppression.matcher([...(inputs.suppressed ?? []), ...fromFile]),
       }),
     }
   })

@@ -7,6 +7,7 @@
 export { PackedIds } from "@salesintel/airbyte"
 export * as BoughtLedger from "./bought/BoughtLedger.ts"
 export * as HeldKeys from "./bought/HeldKeys.ts"
+export * as Suppression from "./bought/Suppression.ts"
 export * as Check from "./Check.ts"
 export * as Commands from "./Commands.ts"
 export * as Config from "./Config.ts"

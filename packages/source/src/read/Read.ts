@@ -24,6 +24,7 @@
  * RATE_LIMITED (quota_reset: when the wait ends) and a LOG of what it waits for, again every
  * `heartbeatMillis` while the wait lasts: a platform that takes silence for a hung source sees it alive.
  */
+
 import { Catalog, Message, type StreamState, Streams } from "@salesintel/airbyte"
 import { ApiError, type Client, CreditBudget, Page, RateLimit } from "@salesintel/core"
 import * as Cause from "effect/Cause"
@@ -37,6 +38,7 @@ import * as Redacted from "effect/Redacted"
 import * as Ref from "effect/Ref"
 import * as Stream from "effect/Stream"
 import type { LedgerError } from "../bought/BoughtLedger.ts"
+import * as Suppression from "../bought/Suppression.ts"
 import type { SourceConfig } from "../Config.ts"
 import { definitionOf } from "../Definitions.ts"
 import { excluding, valueFilter } from "../Exclusions.ts"
@@ -156,6 +158,8 @@ export interface ReadOptions {
    * stream selected with nothing configured says so in a WARN.
    */
   readonly ownDestination?: boolean | undefined
+  /** The people and companies forgotten: no stream buys one of them (bought/Suppression.ts). */
+  readonly suppressed?: Suppression.Matcher | undefined
 }
 
 export interface Read {
@@ -561,6 +565,7 @@ const streamItems = (run: Run, entry: Catalog.ConfiguredStream, turn: Turns.Turn
         state: state.get(name),
         startedAt,
         parentKeys: run.substreams.keys.get(name),
+        suppressed: run.options.suppressed ?? Suppression.none,
       })
       // A credited stream spends through its account, and its last purchase hands the turn over.
       const spending =

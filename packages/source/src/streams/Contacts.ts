@@ -14,14 +14,23 @@ import { Client, type Contact, CreditBudget } from "@salesintel/core"
 import * as Effect from "effect/Effect"
 import * as Ref from "effect/Ref"
 import * as Stream from "effect/Stream"
+import * as Suppression from "../bought/Suppression.ts"
 import * as Purchase from "../read/Purchase.ts"
 import type { ReadInput, StreamDefinition } from "../read/StreamDefinition.ts"
-import { type Context, searchWork } from "./contacts/Context.ts"
+import { type ContactOutput, type Context, searchWork } from "./contacts/Context.ts"
 import { enrichEmails } from "./contacts/Emails.ts"
 import { estimates, prepare, preparedTallies, revisedAtEnd } from "./contacts/Estimates.ts"
 import { recordedAtEnd } from "./contacts/LastRead.ts"
+import { listedSearch } from "./contacts/Listing.ts"
 import { fullRefreshSearches, incrementalSearch } from "./contacts/Searches.ts"
 import { finish, heldAtStart, heldTally, startFrom } from "./contacts/State.ts"
+
+/** A full refresh read by the listing is unfinished once any of its purchases fell short. */
+const unfinishedWhenShort = <E, R>(
+  unfinished: Ref.Ref<boolean>,
+  outputs: Stream.Stream<ContactOutput, E, R>,
+): Stream.Stream<ContactOutput, E, R> =>
+  Stream.tap(outputs, (output) => (output._tag === "Shortfall" ? Ref.set(unfinished, true) : Effect.void))
 
 const read = (input: ReadInput) =>
   // Scoped: what the free work looked up in the bought set is kept until the read ends.
@@ -41,6 +50,7 @@ const read = (input: ReadInput) =>
         checkpoint: start.stateNow(!incremental),
         lastReads: yield* Ref.get(start.searches),
         heldAtStart: held,
+        suppressions: input.suppressed ?? Suppression.none,
       }
       const prepared = yield* prepare(context, start.emailsDone, incremental)
       const { available } = yield* (yield* CreditBudget.CreditBudget).snapshot
@@ -55,6 +65,8 @@ const read = (input: ReadInput) =>
       // An incremental search after the first diffs against what the ones before bought: one after
       // another. A full refresh's searches are read in turn, overlapping.
       const unfinished = yield* Ref.make(false)
+      // With people forgotten a full refresh goes by the free listing too (a credited page would
+      // carry them): each search's listed contacts bought again, in turn.
       const searches = incremental
         ? Purchase.inOrder(
             settings.searches.map((search) =>
@@ -69,20 +81,37 @@ const read = (input: ReadInput) =>
               ),
             ),
           )
-        : fullRefreshSearches(
-            context,
-            settings.searches,
-            prepared.plans,
-            start.position,
-            unfinished,
-            (search, outputs) =>
-              recordedAtEnd(
-                start.searches,
-                search,
-                prepared.plans.get(search.name),
-                revisedAtEnd(searchWork(search), outputs),
+        : !context.suppressions.empty
+          ? Purchase.inOrder(
+              settings.searches.map((search) =>
+                recordedAtEnd(
+                  start.searches,
+                  search,
+                  prepared.plans.get(search.name),
+                  revisedAtEnd(
+                    searchWork(search),
+                    unfinishedWhenShort(
+                      unfinished,
+                      listedSearch(context, search, prepared.plans.get(search.name)),
+                    ),
+                  ),
+                ),
               ),
-          )
+            )
+          : fullRefreshSearches(
+              context,
+              settings.searches,
+              prepared.plans,
+              start.position,
+              unfinished,
+              (search, outputs) =>
+                recordedAtEnd(
+                  start.searches,
+                  search,
+                  prepared.plans.get(search.name),
+                  revisedAtEnd(searchWork(search), outputs),
+                ),
+            )
       const lookups = prepared.lookups ?? { looked: [], refused: true, pending: settings.emails.length }
       const emails = revisedAtEnd("emails", enrichEmails(context, start.emailsDone, lookups))
       const purchases = Purchase.inOrder(settings.emails.length === 0 ? [searches] : [searches, emails])
