@@ -112,12 +112,18 @@ export const found = (schema: string, request: Request): Effect.Effect<Found, Da
     ([person, company]) => ({ ...person, ...company }),
   )
 
-/** Every table that holds a row of what was found, with the condition that picks its rows ($1..$4). */
-const wheres = (found: Found): ReadonlyArray<{ readonly table: string; readonly where: string }> => [
+interface Where {
+  readonly table: string
+  readonly where: string
+  readonly params: ReadonlyArray<unknown>
+}
+
+/** Every table that holds a row of what was found, with the condition that picks its rows. */
+const wheres = (found: Found): ReadonlyArray<Where> => [
   ...(found.matchIds.length === 0
     ? []
     : ["contacts", "contacts_history", "contact_phones", "contact_social_profiles", "job_changes"].map(
-        (table) => ({ table, where: "match_id = ANY($1)" }),
+        (table) => ({ table, where: "match_id = ANY($1)", params: [found.matchIds] }),
       )),
   ...(found.companyIds.length === 0
     ? []
@@ -129,16 +135,18 @@ const wheres = (found: Found): ReadonlyArray<{ readonly table: string; readonly 
         "company_observations",
         "technology_observations",
         "technology_changes",
-      ].map((table) => ({ table, where: "company_id::text = ANY($3)" }))),
+      ].map((table) => ({ table, where: "company_id::text = ANY($1)", params: [found.companyIds] }))),
   {
     table: "_bought",
     where:
-      "(stream = 'contacts' AND key = ANY($1)) OR (stream = 'companies' AND (key = ANY($3) OR lower(key) = ANY($4)))",
+      "(stream = 'contacts' AND key = ANY($1)) OR (stream = 'companies' AND (key = ANY($2) OR lower(key) = ANY($3)))",
+    params: [found.matchIds, found.companyIds, found.domains],
   },
   {
     table: "_rejected",
     where:
       "(stream = 'contacts' AND (key = ANY($1) OR record->>'match_id' = ANY($1) OR lower(record->>'email') = ANY($2))) OR (stream = 'companies' AND (key = ANY($3) OR record->>'company_id' = ANY($3)))",
+    params: [found.matchIds, found.emails, found.companyIds],
   },
 ]
 
@@ -150,8 +158,7 @@ export const rows = (
 ): Effect.Effect<ReadonlyArray<TableCount>, DatabaseError, Database> =>
   Effect.gen(function* () {
     const db = yield* Database
-    const params = [found.matchIds, found.emails, found.companyIds, found.domains]
-    const counts = yield* Effect.forEach(wheres(found), ({ table, where }) => {
+    const counts = yield* Effect.forEach(wheres(found), ({ table, where, params }) => {
       const from = `${qualified(schema, table)} WHERE ${where}`
       const sql = dryRun
         ? `SELECT count(*)::int AS n FROM ${from}`
