@@ -17,9 +17,10 @@ import {
   Ledger,
   type RunLock,
   State,
+  Suppressions,
   Target,
 } from "@salesintel/postgres"
-import { Config, Definitions, HeldKeys, Plan } from "@salesintel/source"
+import { Config, Definitions, HeldKeys, Plan, Suppression } from "@salesintel/source"
 import * as Data from "effect/Data"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
@@ -61,6 +62,8 @@ export const savedState = (
 export interface Saved {
   readonly state: ReadonlyArray<StreamState.SavedStreamState>
   readonly held: HeldKeys.Held
+  /** The target's suppressions (salesintel forget), none when it has none. */
+  readonly suppressed: ReadonlyArray<Suppression.Keyed>
 }
 
 /** The target's saved states and, for `keys`, the keys its records give (Streams.derivedKeys); read only. */
@@ -74,7 +77,7 @@ export const saved = (
   const url = Option.getOrUndefined(target.databaseUrl) ?? target.env?.DATABASE_URL
   const onServer = url !== undefined && url.length > 0
   if (!onServer && !hasPGliteDatabase(target.pgliteDir))
-    return Effect.succeed({ state: [], held: heldOf([]) })
+    return Effect.succeed({ state: [], held: heldOf([]), suppressed: [] })
   const resolved = Target.resolve({
     databaseUrl: url,
     pgliteDir: target.pgliteDir,
@@ -92,6 +95,9 @@ export const savedIn = (schema: string, keys: ReadonlyArray<Streams.DerivedKey>)
         Effect.map(HeldOnDatabase.keys(schema, key), (found) => [key, found] as const),
       ),
       heldOf,
+    ),
+    suppressed: Effect.map(Suppressions.held(schema), (held) =>
+      held === undefined ? [] : [{ key: held.key, hashes: new Set(held.hashes) }],
     ),
   })
 
@@ -135,6 +141,18 @@ const checkFullRefresh = (
       )
 }
 
+/** The suppressions a plan's read passes over: the target's and the config's suppress_file. */
+const suppressionsOf = (
+  config: Config.SourceConfig,
+  given: ReadonlyArray<Suppression.Keyed> | undefined,
+): Effect.Effect<Suppression.Matcher, PlanError> =>
+  config.suppress_file === undefined
+    ? Effect.succeed(Suppression.matcher(given ?? []))
+    : Either.match(Suppression.fromFile(config.suppress_file), {
+        onLeft: (description) => Effect.fail(new PlanError({ description })),
+        onRight: (file) => Effect.succeed(Suppression.matcher([...(given ?? []), file])),
+      })
+
 /** The plan of `config` (parsed JSON, validated here) from saved `state`; free requests only. */
 export const makePlan = (options: {
   readonly config: unknown
@@ -145,18 +163,23 @@ export const makePlan = (options: {
   readonly fullRefresh?: ReadonlyArray<string>
   /** Where the key came from when not the config's api_key (ConfigFile.keySource). */
   readonly keySource?: string | undefined
+  /** The target's suppressions (Saved.suppressed); the config's suppress_file is added to them. */
+  readonly suppressed?: ReadonlyArray<Suppression.Keyed>
 }): Effect.Effect<Plan.Plan, PlanError | ApiError.ApiError | Plan.StateError | Plan.LedgerError> =>
   Either.match(Config.decode(options.config), {
     onLeft: (error) => Effect.fail(new PlanError({ description: error.message })),
     onRight: (config) =>
-      Effect.flatMap(checkFullRefresh(options.fullRefresh ?? []), (fullRefresh) =>
-        Plan.plan({
-          config,
-          state: options.state,
-          mode: options.mode,
-          now: options.now ?? Date.now(),
-          fullRefresh,
-        }),
+      Effect.flatMap(
+        Effect.all([checkFullRefresh(options.fullRefresh ?? []), suppressionsOf(config, options.suppressed)]),
+        ([fullRefresh, suppressed]) =>
+          Plan.plan({
+            config,
+            state: options.state,
+            mode: options.mode,
+            now: options.now ?? Date.now(),
+            fullRefresh,
+            suppressed,
+          }),
       ).pipe(
         Effect.provide(Client.layerFetch(Config.connectionOf(config), { keySource: options.keySource })),
       ),
@@ -298,6 +321,11 @@ export const render = (plan: Plan.Plan, target: string): string => {
     lines.push("")
   }
   if (plan.companies !== undefined) lines.push(...companiesLines(plan.companies), "")
+  if (plan.suppressed > 0)
+    lines.push(
+      `suppressed: ${count(plan.suppressed)} forgotten (salesintel forget) met and passed over, never bought`,
+      "",
+    )
   const shown = sectioned(plan)
   const others = plan.works.filter((work) => !shown.has(work.work))
   if (others.length > 0) lines.push(...others.map(workLine), "")
@@ -405,7 +433,7 @@ export const command = CommandLine.command(
         "reading the saved state of",
       )
       if (unnamed !== undefined) yield* CommandLine.logLine("INFO", unnamed, unnamed)
-      const { state, held } = yield* saved(
+      const { state, held, suppressed } = yield* saved(
         { databaseUrl, pgliteDir: CommandLine.pathIn(io, pgliteDir), schema, env: io.env, wait },
         heldKeysWanted(parsed),
       )
@@ -414,6 +442,7 @@ export const command = CommandLine.command(
           config: parsed,
           keySource,
           state,
+          suppressed,
           mode: quick ? "quick" : "exact",
           fullRefresh: fullRefresh.flatMap((text) =>
             text

@@ -25,6 +25,7 @@
  * counts one at most (a key that matches no company costs nothing): with such keys the plan's
  * credits are an upper bound, and `creditsExact` says so.
  */
+
 import { Catalog, StreamState, Streams } from "@salesintel/airbyte"
 import { type ApiError, Client, CreditBudget } from "@salesintel/core"
 import * as Effect from "effect/Effect"
@@ -33,6 +34,7 @@ import * as Schema from "effect/Schema"
 import * as Stream from "effect/Stream"
 import { LedgerError } from "../bought/BoughtLedger.ts"
 import { DatedSet, DatedSetJson } from "../bought/DatedSet.ts"
+import type * as Suppression from "../bought/Suppression.ts"
 import type { SourceConfig } from "../Config.ts"
 import { definitions } from "../Definitions.ts"
 import { StateError } from "../StateError.ts"
@@ -170,6 +172,8 @@ export interface Plan {
   /** What all the work due would cost, budget or not. */
   readonly creditsNeeded: number
   readonly creditBudget: number
+  /** Contacts and company keys met that were forgotten (`salesintel forget`): passed over, never bought. */
+  readonly suppressed: number
   /** The streams the read leaves unfinished (the budget does not cover their work due), as the dry read ended them. */
   readonly cut: ReadonlyArray<Read.StreamSummary>
   readonly contacts:
@@ -212,6 +216,8 @@ export interface PlanOptions {
   readonly fullRefresh?: ReadonlyArray<string> | undefined
   /** The catalog read, where it is not a sync's (the source's `read`, Replaced.ts); `fullRefresh` is then ignored. */
   readonly catalog?: Catalog.ConfiguredCatalog | undefined
+  /** The people and companies forgotten (`salesintel forget`): the read passes them over, tallied `suppressed`. */
+  readonly suppressed?: Suppression.Matcher | undefined
 }
 
 type Counts = Readonly<Partial<Record<Output.Count, number>>>
@@ -287,10 +293,18 @@ const runDry = (
   startedAt: number,
   catalog: Catalog.ConfiguredCatalog,
   mode: Mode,
+  suppressed: Suppression.Matcher | undefined,
 ) =>
   Effect.gen(function* () {
     // The rules a read keeps for a destination it does not know are the source's, not the plan's.
-    const { items } = Read.read({ config, catalog, state: states, startedAt, ownDestination: true })
+    const { items } = Read.read({
+      config,
+      catalog,
+      state: states,
+      startedAt,
+      ownDestination: true,
+      suppressed,
+    })
     const start: Dry = { tallies: new Map(), streams: new Map(), summary: undefined }
     const dry = yield* Stream.runFold(items, start, (sum, item) => {
       if (item._tag === "Tally")
@@ -451,6 +465,7 @@ export const plan = (
       options.now,
       catalog,
       options.mode,
+      options.suppressed,
     ).pipe(
       Effect.provideService(
         Client.SalesIntelClient,
@@ -484,6 +499,7 @@ export const plan = (
       credits: spent,
       creditsExact: options.mode === "exact" && !bounded,
       creditsNeeded: works.reduce((sum, work) => sum + work.due, 0),
+      suppressed: works.reduce((sum, work) => sum + (work.counts.suppressed ?? 0), 0),
       works,
       creditBudget: config.credit_budget,
       cut,
