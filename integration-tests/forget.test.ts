@@ -149,7 +149,11 @@ describe.each(await backends())("salesintel forget, on $name", (backend) => {
     expect(list).not.toContain(company.domain.toLowerCase())
   })
 
-  it("an incremental sync and a full refresh buy none of them back", async () => {
+  it("the plan, an incremental sync and a full refresh buy none of them back", async () => {
+    // Met by the search's listing, the email's lookup and the company keys: tallied, not bought.
+    const plan = await t.plan(config())
+    expect(plan.suppressed).toBe(3)
+    expect(plan.credits).toBe(0)
     const again = await t.sync(config())
     expect(again.charged).toBe(0)
     await gone()

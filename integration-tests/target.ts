@@ -80,10 +80,13 @@ export const targetOn = (backend: Backend, schemaPrefix: string, sandbox: FileSa
     },
     /** The plan of the next sync as `salesintel plan` makes it from the target: free requests only. */
     plan: async (json: Keyed, fullRefresh?: ReadonlyArray<string>) => {
-      const { state, held } = await database.run(Plan.savedIn(database.schema, Plan.heldKeysWanted(json)))
+      const { state, held, suppressed } = await database.run(
+        Plan.savedIn(database.schema, Plan.heldKeysWanted(json)),
+      )
       const made = Plan.makePlan({
         config: json,
         state,
+        suppressed,
         mode: "exact",
         ...(fullRefresh === undefined ? {} : { fullRefresh }),
       })

@@ -43,7 +43,7 @@ const datedWithout = (
 }
 
 /** A state with the given fields' dated sets (and unmatched domains) less `gone`. */
-const stateWithout = (
+export const stateWithout = (
   state: Json,
   fields: ReadonlyArray<string>,
   gone: ReadonlySet<string>,
