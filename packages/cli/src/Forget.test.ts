@@ -1,6 +1,14 @@
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import * as NodeContext from "@effect/platform-node/NodeContext"
 import * as Effect from "effect/Effect"
 import { describe, expect, it } from "vitest"
+import { runInProcess } from "../../command-line/src/testing/InProcess.ts"
 import { describe as describeOutcome, parseFile } from "./Forget.ts"
+import * as Main from "./Main.ts"
+
+const main = Effect.provide(Main.main, NodeContext.layer)
 
 describe("salesintel forget --file", () => {
   it("takes kind,value lines, skipping blank lines and # comments", async () => {
@@ -42,5 +50,24 @@ describe("salesintel forget --file", () => {
         "would suppress up to 3 identifiers (keyed hashes)",
       ].join("\n"),
     )
+  })
+})
+
+describe("salesintel forget, refusing before the target is opened", () => {
+  it("a bad --file line (exit 1, file:line) or no one named (exit 1): no database is created", async () => {
+    const cwd = mkdtempSync(join(tmpdir(), "salesintel-forget-"))
+    try {
+      writeFileSync(join(cwd, "erasures.csv"), "email,jane@example.com\nname,Jane Doe\n")
+      const db = join(cwd, "db")
+      const bad = await runInProcess(main, ["forget", "--file", "erasures.csv", "--pglite-dir", db], { cwd })
+      expect(bad.code).toBe(1)
+      expect(bad.stderr).toContain("salesintel: erasures.csv:2: expected kind,value")
+      const none = await runInProcess(main, ["forget", "--pglite-dir", db], { cwd })
+      expect(none.code).toBe(1)
+      expect(none.stderr).toContain("salesintel: expected someone to forget")
+      expect(existsSync(db)).toBe(false)
+    } finally {
+      rmSync(cwd, { recursive: true, force: true })
+    }
   })
 })

@@ -44,7 +44,10 @@ export const newKey = (): string => randomBytes(32).toString("base64")
 
 /** The keyed hash of an identifier (base64url of HMAC-SHA256 over `kind:normalised`). */
 export const hash = (key: string, kind: Kind, value: string): string =>
-  createHmac("sha256", Buffer.from(key, "base64"))
+  hashWith(Buffer.from(key, "base64"), kind, value)
+
+const hashWith = (key: Buffer, kind: Kind, value: string): string =>
+  createHmac("sha256", key)
     .update(`${kind}:${normalise(kind, value)}`)
     .digest("base64url")
 
@@ -62,14 +65,17 @@ export interface Matcher {
 }
 
 export const matcher = (lists: ReadonlyArray<Keyed>): Matcher => {
-  const held = lists.filter((list) => list.hashes.size > 0)
+  // Each key decoded once: a read tests every id its listings name.
+  const held = lists
+    .filter((list) => list.hashes.size > 0)
+    .map((list) => ({ key: Buffer.from(list.key, "base64"), hashes: list.hashes }))
   return {
     empty: held.length === 0,
     has: (kind, value) =>
       value !== null &&
       value !== undefined &&
       value.trim() !== "" &&
-      held.some((list) => list.hashes.has(hash(list.key, kind, value))),
+      held.some((list) => list.hashes.has(hashWith(list.key, kind, value))),
   }
 }
 
