@@ -80,12 +80,13 @@ export const targetOn = (backend: Backend, schemaPrefix: string, sandbox: FileSa
     },
     /** The plan of the next sync as `salesintel plan` makes it from the target: free requests only. */
     plan: async (json: Keyed, fullRefresh?: ReadonlyArray<string>, now: number = Date.now()) => {
-      const { state, held, spentThisPeriod } = await database.run(
+      const { state, held, spentThisPeriod, suppressed } = await database.run(
         Plan.savedIn(database.schema, Plan.heldKeysWanted(json), { config: json, now }),
       )
       const made = Plan.makePlan({
         config: json,
         state,
+        suppressed,
         mode: "exact",
         now,
         spentThisPeriod,

@@ -61,6 +61,17 @@ describe("ConfigFile.read: where the API key comes from", () => {
     ])
   })
 
+  it("reads suppress_file relative to the config's directory, as api_key_file", async () => {
+    const path = files({ ...base, api_key: "k", suppress_file: "suppressions.json" })
+    const read_ = await read(path)
+    if (Either.isLeft(read_)) throw new Error(read_.left)
+    expect(read_.right.config).toEqual({
+      ...base,
+      api_key: "k",
+      suppress_file: join(path, "..", "suppressions.json"),
+    })
+  })
+
   it("refuses an api_key_file that cannot be read or is empty, naming the field and the file", async () => {
     const missing = await read(files({ ...base, api_key_file: "nosuch.txt" }))
     expect(Either.isLeft(missing) && missing.left).toMatch(

@@ -128,10 +128,17 @@ export const read = (
 ): Effect.Effect<ConfigFile, string> =>
   Effect.gen(function* () {
     const parsed = yield* JsonFile.read(path, "config", cwd)
-    const resolved = yield* withApiKey(parsed, dirname(resolve(cwd ?? ".", path)), env)
+    const directory = dirname(resolve(cwd ?? ".", path))
+    const resolved = yield* withApiKey(parsed, directory, env)
     yield* checked(resolved.config)
-    return resolved
+    return { ...resolved, config: withSuppressFile(resolved.config, directory) }
   })
+
+/** `suppress_file` relative to the config's directory, as `api_key_file` is. */
+const withSuppressFile = (config: unknown, directory: string): unknown =>
+  isRecord(config) && typeof config.suppress_file === "string" && config.suppress_file.length > 0
+    ? { ...config, suppress_file: resolve(directory, config.suppress_file) }
+    : config
 
 /** The config a command runs with, and where its key came from (see ConfigFile.keySource). */
 export interface Loaded {

@@ -17,6 +17,7 @@ import * as Effect from "effect/Effect"
 import * as FiberRef from "effect/FiberRef"
 import * as Option from "effect/Option"
 import * as ConfigFile from "./ConfigFile.ts"
+import * as Forget from "./Forget.ts"
 import * as PeriodSpending from "./PeriodSpending.ts"
 import * as Plan from "./Plan.ts"
 import * as Query from "./Query.ts"
@@ -267,7 +268,7 @@ export const program = {
   description: [
     "Without --database-url (or DATABASE_URL) the data goes to embedded PGlite in ./.salesintel/pglite: nothing to set up. Results go to stdout; progress, logs and errors to stderr. Exit codes: 0 done (a sync stopped at its credit budget too: its status, stopped_at_budget, tells it from a complete one), 1 failed, 2 a usage error, 130/143 stopped by SIGINT/SIGTERM.",
   ],
-  commands: [sync, Plan.command, sql, status, Report.command],
+  commands: [sync, Plan.command, sql, status, Report.command, Forget.command],
   examples: [
     "salesintel sync --config my-config.json",
     `salesintel sql "SELECT product, companies FROM technology_adoption_by_product ORDER BY companies DESC LIMIT 10"`,

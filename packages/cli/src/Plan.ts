@@ -17,9 +17,10 @@ import {
   Ledger,
   type RunLock,
   State,
+  Suppressions,
   Target,
 } from "@salesintel/postgres"
-import { Allowance, Config, Definitions, HeldKeys, Plan } from "@salesintel/source"
+import { Allowance, Config, Definitions, HeldKeys, Plan, Suppression } from "@salesintel/source"
 import * as Data from "effect/Data"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
@@ -64,6 +65,8 @@ export interface Saved {
   readonly held: HeldKeys.Held
   /** What the credit allowance's period spent, as the target's runs say (undefined without an allowance). */
   readonly spentThisPeriod: number | undefined
+  /** The target's suppressions (salesintel forget), none when it has none. */
+  readonly suppressed: ReadonlyArray<Suppression.Keyed>
 }
 
 /** The target's saved states and, for `keys`, the keys its records give (Streams.derivedKeys); read only. */
@@ -83,6 +86,7 @@ export const saved = (
       state: [],
       held: heldOf([]),
       spentThisPeriod: allowance === undefined ? undefined : 0,
+      suppressed: [],
     })
   const resolved = Target.resolve({
     databaseUrl: url,
@@ -112,6 +116,9 @@ export const savedIn = (
         Effect.map(HeldOnDatabase.keys(schema, key), (found) => [key, found] as const),
       ),
       heldOf,
+    ),
+    suppressed: Effect.map(Suppressions.held(schema), (held) =>
+      held === undefined ? [] : [{ key: held.key, hashes: new Set(held.hashes) }],
     ),
   })
 
@@ -155,6 +162,18 @@ const checkFullRefresh = (
       )
 }
 
+/** The suppressions a plan's read passes over: the target's and the config's suppress_file. */
+const suppressionsOf = (
+  config: Config.SourceConfig,
+  given: ReadonlyArray<Suppression.Keyed> | undefined,
+): Effect.Effect<Suppression.Matcher, PlanError> =>
+  config.suppress_file === undefined
+    ? Effect.succeed(Suppression.matcher(given ?? []))
+    : Either.match(Suppression.fromFile(config.suppress_file), {
+        onLeft: (description) => Effect.fail(new PlanError({ description })),
+        onRight: (file) => Effect.succeed(Suppression.matcher([...(given ?? []), file])),
+      })
+
 /** The plan of `config` (parsed JSON, validated here) from saved `state`; free requests only. */
 export const makePlan = (options: {
   readonly config: unknown
@@ -167,22 +186,33 @@ export const makePlan = (options: {
   readonly keySource?: string | undefined
   /** What the credit allowance's period spent before (the target's runs); none: nothing. */
   readonly spentThisPeriod?: number | undefined
+  /** The target's suppressions (Saved.suppressed); the config's suppress_file is added to them. */
+  readonly suppressed?: ReadonlyArray<Suppression.Keyed>
 }): Effect.Effect<Plan.Plan, PlanError | ApiError.ApiError | Plan.StateError | Plan.LedgerError> =>
   Either.match(Config.decode(options.config), {
     onLeft: (error) => Effect.fail(new PlanError({ description: error.message })),
     onRight: (config) =>
-      Effect.flatMap(checkFullRefresh(options.fullRefresh ?? []), (fullRefresh) => {
-        const now = options.now ?? Date.now()
-        const allowance =
-          config.credit_allowance === undefined
-            ? undefined
-            : Allowance.standingOf(config.credit_allowance, now, options.spentThisPeriod ?? 0, "runs")
-        return Plan.plan({ config, state: options.state, mode: options.mode, now, fullRefresh, allowance })
-      })
-        .pipe()
-        .pipe(
-          Effect.provide(Client.layerFetch(Config.connectionOf(config), { keySource: options.keySource })),
-        ),
+      Effect.flatMap(
+        Effect.all([checkFullRefresh(options.fullRefresh ?? []), suppressionsOf(config, options.suppressed)]),
+        ([fullRefresh, suppressed]) => {
+          const now = options.now ?? Date.now()
+          const allowance =
+            config.credit_allowance === undefined
+              ? undefined
+              : Allowance.standingOf(config.credit_allowance, now, options.spentThisPeriod ?? 0, "runs")
+          return Plan.plan({
+            config,
+            state: options.state,
+            mode: options.mode,
+            now,
+            fullRefresh,
+            allowance,
+            suppressed,
+          })
+        },
+      ).pipe(
+        Effect.provide(Client.layerFetch(Config.connectionOf(config), { keySource: options.keySource })),
+      ),
   })
 
 const count = (value: number | undefined): string =>
@@ -321,6 +351,11 @@ export const render = (plan: Plan.Plan, target: string): string => {
     lines.push("")
   }
   if (plan.companies !== undefined) lines.push(...companiesLines(plan.companies), "")
+  if (plan.suppressed > 0)
+    lines.push(
+      `suppressed: ${count(plan.suppressed)} forgotten (salesintel forget) met and passed over, never bought`,
+      "",
+    )
   const shown = sectioned(plan)
   const others = plan.works.filter((work) => !shown.has(work.work))
   if (others.length > 0) lines.push(...others.map(workLine), "")
@@ -434,7 +469,7 @@ export const command = CommandLine.command(
       )
       if (unnamed !== undefined) yield* CommandLine.logLine("INFO", unnamed, unnamed)
       const now = Date.now()
-      const { state, held, spentThisPeriod } = yield* saved(
+      const { state, held, spentThisPeriod, suppressed } = yield* saved(
         { databaseUrl, pgliteDir: CommandLine.pathIn(io, pgliteDir), schema, env: io.env, wait },
         heldKeysWanted(parsed),
         { config: parsed, now },
@@ -446,6 +481,7 @@ export const command = CommandLine.command(
           state,
           now,
           spentThisPeriod,
+          suppressed,
           mode: quick ? "quick" : "exact",
           fullRefresh: fullRefresh.flatMap((text) =>
             text

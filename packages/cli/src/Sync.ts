@@ -21,6 +21,7 @@ import {
   Runs,
   State,
   type StopSignal,
+  Suppressions,
 } from "@salesintel/postgres"
 import {
   Allowance,
@@ -254,10 +255,14 @@ export const sync = (
       )
       // A signal asks the source to stop: it buys nothing more, lands the pages in flight and
       // checkpoints them, so the loader commits every page that was paid for.
+      // The people and companies forgotten (salesintel forget): the read buys none of them.
+      const forgotten = yield* Effect.catchAll(Suppressions.held(options.schema), failRun)
       const prepared = Commands.prepareRead({
         config: options.config,
         catalog,
         state,
+        suppressed:
+          forgotten === undefined ? [] : [{ key: forgotten.key, hashes: new Set(forgotten.hashes) }],
         ...(options.startedAt === undefined ? {} : { startedAt: options.startedAt }),
         stopWhen: Effect.asVoid(Deferred.await(stop)),
         // This project's loader: it resumes a full refresh a budget stopped, and drops no row for it.

@@ -16,6 +16,7 @@ import * as Labels from "./Labels.ts"
 import * as Observations from "./Observations.ts"
 import * as Rejected from "./Rejected.ts"
 import { ident, literal, qualified } from "./Sql.ts"
+import * as Suppressions from "./Suppressions.ts"
 import { type ColumnShape, syncedAt, type TableShape } from "./Table.ts"
 import { allMappings, mappings } from "./Tables.ts"
 import { views } from "./Views.ts"
@@ -115,6 +116,13 @@ export const migrations: ReadonlyArray<Migration> = [
     description: "_rejected indexed by (stream, key): a contact bought and rejected is held until stale",
     sql: (schema) => Rejected.indexSql(schema),
   },
+  // The generated DDL creates `_suppressed` and `_suppression_key` (Suppressions.ts). Recorded so
+  // that an older loader, whose syncs would buy the people forgotten again, refuses the schema.
+  {
+    version: 10,
+    description: "_suppressed and _suppression_key: the people and companies forgotten, as keyed hashes",
+    sql: () => "",
+  },
 ]
 
 export const currentVersion = Math.max(...migrations.map((migration) => migration.version))
@@ -133,6 +141,8 @@ export const tables: ReadonlyArray<TableShape> = [
   runsTable,
   boughtTable,
   Rejected.rejectedTable,
+  Suppressions.suppressedTable,
+  Suppressions.keyTable,
 ]
 
 const columnSql = (column: ColumnShape): string =>

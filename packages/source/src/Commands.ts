@@ -12,6 +12,7 @@ import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
 import * as Stream from "effect/Stream"
 import * as Allowance from "./Allowance.ts"
+import * as Suppression from "./bought/Suppression.ts"
 import * as Check from "./Check.ts"
 import * as Config from "./Config.ts"
 import * as Read from "./read/Read.ts"
@@ -70,6 +71,11 @@ export interface ReadInputs {
    * (`salesintel sync`: the target's runs); otherwise the state says it (Allowance.spentInState).
    */
   readonly spentThisPeriod?: number
+  /**
+   * Suppression lists given in process (`salesintel sync`: the target's), with the config's
+   * `suppress_file` if it names one: no stream buys what they hold.
+   */
+  readonly suppressed?: ReadonlyArray<Suppression.Keyed>
 }
 
 /**
@@ -116,6 +122,8 @@ export const prepareRead = (
     const state = yield* StreamState.decode(inputs.state)
     if (inputs.ownDestination !== true) yield* Replaced.unconfigured(config, catalog)
     const allowance = yield* standingFor(config, state, inputs)
+    const fromFile =
+      config.suppress_file === undefined ? [] : [yield* Suppression.fromFile(config.suppress_file)]
     return {
       config,
       catalog,
@@ -128,6 +136,7 @@ export const prepareRead = (
         stopWhen: inputs.stopWhen,
         ownDestination: inputs.ownDestination,
         allowance,
+        suppressed: Suppression.matcher([...(inputs.suppressed ?? []), ...fromFile]),
       }),
     }
   })

@@ -178,6 +178,11 @@ export const SourceConfig = Schema.Struct({
   contacts: Schema.optional(ContactsConfig),
   companies: Schema.optional(CompaniesConfig),
   taxonomy: Schema.optional(TaxonomyConfig),
+  /**
+   * A file `salesintel forget --export` wrote: the people and companies forgotten, as keyed hashes
+   * with their key. No read buys one of them (bought/Suppression.ts).
+   */
+  suppress_file: Schema.optional(Schema.String.pipe(Schema.minLength(1))),
 })
 export type SourceConfig = typeof SourceConfig.Type
 

@@ -286,4 +286,9 @@ export const fieldTexts: Readonly<Record<string, FieldText>> = {
     description:
       "Read the whole product taxonomy (every letter and digit as a term) instead of the given terms.",
   },
+  suppress_file: {
+    title: "Suppression file",
+    description:
+      "A file written by `salesintel forget --export`: the people and companies forgotten, as keyed hashes. No contact or company in it is bought.",
+  },
 }

@@ -122,6 +122,8 @@ export type Count =
   | "staleOver"
   | "estimatedEarlier"
   | "unknownLastRead"
+  /** Keys met that were forgotten (`salesintel forget`): never bought (bought/Suppression.ts). */
+  | "suppressed"
 
 export type Output<A> =
   | RecordOutput<A>

@@ -25,6 +25,7 @@
  * counts one at most (a key that matches no company costs nothing): with such keys the plan's
  * credits are an upper bound, and `creditsExact` says so.
  */
+
 import { Catalog, StreamState, Streams } from "@salesintel/airbyte"
 import { type ApiError, Client, CreditBudget } from "@salesintel/core"
 import * as Effect from "effect/Effect"
@@ -34,6 +35,7 @@ import * as Stream from "effect/Stream"
 import * as Allowance from "../Allowance.ts"
 import { LedgerError } from "../bought/BoughtLedger.ts"
 import { DatedSet, DatedSetJson } from "../bought/DatedSet.ts"
+import type * as Suppression from "../bought/Suppression.ts"
 import type { SourceConfig } from "../Config.ts"
 import { definitions } from "../Definitions.ts"
 import { StateError } from "../StateError.ts"
@@ -175,6 +177,8 @@ export interface Plan {
   readonly creditLimit: number
   /** Where the credit allowance stands before the read (spent this period, left, renewal); undefined without one. */
   readonly allowance: Allowance.Standing | undefined
+  /** Contacts and company keys met that were forgotten (`salesintel forget`): passed over, never bought. */
+  readonly suppressed: number
   /** The streams the read leaves unfinished (the budget does not cover their work due), as the dry read ended them. */
   readonly cut: ReadonlyArray<Read.StreamSummary>
   readonly contacts:
@@ -219,6 +223,8 @@ export interface PlanOptions {
   readonly catalog?: Catalog.ConfiguredCatalog | undefined
   /** Where the credit allowance stands: the dry read spends at most what it has left. */
   readonly allowance?: Allowance.Standing | undefined
+  /** The people and companies forgotten (`salesintel forget`): the read passes them over, tallied `suppressed`. */
+  readonly suppressed?: Suppression.Matcher | undefined
 }
 
 type Counts = Readonly<Partial<Record<Output.Count, number>>>
@@ -295,6 +301,7 @@ const runDry = (
   catalog: Catalog.ConfiguredCatalog,
   mode: Mode,
   allowance: Allowance.Standing | undefined,
+  suppressed: Suppression.Matcher | undefined,
 ) =>
   Effect.gen(function* () {
     // The rules a read keeps for a destination it does not know are the source's, not the plan's.
@@ -305,6 +312,7 @@ const runDry = (
       startedAt,
       ownDestination: true,
       allowance,
+      suppressed,
     })
     const start: Dry = { tallies: new Map(), streams: new Map(), summary: undefined }
     const dry = yield* Stream.runFold(items, start, (sum, item) => {
@@ -467,6 +475,7 @@ export const plan = (
       catalog,
       options.mode,
       options.allowance,
+      options.suppressed,
     ).pipe(
       Effect.provideService(
         Client.SalesIntelClient,
@@ -500,6 +509,7 @@ export const plan = (
       credits: spent,
       creditsExact: options.mode === "exact" && !bounded,
       creditsNeeded: works.reduce((sum, work) => sum + work.due, 0),
+      suppressed: works.reduce((sum, work) => sum + (work.counts.suppressed ?? 0), 0),
       works,
       creditBudget: config.credit_budget,
       creditLimit: Allowance.limitOf(config.credit_budget, options.allowance),

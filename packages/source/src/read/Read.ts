@@ -29,6 +29,7 @@
  * RATE_LIMITED (quota_reset: when the wait ends) and a LOG of what it waits for, again every
  * `heartbeatMillis` while the wait lasts: a platform that takes silence for a hung source sees it alive.
  */
+
 import { Catalog, Message, type StreamState, Streams } from "@salesintel/airbyte"
 import { ApiError, type Client, CreditBudget, Page, RateLimit } from "@salesintel/core"
 import * as Cause from "effect/Cause"
@@ -43,6 +44,7 @@ import * as Ref from "effect/Ref"
 import * as Stream from "effect/Stream"
 import * as Allowance from "../Allowance.ts"
 import type { LedgerError } from "../bought/BoughtLedger.ts"
+import * as Suppression from "../bought/Suppression.ts"
 import type { SourceConfig } from "../Config.ts"
 import { definitionOf } from "../Definitions.ts"
 import { excluding, valueFilter } from "../Exclusions.ts"
@@ -172,6 +174,8 @@ export interface ReadOptions {
    * (Allowance.statePart), and a stream it leaves unfinished says RATE_LIMITED until it renews.
    */
   readonly allowance?: Allowance.Standing | undefined
+  /** The people and companies forgotten: no stream buys one of them (bought/Suppression.ts). */
+  readonly suppressed?: Suppression.Matcher | undefined
 }
 
 export interface Read {
@@ -613,6 +617,7 @@ const streamItems = (run: Run, entry: Catalog.ConfiguredStream, turn: Turns.Turn
         state: Allowance.withoutPart(state.get(name)),
         startedAt,
         parentKeys: run.substreams.keys.get(name),
+        suppressed: run.options.suppressed ?? Suppression.none,
       })
       // A credited stream spends through its account, and its last purchase hands the turn over.
       const spending =

@@ -8,6 +8,7 @@ import type { Catalog, Streams } from "@salesintel/airbyte"
 import type { ApiError, Client, CreditBudget } from "@salesintel/core"
 import type * as Stream from "effect/Stream"
 import type { LedgerError } from "../bought/BoughtLedger.ts"
+import type * as Suppression from "../bought/Suppression.ts"
 import type { SourceConfig } from "../Config.ts"
 import type { StateError } from "../StateError.ts"
 import type { Output } from "./Output.ts"
@@ -25,6 +26,8 @@ export interface ReadInput {
    * parent was not read.
    */
   readonly parentKeys?: ReadonlySet<string> | undefined
+  /** The people and companies forgotten, never to be bought (none when undefined). */
+  readonly suppressed?: Suppression.Matcher | undefined
 }
 
 /**

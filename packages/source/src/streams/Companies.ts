@@ -14,6 +14,7 @@ import { Streams } from "@salesintel/airbyte"
 import { type ApiError, Client, type CompanyTechnologies, CreditBudget } from "@salesintel/core"
 import * as Effect from "effect/Effect"
 import * as Stream from "effect/Stream"
+import * as Suppression from "../bought/Suppression.ts"
 import type { SourceConfig } from "../Config.ts"
 import * as Output from "../read/Output.ts"
 import * as Purchase from "../read/Purchase.ts"
@@ -33,16 +34,33 @@ const isConfigured = (config: SourceConfig) =>
   config.companies !== undefined &&
   (config.companies.domains.length + config.companies.names.length > 0 || config.companies.from_contacts)
 
+/** The domains due less the forgotten ones (names are kept: a name is no domain to test). */
+const withoutForgotten = (
+  suppressions: Suppression.Matcher,
+  start: Pick<Effect.Effect.Success<ReturnType<typeof startFrom>>, "due" | "contacts">,
+) => {
+  if (suppressions.empty) return { kept: start.due, contacts: start.contacts, forgotten: 0 }
+  const keep = (keys: ReadonlyArray<string>) => keys.filter((key) => !suppressions.has("domain", key))
+  const domains = keep(start.due.domains)
+  const contactsDue = keep(start.contacts.due)
+  const forgotten = start.due.domains.length - domains.length + start.contacts.due.length - contactsDue.length
+  return {
+    kept: { ...start.due, domains },
+    contacts: { ...start.contacts, due: contactsDue },
+    forgotten,
+  }
+}
+
 const read = (input: ReadInput) =>
   Stream.unwrap(
     Effect.gen(function* () {
       const settings = input.config.companies
       if (settings === undefined || !isConfigured(input.config)) return Stream.empty
       const client = yield* Client.SalesIntelClient
-      const { state, done, due, contacts, unmatched, checkpoint, warnings } = yield* startFrom(
-        input,
-        settings,
-      )
+      const start = yield* startFrom(input, settings)
+      const { state, done, unmatched, checkpoint, warnings } = start
+      // A forgotten company's domain is never asked for, configured or a contact's.
+      const { kept: due, contacts, forgotten } = withoutForgotten(input.suppressed ?? Suppression.none, start)
       const fetchedAt = new Date(input.startedAt).toISOString()
       const bought = Purchase.keyedBatches<Company, KindEvent, ApiError.ApiError, CreditBudget.CreditBudget>({
         // The configured keys first, then the contacts' companies.
@@ -87,7 +105,12 @@ const read = (input: ReadInput) =>
       const { available } = yield* (yield* CreditBudget.CreditBudget).snapshot
       const keys = due.domains.length + due.names.length + contacts.due.length
       const standing = [...standings(settings, done, due, state.unmatched), ...contacts.tallies]
-      const opening = Stream.make(...warnings, Output.estimate(Math.min(available, keys)), ...standing)
+      const opening = Stream.make(
+        ...warnings,
+        Output.estimate(Math.min(available, keys)),
+        ...standing,
+        ...(forgotten === 0 ? [] : [Output.tally("companies", { suppressed: forgotten })]),
+      )
       return Stream.concat(opening, bought)
     }),
   )

@@ -10,18 +10,59 @@
  * (read/Purchase.ts).
  */
 import { Streams } from "@salesintel/airbyte"
-import { Client, type Contact, CreditBudget } from "@salesintel/core"
+import { Client, type Contact, CreditBudget, type Partitioner } from "@salesintel/core"
 import * as Effect from "effect/Effect"
 import * as Ref from "effect/Ref"
 import * as Stream from "effect/Stream"
+import * as Suppression from "../bought/Suppression.ts"
+import type { ContactSearch } from "../Config.ts"
 import * as Purchase from "../read/Purchase.ts"
 import type { ReadInput, StreamDefinition } from "../read/StreamDefinition.ts"
-import { type Context, searchWork } from "./contacts/Context.ts"
+import { type ContactError, type ContactOutput, type Context, searchWork } from "./contacts/Context.ts"
 import { enrichEmails } from "./contacts/Emails.ts"
 import { estimates, prepare, preparedTallies, revisedAtEnd } from "./contacts/Estimates.ts"
 import { recordedAtEnd } from "./contacts/LastRead.ts"
+import { listedSearch } from "./contacts/Listing.ts"
 import { fullRefreshSearches, incrementalSearch } from "./contacts/Searches.ts"
-import { finish, heldAtStart, heldTally, startFrom } from "./contacts/State.ts"
+import { finish, heldAtStart, heldTally, type Start, startFrom } from "./contacts/State.ts"
+
+/** A full refresh read by the listing is unfinished once any of its purchases fell short. */
+const unfinishedWhenShort = <E, R>(
+  unfinished: Ref.Ref<boolean>,
+  outputs: Stream.Stream<ContactOutput, E, R>,
+): Stream.Stream<ContactOutput, E, R> =>
+  Stream.tap(outputs, (output) => (output._tag === "Shortfall" ? Ref.set(unfinished, true) : Effect.void))
+
+/**
+ * The searches' purchases. An incremental search after the first diffs against what the ones
+ * before bought: one after another. A full refresh's searches are read in turn, overlapping; with
+ * people forgotten it goes by the free listing instead (a credited page would carry them), each
+ * search's listed contacts bought again, in turn.
+ */
+const searchPurchases = (
+  context: Context,
+  searches: ReadonlyArray<ContactSearch>,
+  start: Start,
+  plans: ReadonlyMap<string, Partitioner.Plan>,
+  unfinished: Ref.Ref<boolean>,
+) => {
+  const each = (
+    search: ContactSearch,
+    outputs: Stream.Stream<ContactOutput, ContactError, CreditBudget.CreditBudget>,
+  ) =>
+    recordedAtEnd(start.searches, search, plans.get(search.name), revisedAtEnd(searchWork(search), outputs))
+  if (!context.refreshAll)
+    return Purchase.inOrder(
+      searches.map((search) => each(search, incrementalSearch(context, search, plans.get(search.name)))),
+    )
+  if (!context.suppressions.empty)
+    return Purchase.inOrder(
+      searches.map((search) =>
+        each(search, unfinishedWhenShort(unfinished, listedSearch(context, search, plans.get(search.name)))),
+      ),
+    )
+  return fullRefreshSearches(context, searches, plans, start.position, unfinished, each)
+}
 
 const read = (input: ReadInput) =>
   // Scoped: what the free work looked up in the bought set is kept until the read ends.
@@ -41,6 +82,7 @@ const read = (input: ReadInput) =>
         checkpoint: start.stateNow(!incremental),
         lastReads: yield* Ref.get(start.searches),
         heldAtStart: held,
+        suppressions: input.suppressed ?? Suppression.none,
       }
       const prepared = yield* prepare(context, start.emailsDone, incremental)
       const { available } = yield* (yield* CreditBudget.CreditBudget).snapshot
@@ -52,37 +94,8 @@ const read = (input: ReadInput) =>
         heldTally(held),
         ...preparedTallies(context, prepared),
       )
-      // An incremental search after the first diffs against what the ones before bought: one after
-      // another. A full refresh's searches are read in turn, overlapping.
       const unfinished = yield* Ref.make(false)
-      const searches = incremental
-        ? Purchase.inOrder(
-            settings.searches.map((search) =>
-              recordedAtEnd(
-                start.searches,
-                search,
-                prepared.plans.get(search.name),
-                revisedAtEnd(
-                  searchWork(search),
-                  incrementalSearch(context, search, prepared.plans.get(search.name)),
-                ),
-              ),
-            ),
-          )
-        : fullRefreshSearches(
-            context,
-            settings.searches,
-            prepared.plans,
-            start.position,
-            unfinished,
-            (search, outputs) =>
-              recordedAtEnd(
-                start.searches,
-                search,
-                prepared.plans.get(search.name),
-                revisedAtEnd(searchWork(search), outputs),
-              ),
-          )
+      const searches = searchPurchases(context, settings.searches, start, prepared.plans, unfinished)
       const lookups = prepared.lookups ?? { looked: [], refused: true, pending: settings.emails.length }
       const emails = revisedAtEnd("emails", enrichEmails(context, start.emailsDone, lookups))
       const purchases = Purchase.inOrder(settings.emails.length === 0 ? [searches] : [searches, emails])

@@ -5,10 +5,12 @@
  */
 import { Streams } from "@salesintel/airbyte"
 import type { ApiError, Client, Contact, CreditBudget, Page } from "@salesintel/core"
-import type * as Effect from "effect/Effect"
-import type * as Stream from "effect/Stream"
+import * as Effect from "effect/Effect"
+import * as Ref from "effect/Ref"
+import * as Stream from "effect/Stream"
 import type { LedgerError } from "../../bought/BoughtLedger.ts"
 import type { BoughtSet } from "../../bought/BoughtSet.ts"
+import type * as Suppression from "../../bought/Suppression.ts"
 import type { ContactSearch, SourceConfig } from "../../Config.ts"
 import * as Output from "../../read/Output.ts"
 import * as Purchase from "../../read/Purchase.ts"
@@ -37,7 +39,16 @@ export interface Context {
   readonly lastReads: Readonly<Record<string, SearchRead>>
   /** The bought set as the read began. */
   readonly heldAtStart: HeldAtStart
+  /**
+   * The people forgotten (`salesintel forget`): a listed contact it names is never bought, and
+   * while there are any the searches go by the free listing only (a credited page would carry them).
+   */
+  readonly suppressions: Suppression.Matcher
 }
+
+/** Whether a contact was forgotten: where every purchase is decided (toBuy, buyNew). */
+export const suppressed = (context: Context, id: string): boolean =>
+  !context.suppressions.empty && context.suppressions.has("match_id", id)
 
 export const contactRecord =
   (context: Context, search: string | null) =>
@@ -61,7 +72,23 @@ export const rejectedMatchId = (raw: unknown): string | undefined =>
 
 /** Whether a listed contact is to be bought (new or due; in a full refresh, any not bought in the run). */
 export const toBuy = (context: Context, id: string): boolean =>
-  Purchase.toBuy(context.known, context.refreshAll, id)
+  !suppressed(context, id) && Purchase.toBuy(context.known, context.refreshAll, id)
+
+/** The listed ids less the forgotten ones, which are counted in `skipped`. */
+const unsuppressed = <E, R>(
+  context: Context,
+  listed: Stream.Stream<ReadonlyArray<string>, E, R>,
+  skipped: Ref.Ref<number>,
+): Stream.Stream<ReadonlyArray<string>, E, R> =>
+  context.suppressions.empty
+    ? listed
+    : Stream.mapEffect(listed, (ids) => {
+        const kept = ids.filter((id) => !suppressed(context, id))
+        return Effect.as(
+          Ref.update(skipped, (n) => n + ids.length - kept.length),
+          kept,
+        )
+      })
 
 /**
  * Buys the listed ids not bought yet (each once, in the order listed) by match_ids: the purchase
@@ -69,6 +96,27 @@ export const toBuy = (context: Context, id: string): boolean =>
  * listing itself was stopped, so more may remain.
  */
 export const buyNew = (
+  context: Context,
+  listed: Stream.Stream<ReadonlyArray<string>, ContactError, CreditBudget.CreditBudget>,
+  where: { readonly search: string | null; readonly detail: string; readonly work: string },
+  listingStopped: Effect.Effect<boolean>,
+): Stream.Stream<ContactOutput, ContactError, CreditBudget.CreditBudget> =>
+  Stream.unwrap(
+    Effect.map(Ref.make(0), (skipped) =>
+      Stream.concat(
+        buyListed(context, unsuppressed(context, listed, skipped), where, listingStopped),
+        Stream.unwrap(
+          Effect.map(Ref.get(skipped), (n) =>
+            n === 0
+              ? Stream.empty
+              : Stream.make<Array<ContactOutput>>(Output.tally(where.work, { suppressed: n })),
+          ),
+        ),
+      ),
+    ),
+  )
+
+const buyListed = (
   context: Context,
   listed: Stream.Stream<ReadonlyArray<string>, ContactError, CreditBudget.CreditBudget>,
   where: { readonly search: string | null; readonly detail: string; readonly work: string },

@@ -66,12 +66,26 @@ export interface EmailLookups {
   readonly pending: number
 }
 
+const forgottenEmail = (context: Context, email: string): boolean =>
+  !context.suppressions.empty && context.suppressions.has("email", email)
+
+/** The emails configured that were forgotten, as a tally (none when there are none). */
+const forgottenTally = (context: Context, settings: ContactsConfig): ReadonlyArray<ContactOutput> => {
+  const forgotten = new Set(
+    settings.emails.map((email) => email.toLowerCase()).filter((email) => forgottenEmail(context, email)),
+  ).size
+  return forgotten === 0 ? [] : [Output.tally("emails", { suppressed: forgotten })]
+}
+
 export const lookUpEmails = (context: Context, emailsDone: BoughtSet, incremental: boolean) =>
   Effect.gen(function* () {
     const settings = context.config.contacts
     if (settings === undefined || settings.emails.length === 0)
       return { looked: [], refused: false, pending: 0 } satisfies EmailLookups
-    const pending = pendingEmails(settings, emailsDone, incremental)
+    // A forgotten email is not even looked up: what it matches is never to be bought.
+    const pending = pendingEmails(settings, emailsDone, incremental).filter(
+      (email) => !forgottenEmail(context, email),
+    )
     const lookups = yield* Effect.forEach(
       pending,
       (email) => lookupEmail(context.client, email, settings.match_on_job_history),
@@ -94,10 +108,12 @@ export const emailsToBuy = (context: Context, lookups: EmailLookups): number =>
 export const enrichEmails = (context: Context, emailsDone: BoughtSet, lookups: EmailLookups) =>
   Stream.unwrap(
     Effect.gen(function* () {
-      if (context.config.contacts === undefined || context.config.contacts.emails.length === 0)
-        return Stream.empty
+      const settings = context.config.contacts
+      if (settings === undefined || settings.emails.length === 0) return Stream.empty
+      const forgotten = forgottenTally(context, settings)
       if (lookups.pending === 0)
         return Stream.make<Array<ContactOutput>>(
+          ...forgotten,
           Output.log("INFO", "email enrichment: every email is up to date"),
         )
       const { looked } = lookups
@@ -121,6 +137,9 @@ export const enrichEmails = (context: Context, emailsDone: BoughtSet, lookups: E
           return context.checkpoint
         }),
       )
-      return Stream.concat(Stream.make<Array<ContactOutput>>(summary), Stream.concat(bought, markDone))
+      return Stream.concat(
+        Stream.make<Array<ContactOutput>>(...forgotten, summary),
+        Stream.concat(bought, markDone),
+      )
     }),
   )

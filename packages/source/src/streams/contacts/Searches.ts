@@ -217,7 +217,9 @@ export const incrementalSearch = (
   Stream.unwrap(
     Effect.gen(function* () {
       const { available, closed } = yield* (yield* CreditBudget.CreditBudget).snapshot
-      if (plan === undefined || closed || context.known.hasFresh()) return listedSearch(context, search, plan)
+      // Forgotten people: only the free listing lets them be passed over before anything is paid.
+      if (plan === undefined || closed || context.known.hasFresh() || !context.suppressions.empty)
+        return listedSearch(context, search, plan)
       const reachable = plan.parts.reduce((sum, part) => sum + part.count, 0)
       return reachable + plan.parts.length * context.config.page_size <= available
         ? directSearch(context, search, plan)
