@@ -158,6 +158,10 @@ export const makePlan = (options: {
           fullRefresh,
         }),
       ).pipe(
+        // A known contacts' file or query that cannot be read is the config's problem, said as such.
+        Effect.catchTag("KnownInputError", (error) =>
+          Effect.fail(new PlanError({ description: error.message })),
+        ),
         Effect.provide(Client.layerFetch(Config.connectionOf(config), { keySource: options.keySource })),
       ),
   })
@@ -270,7 +274,7 @@ export const render = (plan: Plan.Plan, target: string): string => {
   const emails = plan.contacts?.emails
   if (emails !== undefined)
     rows.push({
-      contacts: `emails (${emails.lookedUp} of ${emails.configured} due)`,
+      contacts: `known (${emails.lookedUp} of ${emails.configured} due)`,
       matches: count(emails.matches),
       partitions: "-",
       bought: count(emails.bought),

@@ -22,7 +22,16 @@ import {
   State,
   type StopSignal,
 } from "@salesintel/postgres"
-import { BoughtLedger, Check, Commands, Config, Definitions, HeldKeys, Read } from "@salesintel/source"
+import {
+  BoughtLedger,
+  Check,
+  Commands,
+  Config,
+  Definitions,
+  HeldKeys,
+  KnownRows,
+  Read,
+} from "@salesintel/source"
 import * as Data from "effect/Data"
 import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
@@ -32,6 +41,7 @@ import * as Ref from "effect/Ref"
 import * as Stream from "effect/Stream"
 import * as Bought from "./BoughtLedger.ts"
 import { type Counts, type Output, Reporter } from "./Progress.ts"
+import * as QueryRows from "./QueryRows.ts"
 import * as Remaining from "./Remaining.ts"
 import * as WriteAhead from "./WriteAhead.ts"
 
@@ -565,6 +575,8 @@ const loadRead = (
           HeldKeys.HeldKeys,
           Bought.heldOnDatabase(options.schema, yield* Database.Database),
         ),
+        // A config's SQL query of known contacts or companies runs on this database.
+        Stream.provideService(KnownRows.QueryRows, QueryRows.onDatabase(yield* Database.Database)),
         // One snapshot a chunk: a tap per item would cut the stream into chunks of one.
         Stream.mapChunksEffect((chunk) =>
           Effect.map(budget.snapshot, (snapshot) => {

@@ -40,6 +40,7 @@ import type { LedgerError } from "../bought/BoughtLedger.ts"
 import type { SourceConfig } from "../Config.ts"
 import { definitionOf } from "../Definitions.ts"
 import { excluding, valueFilter } from "../Exclusions.ts"
+import type { KnownInputError } from "../known/Rows.ts"
 import type { StateError } from "../StateError.ts"
 import { Estimate } from "./Estimate.ts"
 import type * as Output from "./Output.ts"
@@ -105,7 +106,9 @@ export type Item =
 export const messagesOf = <E, R>(items: Stream.Stream<Item, E, R>): Stream.Stream<Message.Message, E, R> =>
   Stream.filterMap(items, (item) => (item._tag === "Message" ? Option.some(item.message) : Option.none()))
 
-export const failureTypeOf = (error: ApiError.ApiError | StateError | LedgerError): Message.FailureType => {
+export const failureTypeOf = (
+  error: ApiError.ApiError | StateError | LedgerError | KnownInputError,
+): Message.FailureType => {
   switch (error._tag) {
     case "BadRequest":
       // The filters come from the config; only the paging the connector chose is its own bug.
@@ -117,6 +120,7 @@ export const failureTypeOf = (error: ApiError.ApiError | StateError | LedgerErro
     case "PaymentRequired":
     case "InvalidRequest":
     case "StateError":
+    case "KnownInputError":
       return "config_error"
     case "RateLimited":
     case "ServerError":
@@ -191,7 +195,7 @@ const noFigures: Figures = {
   sinceCheckpoint: 0,
 }
 
-export type ReadError = ApiError.ApiError | StateError | LedgerError
+export type ReadError = ApiError.ApiError | StateError | LedgerError | KnownInputError
 
 /** The failure that ends a read, and the stream it ended. */
 interface Failure {

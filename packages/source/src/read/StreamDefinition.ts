@@ -9,6 +9,7 @@ import type { ApiError, Client, CreditBudget } from "@salesintel/core"
 import type * as Stream from "effect/Stream"
 import type { LedgerError } from "../bought/BoughtLedger.ts"
 import type { SourceConfig } from "../Config.ts"
+import type { KnownInputError } from "../known/Rows.ts"
 import type { StateError } from "../StateError.ts"
 import type { Output } from "./Output.ts"
 
@@ -57,7 +58,7 @@ export interface StreamDefinition<A> {
     input: ReadInput,
   ) => Stream.Stream<
     Output<A>,
-    ApiError.ApiError | StateError | LedgerError,
+    ApiError.ApiError | StateError | LedgerError | KnownInputError,
     Client.SalesIntelClient | CreditBudget.CreditBudget
   >
 }
