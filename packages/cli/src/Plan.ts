@@ -12,19 +12,20 @@ import { type StreamState, Streams } from "@salesintel/airbyte"
 import { CommandLine } from "@salesintel/command-line"
 import { type ApiError, Client } from "@salesintel/core"
 import {
-  type Database,
+  Database,
   HeldKeys as HeldOnDatabase,
   Ledger,
   type RunLock,
   State,
   Target,
 } from "@salesintel/postgres"
-import { Config, Definitions, HeldKeys, Plan } from "@salesintel/source"
+import { Commands, Config, Definitions, HeldKeys, KnownRows, Plan } from "@salesintel/source"
 import * as Data from "effect/Data"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Option from "effect/Option"
 import * as ConfigFile from "./ConfigFile.ts"
+import * as QueryRows from "./QueryRows.ts"
 import * as TargetNote from "./TargetNote.ts"
 
 export class PlanError extends Data.TaggedError("PlanError")<{ readonly description: string }> {
@@ -82,6 +83,42 @@ export const saved = (
   })
   return Effect.provide(savedIn(target.schema, keys), resolved.layer)
 }
+
+/**
+ * `use` of the target's saved states and held keys, with the config's SQL query of known contacts
+ * or companies run on the target's database while it runs (the plan walks the query's rows as the
+ * sync will). Only a config with a query keeps the database open for the whole plan.
+ */
+export const withSaved = <A, E>(
+  target: TargetOptions,
+  keys: ReadonlyArray<Streams.DerivedKey>,
+  use: (found: Saved) => Effect.Effect<A, E>,
+): Effect.Effect<
+  A,
+  E | Database.DatabaseError | State.InvalidSavedState | RunLock.RunLocked | Target.NoDatabase
+> => {
+  const url = Option.getOrUndefined(target.databaseUrl) ?? target.env?.DATABASE_URL
+  const onServer = url !== undefined && url.length > 0
+  if (!onServer && !hasPGliteDatabase(target.pgliteDir)) return Effect.flatMap(saved(target, keys), use)
+  const resolved = Target.resolve({
+    databaseUrl: url,
+    pgliteDir: target.pgliteDir,
+    lock: { owner: "salesintel plan", wait: { wait: target.wait ?? false } },
+  })
+  return Effect.provide(
+    Effect.flatMap(Effect.zip(savedIn(target.schema, keys), Database.Database), ([found, db]) =>
+      Effect.provideService(use(found), KnownRows.QueryRows, QueryRows.onDatabase(db)),
+    ),
+    resolved.layer,
+  )
+}
+
+/** Whether a config runs a SQL query on the target (contacts.known_query, companies.domains_query). */
+export const hasQuery = (configJson: unknown): boolean =>
+  Either.match(Config.decode(configJson), {
+    onLeft: () => false,
+    onRight: (config) => Commands.withoutDatabase(config) !== undefined,
+  })
 
 /** The saved states of `schema` (savedStateIn) and the keys for `keys` its records give. */
 export const savedIn = (schema: string, keys: ReadonlyArray<Streams.DerivedKey>) =>
@@ -409,29 +446,31 @@ export const command = CommandLine.command(
         "reading the saved state of",
       )
       if (unnamed !== undefined) yield* CommandLine.logLine("INFO", unnamed, unnamed)
-      const { state, held } = yield* saved(
-        { databaseUrl, pgliteDir: CommandLine.pathIn(io, pgliteDir), schema, env: io.env, wait },
-        heldKeysWanted(parsed),
-      )
-      const plan = yield* Effect.provideService(
-        makePlan({
-          config: parsed,
-          keySource,
-          state,
-          mode: quick ? "quick" : "exact",
-          fullRefresh: fullRefresh.flatMap((text) =>
-            text
-              .split(",")
-              .map((name) => name.trim())
-              .filter((name) => name.length > 0),
-          ),
-        }),
-        HeldKeys.HeldKeys,
-        held,
-      )
-      const target = Target.fromOptions(io, databaseUrl, pgliteDir).description
+      const target = { databaseUrl, pgliteDir: CommandLine.pathIn(io, pgliteDir), schema, env: io.env, wait }
+      const made = ({ state, held }: Saved) =>
+        Effect.provideService(
+          makePlan({
+            config: parsed,
+            keySource,
+            state,
+            mode: quick ? "quick" : "exact",
+            fullRefresh: fullRefresh.flatMap((text) =>
+              text
+                .split(",")
+                .map((name) => name.trim())
+                .filter((name) => name.length > 0),
+            ),
+          }),
+          HeldKeys.HeldKeys,
+          held,
+        )
+      // A query is run on the target as the plan walks it; else the target is let go once read.
+      const plan = hasQuery(parsed)
+        ? yield* withSaved(target, heldKeysWanted(parsed), made)
+        : yield* Effect.flatMap(saved(target, heldKeysWanted(parsed)), made)
+      const described = Target.fromOptions(io, databaseUrl, pgliteDir).description
       yield* CommandLine.writeStdout(
-        `${json ? toJson(plan) : render(plan, `${target}, schema ${schema}`).trimEnd()}\n`,
+        `${json ? toJson(plan) : render(plan, `${described}, schema ${schema}`).trimEnd()}\n`,
       )
     }).pipe(
       Effect.catchAll((error) =>

@@ -42,6 +42,7 @@ import { definitionOf } from "../Definitions.ts"
 import { excluding, valueFilter } from "../Exclusions.ts"
 import type { KnownInputError } from "../known/Rows.ts"
 import type { StateError } from "../StateError.ts"
+import * as KnownKeys from "../streams/companies/KnownKeys.ts"
 import { Estimate } from "./Estimate.ts"
 import type * as Output from "./Output.ts"
 import * as Substreams from "./Substreams.ts"
@@ -819,7 +820,14 @@ export const read = (options: ReadOptions): Read => {
             ),
           ),
         )
-      return (yield* streamsOf(run)).pipe(
+      // A file or query of companies is checked whole before any stream spends a credit (the
+      // contacts' known rows are checked before that stream's first: streams/contacts/Estimates.ts).
+      const companies = options.config.companies
+      const preflight =
+        companies === undefined || !KnownKeys.configured(companies)
+          ? Stream.empty
+          : Stream.drain(Stream.fromEffect(KnownKeys.check(companies)))
+      return Stream.concat(preflight, yield* streamsOf(run)).pipe(
         Stream.concat(Stream.suspend(() => afterwards(undefined))),
         Stream.catchAllCause((cause) => afterwards(cause)),
       )
