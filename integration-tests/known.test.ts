@@ -176,8 +176,16 @@ describe.each(await backends())("known contacts and accounts on $name", (backend
     const json = config({
       known_query: `select email, first_name, last_name, company_domain, linkedin_url, match_id from "${crm()}".people`,
     })
+    // `salesintel plan` runs the query on the target as the sync will: its credits are the charge.
+    writeFileSync(join(directory, "query.json"), JSON.stringify(json))
+    const planned = await target.command("salesintel", ["plan", "--config", "query.json", "--json"], {
+      cwd: directory,
+      env: {},
+    })
+    expect(planned.stderr).toBe("")
     const first = await target.sync(json)
     expect(first.charged).toBeGreaterThan(250)
+    expect((JSON.parse(planned.stdout) as { credits: number }).credits).toBe(first.charged)
     expect(first.printed).toMatch(/known contacts: \d+ looked up, 4 matched no one \(nobody-query@/)
     expect((await target.sync(json)).charged).toBe(0)
     // A column not named as a field is refused, naming the row.
