@@ -71,6 +71,16 @@ export const queryRows = (field: string, sql: string): Stream.Stream<Row, KnownI
 /** The first rows named in a refusal; the rest are counted. */
 const named = 20
 
+/** Rows checked so far: all, those `counts` counts, the bad, and the first bad ones named. */
+interface Checked {
+  readonly count: number
+  readonly counted: number
+  readonly bad: number
+  readonly lines: ReadonlyArray<string>
+}
+
+const nothingChecked: Checked = { count: 0, counted: 0, bad: 0, lines: [] }
+
 /**
  * Every row of `rows` decoded with `decode`, before anything is bought: the source refused whole,
  * each bad row named by where it is and what was expected of it (the first 20, then a count).
@@ -83,7 +93,7 @@ export const checked = <A>(
   counts: (value: A) => boolean,
 ): Effect.Effect<number, KnownInputError> =>
   Effect.flatMap(
-    Stream.runFold(rows, { count: 0, counted: 0, bad: 0, lines: [] as ReadonlyArray<string> }, (acc, row) => {
+    Stream.runFold(rows, nothingChecked, (acc, row): Checked => {
       const decoded = decode(row)
       if (Either.isRight(decoded))
         return { ...acc, count: acc.count + 1, counted: acc.counted + (counts(decoded.right) ? 1 : 0) }

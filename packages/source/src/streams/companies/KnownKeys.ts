@@ -5,6 +5,8 @@
  * whole before the read's first credit (Read.ts asks `check` first), so a bad row refuses the run
  * with nothing bought.
  */
+import * as Chunk from "effect/Chunk"
+import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Stream from "effect/Stream"
 import type { CompaniesConfig } from "../../Config.ts"
@@ -53,14 +55,24 @@ const rows = (settings: CompaniesConfig): Stream.Stream<Rows.Row, Rows.KnownInpu
 export const check = (settings: CompaniesConfig) =>
   Rows.checked("companies", rows(settings), decode, () => true)
 
-/** The domains and names the rows give, in order (checked first: `check`). */
-export const keys = (settings: CompaniesConfig) =>
-  Stream.runFold(
-    Stream.filterMap(rows(settings), (row) => Either.getRight(decode(row))),
-    { domains: [] as Array<string>, names: [] as Array<string> },
-    (acc, row) => {
-      if (row.domain !== undefined) acc.domains.push(row.domain)
-      if (row.name !== undefined) acc.names.push(row.name)
-      return acc
+/**
+ * The domains and names the rows give, in order (checked first: `check`). Held whole, as the
+ * configured lists are (a team's accounts number thousands, not millions): each kind's keys are
+ * deduplicated and diffed against what was appended as the read begins (companies/State.ts).
+ */
+export const keys = (
+  settings: CompaniesConfig,
+): Effect.Effect<
+  { readonly domains: ReadonlyArray<string>; readonly names: ReadonlyArray<string> },
+  Rows.KnownInputError
+> =>
+  Effect.map(
+    Stream.runCollect(Stream.filterMap(rows(settings), (row) => Either.getRight(decode(row)))),
+    (chunk) => {
+      const all = Chunk.toReadonlyArray(chunk)
+      return {
+        domains: all.flatMap((row) => (row.domain === undefined ? [] : [row.domain])),
+        names: all.flatMap((row) => (row.name === undefined ? [] : [row.name])),
+      }
     },
   )
