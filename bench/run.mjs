@@ -14,6 +14,7 @@ const order = [
   "observation-cost",
   "sync-throughput",
   "sync-memory",
+  "known-memory",
   "pglite-scale",
   "scale",
 ]

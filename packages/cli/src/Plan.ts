@@ -12,7 +12,7 @@ import { type StreamState, Streams } from "@salesintel/airbyte"
 import { CommandLine } from "@salesintel/command-line"
 import { type ApiError, Client } from "@salesintel/core"
 import {
-  type Database,
+  Database,
   HeldKeys as HeldOnDatabase,
   Ledger,
   type RunLock,
@@ -20,13 +20,23 @@ import {
   Suppressions,
   Target,
 } from "@salesintel/postgres"
-import { Allowance, Config, Definitions, HeldKeys, Plan, Suppression } from "@salesintel/source"
+import {
+  Allowance,
+  Commands,
+  Config,
+  Definitions,
+  HeldKeys,
+  KnownRows,
+  Plan,
+  Suppression,
+} from "@salesintel/source"
 import * as Data from "effect/Data"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Option from "effect/Option"
 import * as ConfigFile from "./ConfigFile.ts"
 import * as PeriodSpending from "./PeriodSpending.ts"
+import * as QueryRows from "./QueryRows.ts"
 import * as TargetNote from "./TargetNote.ts"
 
 export class PlanError extends Data.TaggedError("PlanError")<{ readonly description: string }> {
@@ -69,20 +79,26 @@ export interface Saved {
   readonly suppressed: ReadonlyArray<Suppression.Keyed>
 }
 
-/** The target's saved states and, for `keys`, the keys its records give (Streams.derivedKeys); read only. */
-export const saved = (
+/**
+ * `use` of the target's saved states, held keys, suppressions and what the allowance's period
+ * spent, with the config's SQL query of known contacts or companies run on the target's database
+ * while it runs (the plan walks the query's rows as the sync will). A target with no database yet
+ * has bought, spent and forgotten nothing; no PGlite directory is created.
+ */
+export const withSaved = <A, E>(
   target: TargetOptions,
   keys: ReadonlyArray<Streams.DerivedKey>,
+  use: (found: Saved) => Effect.Effect<A, E>,
   /** The config (its credit_allowance) and the time whose period's spending is read. */
   allowance: { readonly config: unknown; readonly now: number } | undefined,
 ): Effect.Effect<
-  Saved,
-  Database.DatabaseError | State.InvalidSavedState | RunLock.RunLocked | Target.NoDatabase
+  A,
+  E | Database.DatabaseError | State.InvalidSavedState | RunLock.RunLocked | Target.NoDatabase
 > => {
   const url = Option.getOrUndefined(target.databaseUrl) ?? target.env?.DATABASE_URL
   const onServer = url !== undefined && url.length > 0
   if (!onServer && !hasPGliteDatabase(target.pgliteDir))
-    return Effect.succeed({
+    return use({
       state: [],
       held: heldOf([]),
       spentThisPeriod: allowance === undefined ? undefined : 0,
@@ -93,8 +109,27 @@ export const saved = (
     pgliteDir: target.pgliteDir,
     lock: { owner: "salesintel plan", wait: { wait: target.wait ?? false } },
   })
-  return Effect.provide(savedIn(target.schema, keys, allowance), resolved.layer)
+  return Effect.provide(
+    Effect.flatMap(Effect.zip(savedIn(target.schema, keys, allowance), Database.Database), ([found, db]) =>
+      Effect.provideService(use(found), KnownRows.QueryRows, QueryRows.onDatabase(db)),
+    ),
+    resolved.layer,
+  )
 }
+
+/** The target's saved states and the rest (withSaved), read and the target let go. */
+export const saved = (
+  target: TargetOptions,
+  keys: ReadonlyArray<Streams.DerivedKey>,
+  allowance: { readonly config: unknown; readonly now: number } | undefined,
+) => withSaved(target, keys, Effect.succeed, allowance)
+
+/** Whether a config runs a SQL query on the target (contacts.known_query, companies.domains_query). */
+export const hasQuery = (configJson: unknown): boolean =>
+  Either.match(Config.decode(configJson), {
+    onLeft: () => false,
+    onRight: (config) => Commands.withoutDatabase(config) !== undefined,
+  })
 
 /**
  * The saved states of `schema` (savedStateIn), the keys for `keys` its records give, and what the
@@ -211,6 +246,10 @@ export const makePlan = (options: {
           })
         },
       ).pipe(
+        // A known contacts' file or query that cannot be read is the config's problem, said as such.
+        Effect.catchTag("KnownInputError", (error) =>
+          Effect.fail(new PlanError({ description: error.message })),
+        ),
         Effect.provide(Client.layerFetch(Config.connectionOf(config), { keySource: options.keySource })),
       ),
   })
@@ -323,7 +362,7 @@ export const render = (plan: Plan.Plan, target: string): string => {
   const emails = plan.contacts?.emails
   if (emails !== undefined)
     rows.push({
-      contacts: `emails (${emails.lookedUp} of ${emails.configured} due)`,
+      contacts: `known (${emails.lookedUp} of ${emails.configured} due)`,
       matches: count(emails.matches),
       partitions: "-",
       bought: count(emails.bought),
@@ -469,33 +508,35 @@ export const command = CommandLine.command(
       )
       if (unnamed !== undefined) yield* CommandLine.logLine("INFO", unnamed, unnamed)
       const now = Date.now()
-      const { state, held, spentThisPeriod, suppressed } = yield* saved(
-        { databaseUrl, pgliteDir: CommandLine.pathIn(io, pgliteDir), schema, env: io.env, wait },
-        heldKeysWanted(parsed),
-        { config: parsed, now },
-      )
-      const plan = yield* Effect.provideService(
-        makePlan({
-          config: parsed,
-          keySource,
-          state,
-          now,
-          spentThisPeriod,
-          suppressed,
-          mode: quick ? "quick" : "exact",
-          fullRefresh: fullRefresh.flatMap((text) =>
-            text
-              .split(",")
-              .map((name) => name.trim())
-              .filter((name) => name.length > 0),
-          ),
-        }),
-        HeldKeys.HeldKeys,
-        held,
-      )
-      const target = Target.fromOptions(io, databaseUrl, pgliteDir).description
+      const target = { databaseUrl, pgliteDir: CommandLine.pathIn(io, pgliteDir), schema, env: io.env, wait }
+      const allowanceAt = { config: parsed, now }
+      const made = ({ state, held, spentThisPeriod, suppressed }: Saved) =>
+        Effect.provideService(
+          makePlan({
+            config: parsed,
+            keySource,
+            state,
+            now,
+            spentThisPeriod,
+            suppressed,
+            mode: quick ? "quick" : "exact",
+            fullRefresh: fullRefresh.flatMap((text) =>
+              text
+                .split(",")
+                .map((name) => name.trim())
+                .filter((name) => name.length > 0),
+            ),
+          }),
+          HeldKeys.HeldKeys,
+          held,
+        )
+      // A query is run on the target as the plan walks it; else the target is let go once read.
+      const plan = hasQuery(parsed)
+        ? yield* withSaved(target, heldKeysWanted(parsed), made, allowanceAt)
+        : yield* Effect.flatMap(saved(target, heldKeysWanted(parsed), allowanceAt), made)
+      const described = Target.fromOptions(io, databaseUrl, pgliteDir).description
       yield* CommandLine.writeStdout(
-        `${json ? toJson(plan) : render(plan, `${target}, schema ${schema}`).trimEnd()}\n`,
+        `${json ? toJson(plan) : render(plan, `${described}, schema ${schema}`).trimEnd()}\n`,
       )
     }).pipe(
       Effect.catchAll((error) =>

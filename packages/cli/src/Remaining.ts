@@ -5,10 +5,11 @@
  * own count cannot know it: a read stopped early never listed what it did not reach (the searches
  * after the one it stopped in, the companies of contacts not bought yet).
  */
-import type { Database } from "@salesintel/postgres"
-import { HeldKeys } from "@salesintel/source"
+import { Database } from "@salesintel/postgres"
+import { HeldKeys, KnownRows } from "@salesintel/source"
 import * as Effect from "effect/Effect"
 import * as Plan from "./Plan.ts"
+import * as QueryRows from "./QueryRows.ts"
 
 /** The plan's figure for everything still due, in all and per stream (credits, one per record). */
 export interface Remaining {
@@ -42,10 +43,12 @@ export const remaining = (
 ): Effect.Effect<Remaining | { readonly unknown: string }, never, Database.Database> =>
   Plan.savedIn(schema, Plan.heldKeysWanted(config)).pipe(
     Effect.flatMap(({ state, held }) =>
-      Effect.provideService(
-        Plan.makePlan({ config, state, mode: "exact", now, keySource }),
-        HeldKeys.HeldKeys,
-        held,
+      Effect.flatMap(Database.Database, (db) =>
+        Plan.makePlan({ config, state, mode: "exact", now, keySource }).pipe(
+          Effect.provideService(HeldKeys.HeldKeys, held),
+          // A config's query of known records runs on this database, as the sync ran it.
+          Effect.provideService(KnownRows.QueryRows, QueryRows.onDatabase(db)),
+        ),
       ),
     ),
     Effect.map(fromPlan),

@@ -31,6 +31,7 @@ import {
   Config,
   Definitions,
   HeldKeys,
+  KnownRows,
   Read,
 } from "@salesintel/source"
 import * as Data from "effect/Data"
@@ -43,6 +44,7 @@ import * as Stream from "effect/Stream"
 import * as Bought from "./BoughtLedger.ts"
 import * as PeriodSpending from "./PeriodSpending.ts"
 import { type Counts, type Output, Reporter } from "./Progress.ts"
+import * as QueryRows from "./QueryRows.ts"
 import * as Remaining from "./Remaining.ts"
 import * as WriteAhead from "./WriteAhead.ts"
 
@@ -594,6 +596,8 @@ const loadRead = (
           HeldKeys.HeldKeys,
           Bought.heldOnDatabase(options.schema, yield* Database.Database),
         ),
+        // A config's SQL query of known contacts or companies runs on this database.
+        Stream.provideService(KnownRows.QueryRows, QueryRows.onDatabase(yield* Database.Database)),
         // One snapshot a chunk: a tap per item would cut the stream into chunks of one.
         Stream.mapChunksEffect((chunk) =>
           Effect.map(budget.snapshot, (snapshot) => {

@@ -365,6 +365,41 @@ describe("filters (4.1/4.2): result_count and records agree with an oracle over 
 })
 
 describe("preview, masking and match_ids", () => {
+  it("the preview finds a known contact by each identity the spec names: email, first_name + last_name + company_domain, linkedin_url, match_ids", async () => {
+    const known = records()
+      .filter((c) => c.social_profiles.some((s) => s.type === "linkedin"))
+      .slice(0, 5)
+    for (const r of known) {
+      const ids = async (params: Record<string, string>) =>
+        (await preview({ ...params, page_size: 50 })).body.search_results.map((c) => c.match_id)
+      expect(await ids({ email: r.email.toUpperCase() })).toContain(r.match_id)
+      const byName = await ids({
+        first_name: r.first_name.toUpperCase(),
+        last_name: r.last_name,
+        company_domain: r.company_domains[0]!,
+      })
+      expect(byName).toContain(r.match_id)
+      // Every one it finds has that name at that company: the three filters are AND-ed.
+      for (const id of byName) {
+        const found = sandbox.dataset.contactByMatchId(id)!
+        expect([found.first_name, found.last_name, found.company_domains]).toEqual([
+          r.first_name,
+          r.last_name,
+          expect.arrayContaining([r.company_domains[0]]),
+        ])
+      }
+      const url = r.social_profiles.find((s) => s.type === "linkedin")!.url
+      expect(await ids({ linkedin_url: `https://www.${url}` })).toEqual([r.match_id])
+    }
+    const batch = known.map((r) => r.match_id)
+    const byIds = await preview({ match_ids: [...batch, "no-such-id"].join(","), page_size: 50 })
+    expect(byIds.body.search_results.map((c) => c.match_id).sort()).toEqual([...batch].sort())
+    expect(
+      (await preview({ first_name: "Zyxw", last_name: "Vutsr", company_domain: "nowhere.example" })).body
+        .result_count,
+    ).toBe(0)
+  })
+
   it("preview masks emails and phones, keeps identity, name, title, company and location, and is free", async () => {
     const params = { job_departments: "sale", required_fields: "personal_email,phone", page_size: 20 }
     const masked = await preview(params)

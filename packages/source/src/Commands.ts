@@ -15,6 +15,7 @@ import * as Allowance from "./Allowance.ts"
 import * as Suppression from "./bought/Suppression.ts"
 import * as Check from "./Check.ts"
 import * as Config from "./Config.ts"
+import * as KnownRows from "./known/Rows.ts"
 import * as Read from "./read/Read.ts"
 import * as Replaced from "./read/Replaced.ts"
 import * as Spec from "./Spec.ts"
@@ -45,10 +46,29 @@ const configError = (message: string): Stream.Stream<Message.Message> =>
 
 export const spec = (): Stream.Stream<Message.Message> => Stream.make(Spec.spec())
 
+/**
+ * A config with a SQL query (contacts.known_query, companies.domains_query) needs the target's
+ * database, which the source alone (an Airbyte pipe) does not have: refused before anything runs.
+ */
+export const withoutDatabase = (config: Config.SourceConfig): string | undefined => {
+  const field =
+    config.contacts?.known_query !== undefined
+      ? "contacts.known_query"
+      : config.companies?.domains_query !== undefined
+        ? "companies.domains_query"
+        : undefined
+  return field === undefined ? undefined : KnownRows.noDatabase(field)
+}
+
 export const check = (configJson: unknown): Stream.Stream<Message.Message> =>
   Either.match(Config.decode(configJson), {
     onLeft: (error) => Stream.make(Message.connectionStatus(false, error.message)),
-    onRight: (config) => Stream.fromEffect(Check.check(config).pipe(Effect.provide(layerFor(config)))),
+    onRight: (config) => {
+      const refused = withoutDatabase(config)
+      return refused !== undefined
+        ? Stream.make(Message.connectionStatus(false, refused))
+        : Stream.fromEffect(Check.check(config).pipe(Effect.provide(layerFor(config))))
+    },
   })
 
 export const discover = (configJson: unknown): Stream.Stream<Message.Message> =>
@@ -120,7 +140,11 @@ export const prepareRead = (
     const config = yield* Either.mapLeft(Config.decode(inputs.config), (error) => error.message)
     const catalog = yield* Catalog.decodeConfigured(inputs.catalog)
     const state = yield* StreamState.decode(inputs.state)
-    if (inputs.ownDestination !== true) yield* Replaced.unconfigured(config, catalog)
+    if (inputs.ownDestination !== true) {
+      const refused = withoutDatabase(config)
+      if (refused !== undefined) yield* Either.left(refused)
+      yield* Replaced.unconfigured(config, catalog)
+    }
     const allowance = yield* standingFor(config, state, inputs)
     const fromFile =
       config.suppress_file === undefined ? [] : [yield* Suppression.fromFile(config.suppress_file)]

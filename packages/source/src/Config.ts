@@ -10,6 +10,7 @@ import * as ParseResult from "effect/ParseResult"
 import * as Schema from "effect/Schema"
 import { AllowanceConfig } from "./Allowance.ts"
 import * as ConfigTypos from "./ConfigTypos.ts"
+import * as Identity from "./streams/contacts/Identity.ts"
 
 /** One message for a number field, whatever is wrong with the value (a string, a fraction, -1). */
 const wholeNumber = (what: string) => ({
@@ -90,6 +91,30 @@ const ExcludeFields = (stream: ExcludingStream) => {
   )
 }
 
+/** A known contact as the config gives it: its fields, which must make exactly one identity. */
+const KnownEntry = Schema.Struct({
+  email: Schema.optional(Schema.String),
+  first_name: Schema.optional(Schema.String),
+  last_name: Schema.optional(Schema.String),
+  company_domain: Schema.optional(Schema.String),
+  linkedin_url: Schema.optional(Schema.String),
+  match_id: Schema.optional(Schema.String),
+}).pipe(
+  Schema.filter((entry) =>
+    Either.match(Identity.fromFields(entry), { onLeft: (problem) => problem, onRight: () => true }),
+  ),
+)
+
+const FilePath = Schema.String.pipe(
+  Schema.pattern(/\.(csv|ndjson|jsonl)$/i, {
+    message: () => "a path to a .csv, .ndjson or .jsonl file (its format is told by its extension)",
+  }),
+)
+
+const Query = Schema.String.pipe(
+  Schema.filter((sql) => sql.trim().length > 0 || "a SQL query such as select email from crm.people"),
+)
+
 export const ContactSearch = Schema.Struct({
   name: SearchName,
   // Refused here, before anything is created or bought, rather than by the provider's server
@@ -112,6 +137,22 @@ export const ContactsConfig = Schema.Struct({
   emails: Schema.optionalWith(listOf(Email, "email addresses", '["jane@example.com"]'), {
     default: () => [],
   }),
+  /**
+   * Known contacts to enrich, each identified by exactly one of: email; first_name + last_name +
+   * company_domain; linkedin_url; match_id (streams/contacts/Identity.ts).
+   */
+  known: Schema.optionalWith(
+    listOf(
+      KnownEntry,
+      "known contacts, each identified by email, first_name + last_name + company_domain, linkedin_url or match_id",
+      '[{"email": "jane@example.com"}, {"first_name": "Dana", "last_name": "Reyes", "company_domain": "acme.com"}]',
+    ),
+    { default: () => [] },
+  ),
+  /** A CSV (header row) or NDJSON file of known contacts, its columns named as `known`'s fields. */
+  known_file: Schema.optional(FilePath),
+  /** Under `salesintel sync`: a SQL query on the target's database whose columns are named as `known`'s fields. */
+  known_query: Schema.optional(Query),
   /** Match emails against past jobs too; the provider's default is true. */
   match_on_job_history: Schema.optionalWith(Schema.Boolean, { default: () => true }),
   refresh_after_days: Schema.optional(RefreshAfterDays),
@@ -128,6 +169,10 @@ export type ContactsConfig = typeof ContactsConfig.Type
 export const CompaniesConfig = Schema.Struct({
   domains: Schema.optionalWith(Filters.CommaList, { default: () => [] }),
   names: Schema.optionalWith(Filters.CommaList, { default: () => [] }),
+  /** A CSV (header row) or NDJSON file of companies: a `domain` column, a `name` column, or both. */
+  domains_file: Schema.optional(FilePath),
+  /** Under `salesintel sync`: a SQL query on the target's database with a `domain` column, a `name` column, or both. */
+  domains_query: Schema.optional(Query),
   /** Also the companies of the contacts held (by their company domain, each once). */
   from_contacts: Schema.optionalWith(Schema.Boolean, { default: () => false }),
   tech_category: Schema.optional(Filters.TildeList),

@@ -216,7 +216,8 @@ export const fieldTexts: Readonly<Record<string, FieldText>> = {
   },
   contacts: {
     title: "Contacts",
-    description: "The contacts stream: named searches, emails to enrich, and when to re-buy stale contacts.",
+    description:
+      "The contacts stream: named searches, known contacts to enrich, and when to re-buy stale contacts.",
   },
   "contacts.searches": {
     title: "Searches",
@@ -236,6 +237,33 @@ export const fieldTexts: Readonly<Record<string, FieldText>> = {
     title: "Emails to enrich",
     description: "Known contacts to enrich, by work or personal email address.",
   },
+  "contacts.known": {
+    title: "Known contacts to enrich",
+    description:
+      "Known contacts, each identified by exactly one of: email; first_name + last_name + company_domain; linkedin_url; match_id. Each is looked up with the free preview and bought once.",
+  },
+  "contacts.known.email": { title: "Email", description: "A work or personal email address." },
+  "contacts.known.first_name": { title: "First name", description: "With last_name and company_domain." },
+  "contacts.known.last_name": { title: "Last name", description: "With first_name and company_domain." },
+  "contacts.known.company_domain": {
+    title: "Company domain",
+    description: "The web domain of the contact's company, with first_name and last_name.",
+  },
+  "contacts.known.linkedin_url": {
+    title: "Profile URL",
+    description: "The full profile URL, such as https://www.linkedin.com/in/dana-reyes.",
+  },
+  "contacts.known.match_id": { title: "Match id", description: "The provider's match id of the contact." },
+  "contacts.known_file": {
+    title: "File of known contacts",
+    description:
+      "A .csv (header row) or .ndjson/.jsonl file of known contacts, its columns named as the known contacts' fields. Every row is checked before the first credit.",
+  },
+  "contacts.known_query": {
+    title: "Query of known contacts (salesintel sync only)",
+    description:
+      "A SQL query run on the target's database, its columns named as the known contacts' fields, e.g. select email from crm.people. Only `salesintel sync` has a database: the source alone refuses it.",
+  },
   "contacts.match_on_job_history": {
     title: "Match emails against past jobs",
     description: "Match the emails against past job positions too.",
@@ -253,6 +281,16 @@ export const fieldTexts: Readonly<Record<string, FieldText>> = {
   "companies.names": {
     title: "Company names",
     description: "Companies to append technologies to, by name (matched case-insensitively by 'contains').",
+  },
+  "companies.domains_file": {
+    title: "File of companies",
+    description:
+      "A .csv (header row) or .ndjson/.jsonl file of companies: a domain column, a name column, or both. Every row is checked before the first credit.",
+  },
+  "companies.domains_query": {
+    title: "Query of companies (salesintel sync only)",
+    description:
+      "A SQL query run on the target's database with a domain column, a name column, or both, e.g. select domain from crm.accounts. Only `salesintel sync` has a database: the source alone refuses it.",
   },
   "companies.from_contacts": {
     title: "The companies of your contacts",

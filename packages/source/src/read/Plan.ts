@@ -27,7 +27,7 @@
  */
 
 import { Catalog, StreamState, Streams } from "@salesintel/airbyte"
-import { type ApiError, Client, CreditBudget } from "@salesintel/core"
+import { Client, CreditBudget } from "@salesintel/core"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Schema from "effect/Schema"
@@ -39,6 +39,7 @@ import type * as Suppression from "../bought/Suppression.ts"
 import type { SourceConfig } from "../Config.ts"
 import { definitions } from "../Definitions.ts"
 import { StateError } from "../StateError.ts"
+import * as KnownSources from "../streams/contacts/KnownSources.ts"
 import type * as Output from "./Output.ts"
 import { MadeUpListing } from "./Quick.ts"
 import * as Read from "./Read.ts"
@@ -76,7 +77,10 @@ export interface SearchPlan {
 }
 
 export interface EmailsPlan {
-  /** Distinct emails configured, and those the read looks up (not done, or due again). */
+  /**
+   * Known contacts (emails, names at a domain, profile URLs, match ids, from the config, a file or
+   * a query): distinct identities, and those the read looks up (not done, or due again).
+   */
   readonly configured: number
   readonly lookedUp: number
   /** Contacts the emails looked up match. */
@@ -414,7 +418,7 @@ const contactsPlan = (options: PlanOptions, tallies: Tallies): Plan["contacts"] 
     inState: held?.inState ?? 0,
     staleInState: held?.staleInState ?? 0,
     searches: settings.searches.map((search) => searchPlan(tallies, options.mode, search.name)),
-    emails: settings.emails.length > 0 ? emailsPlan(tallies) : undefined,
+    emails: KnownSources.configured(settings) ? emailsPlan(tallies) : undefined,
     notReadAgain: held?.notReadAgain,
   }
 }
@@ -454,9 +458,7 @@ const newCompaniesOf = (states: StreamState.InputState): ((n: number) => number)
 }
 
 /** The plan of the next read of `config` from `state` (incremental, or `fullRefresh`); free requests only. */
-export const plan = (
-  options: PlanOptions,
-): Effect.Effect<Plan, ApiError.ApiError | StateError | LedgerError, Client.SalesIntelClient> =>
+export const plan = (options: PlanOptions): Effect.Effect<Plan, Read.ReadError, Client.SalesIntelClient> =>
   Effect.gen(function* () {
     const { config } = options
     const states = yield* decodeInput(options.state)

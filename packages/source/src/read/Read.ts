@@ -48,7 +48,9 @@ import * as Suppression from "../bought/Suppression.ts"
 import type { SourceConfig } from "../Config.ts"
 import { definitionOf } from "../Definitions.ts"
 import { excluding, valueFilter } from "../Exclusions.ts"
+import type { KnownInputError } from "../known/Rows.ts"
 import type { StateError } from "../StateError.ts"
+import * as KnownKeys from "../streams/companies/KnownKeys.ts"
 import { Estimate } from "./Estimate.ts"
 import type * as Output from "./Output.ts"
 import * as Substreams from "./Substreams.ts"
@@ -117,7 +119,9 @@ export type Item =
 export const messagesOf = <E, R>(items: Stream.Stream<Item, E, R>): Stream.Stream<Message.Message, E, R> =>
   Stream.filterMap(items, (item) => (item._tag === "Message" ? Option.some(item.message) : Option.none()))
 
-export const failureTypeOf = (error: ApiError.ApiError | StateError | LedgerError): Message.FailureType => {
+export const failureTypeOf = (
+  error: ApiError.ApiError | StateError | LedgerError | KnownInputError,
+): Message.FailureType => {
   switch (error._tag) {
     case "BadRequest":
       // The filters come from the config; only the paging the connector chose is its own bug.
@@ -129,6 +133,7 @@ export const failureTypeOf = (error: ApiError.ApiError | StateError | LedgerErro
     case "PaymentRequired":
     case "InvalidRequest":
     case "StateError":
+    case "KnownInputError":
       return "config_error"
     case "RateLimited":
     case "ServerError":
@@ -211,7 +216,7 @@ const noFigures: Figures = {
   sinceCheckpoint: 0,
 }
 
-export type ReadError = ApiError.ApiError | StateError | LedgerError
+export type ReadError = ApiError.ApiError | StateError | LedgerError | KnownInputError
 
 /** The failure that ends a read, and the stream it ended. */
 interface Failure {
@@ -878,7 +883,14 @@ export const read = (options: ReadOptions): Read => {
             ),
           ),
         )
-      return (yield* streamsOf(run)).pipe(
+      // A file or query of companies is checked whole before any stream spends a credit (the
+      // contacts' known rows are checked before that stream's first: streams/contacts/Estimates.ts).
+      const companies = options.config.companies
+      const preflight =
+        companies === undefined || !KnownKeys.configured(companies)
+          ? Stream.empty
+          : Stream.drain(Stream.fromEffect(KnownKeys.check(companies)))
+      return Stream.concat(preflight, yield* streamsOf(run)).pipe(
         Stream.concat(Stream.suspend(() => afterwards(undefined))),
         Stream.catchAllCause((cause) => afterwards(cause)),
       )

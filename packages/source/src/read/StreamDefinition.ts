@@ -10,6 +10,7 @@ import type * as Stream from "effect/Stream"
 import type { LedgerError } from "../bought/BoughtLedger.ts"
 import type * as Suppression from "../bought/Suppression.ts"
 import type { SourceConfig } from "../Config.ts"
+import type { KnownInputError } from "../known/Rows.ts"
 import type { StateError } from "../StateError.ts"
 import type { Output } from "./Output.ts"
 
@@ -60,7 +61,7 @@ export interface StreamDefinition<A> {
     input: ReadInput,
   ) => Stream.Stream<
     Output<A>,
-    ApiError.ApiError | StateError | LedgerError,
+    ApiError.ApiError | StateError | LedgerError | KnownInputError,
     Client.SalesIntelClient | CreditBudget.CreditBudget
   >
 }

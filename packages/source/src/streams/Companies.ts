@@ -28,11 +28,14 @@ import {
   standings,
   unmatchedWarnings,
 } from "./companies/Keys.ts"
+import * as KnownKeys from "./companies/KnownKeys.ts"
 import { startFrom } from "./companies/State.ts"
 
 const isConfigured = (config: SourceConfig) =>
   config.companies !== undefined &&
-  (config.companies.domains.length + config.companies.names.length > 0 || config.companies.from_contacts)
+  (config.companies.domains.length + config.companies.names.length > 0 ||
+    KnownKeys.configured(config.companies) ||
+    config.companies.from_contacts)
 
 /** The domains due less the forgotten ones (names are kept: a name is no domain to test). */
 const withoutForgotten = (
@@ -58,8 +61,8 @@ const read = (input: ReadInput) =>
       if (settings === undefined || !isConfigured(input.config)) return Stream.empty
       const client = yield* Client.SalesIntelClient
       const start = yield* startFrom(input, settings)
-      const { state, done, unmatched, checkpoint, warnings } = start
-      // A forgotten company's domain is never asked for, configured or a contact's.
+      const { state, done, configured, unmatched, checkpoint, warnings } = start
+      // A forgotten company's domain is never asked for, configured, known or a contact's.
       const { kept: due, contacts, forgotten } = withoutForgotten(input.suppressed ?? Suppression.none, start)
       const fetchedAt = new Date(input.startedAt).toISOString()
       const bought = Purchase.keyedBatches<Company, KindEvent, ApiError.ApiError, CreditBudget.CreditBudget>({
@@ -83,7 +86,7 @@ const read = (input: ReadInput) =>
           done.names.record(proven.flatMap((held) => held.names).filter((key) => !keys.has(key)))
         },
         recordUnmatched: (event) => unmatched.record(event.kind, event.keys, event.unmatched),
-        unmatchedWarnings: unmatchedWarnings(settings),
+        unmatchedWarnings: unmatchedWarnings(configured),
         // At the bought sets' cadence: a checkpoint carries every set, and the contacts' may be large.
         everyBatch: false,
         checkpoint,
@@ -104,7 +107,7 @@ const read = (input: ReadInput) =>
       // One record per key as a rule (a key may match no company, or several): within the budget.
       const { available } = yield* (yield* CreditBudget.CreditBudget).snapshot
       const keys = due.domains.length + due.names.length + contacts.due.length
-      const standing = [...standings(settings, done, due, state.unmatched), ...contacts.tallies]
+      const standing = [...standings(configured, done, due, state.unmatched), ...contacts.tallies]
       const opening = Stream.make(
         ...warnings,
         Output.estimate(Math.min(available, keys)),
@@ -119,7 +122,8 @@ export const companies: StreamDefinition<CompanyTechnologies.CompanyTechnologies
   stream: Streams.streams.companies,
   credited: true,
   isConfigured,
-  configuredBy: "companies.domains, companies.names or companies.from_contacts",
+  configuredBy:
+    "companies.domains, companies.names, companies.domains_file, companies.domains_query or companies.from_contacts",
   parent: FromContacts.parent,
   read,
 }

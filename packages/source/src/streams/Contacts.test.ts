@@ -171,6 +171,34 @@ describe("contacts, on the provider in memory", () => {
     }),
   )
 
+  it.effect(
+    "known contacts by email and match id: repeats once, no one's never charged, a rerun buys nothing",
+    () =>
+      Effect.gen(function* () {
+        const provider = fakeProvider({ contacts: 30 })
+        const held = yield* readWith(fakeProvider({ contacts: 10 }), configOf({}), undefined)
+        const known = [
+          { match_id: provider.contact(3)?.match_id },
+          { match_id: provider.contact(21)?.match_id },
+          { email: provider.contact(21)?.email },
+          { email: provider.contact(22)?.email?.toUpperCase() },
+          { email: provider.contact(22)?.email },
+          { match_id: "no-such-id" },
+          { email: "nobody@example.com" },
+        ]
+        const config = configOf({ searches: [], known })
+        const run = yield* planThenRead(provider, config, held.state)
+        expect(run.credits).toBe(2)
+        expect(run.plan.credits).toBe(2)
+        const said = run.ran.outputs.flatMap((output) => (output._tag === "Log" ? [output.message] : []))
+        expect(said).toEqual([
+          "known contacts: 6 looked up, 2 matched no one (nobody@example.com, match_id no-such-id; nothing was charged for them), 4 matched",
+        ])
+        const again = yield* planThenRead(provider, config, run.ran.state)
+        expect(again.credits).toBe(0)
+      }),
+  )
+
   it.effect("a budget below the search's needs buys up to it and says what it left", () =>
     Effect.gen(function* () {
       const provider = fakeProvider({ contacts: 95 })

@@ -1,11 +1,12 @@
 /**
- * The contacts stream, as a description: named searches and email enrichment, bought into ONE set
+ * The contacts stream, as a description: named searches and known contacts' enrichment (by email,
+ * name and company domain, profile URL or match id: contacts/Known.ts), bought into ONE set
  * of contacts (contacts/State.ts), so a contact found by two searches, by a search and an email,
  * or by a full refresh and a later incremental read, is bought once, and a rerun over unchanged
  * data buys nothing. Its free work comes first (every search sized, every email looked up:
  * contacts/Estimates.ts), then its purchases in order: the searches (contacts/Searches.ts: the
- * credited search page by page, or the free listing's keys bought by match_ids), then the emails'
- * keys (contacts/Emails.ts). What every purchase becomes (the diff against the bought set, the
+ * credited search page by page, or the free listing's keys bought by match_ids), then the known
+ * contacts' (contacts/Known.ts). What every purchase becomes (the diff against the bought set, the
  * checkpoints, the shortfall, the tallies, the stream's turn) is the purchase component's
  * (read/Purchase.ts).
  */
@@ -19,8 +20,9 @@ import type { ContactSearch } from "../Config.ts"
 import * as Purchase from "../read/Purchase.ts"
 import type { ReadInput, StreamDefinition } from "../read/StreamDefinition.ts"
 import { type ContactError, type ContactOutput, type Context, searchWork } from "./contacts/Context.ts"
-import { enrichEmails } from "./contacts/Emails.ts"
 import { estimates, prepare, preparedTallies, revisedAtEnd } from "./contacts/Estimates.ts"
+import * as Known from "./contacts/Known.ts"
+import * as KnownSources from "./contacts/KnownSources.ts"
 import { recordedAtEnd } from "./contacts/LastRead.ts"
 import { listedSearch } from "./contacts/Listing.ts"
 import { fullRefreshSearches, incrementalSearch } from "./contacts/Searches.ts"
@@ -96,9 +98,14 @@ const read = (input: ReadInput) =>
       )
       const unfinished = yield* Ref.make(false)
       const searches = searchPurchases(context, settings.searches, start, prepared.plans, unfinished)
-      const lookups = prepared.lookups ?? { looked: [], refused: true, pending: settings.emails.length }
-      const emails = revisedAtEnd("emails", enrichEmails(context, start.emailsDone, lookups))
-      const purchases = Purchase.inOrder(settings.emails.length === 0 ? [searches] : [searches, emails])
+      // Stopped before the stream began: nothing checked, so nothing looked up.
+      const known = revisedAtEnd(
+        Known.work,
+        prepared.knownDue === undefined
+          ? Stream.empty
+          : Known.enrichKnown(context, start.emailsDone, incremental, prepared.knownDue),
+      )
+      const purchases = Purchase.inOrder(KnownSources.configured(settings) ? [searches, known] : [searches])
       return Stream.concat(opening, Stream.concat(purchases, finish(start, incremental, unfinished)))
     }),
   )
@@ -108,7 +115,7 @@ export const contacts: StreamDefinition<Contact.Contact> = {
   credited: true,
   isConfigured: (config) =>
     config.contacts !== undefined &&
-    (config.contacts.searches.length > 0 || config.contacts.emails.length > 0),
-  configuredBy: "contacts.searches or contacts.emails",
+    (config.contacts.searches.length > 0 || KnownSources.configured(config.contacts)),
+  configuredBy: "contacts.searches, contacts.emails or contacts.known (_file, _query)",
   read,
 }

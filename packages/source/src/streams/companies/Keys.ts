@@ -88,9 +88,12 @@ export const purchase = (
     matches: Unmatched.matches(kind),
   }).pipe(Stream.map((event) => ({ ...event, kind, from })))
 
+/** The keys of each kind the config names: its lists, and a file's or a query's rows. */
+export type Configured = Readonly<Record<KeyKind, ReadonlyArray<string>>>
+
 /** How the configured keys of each kind stand (the plan's figures): a tally per kind. */
 export const standings = (
-  settings: CompaniesConfig,
+  settings: Configured,
   done: Readonly<Record<KeyKind, BoughtSet>>,
   due: Readonly<Record<KeyKind, ReadonlyArray<string>>>,
   unmatched: Unmatched.UnmatchedState,
@@ -107,7 +110,7 @@ export const standings = (
   })
 
 /** The configured spelling of a (lower-cased) key, for the user's eyes. */
-const spellingOf = (settings: CompaniesConfig) => {
+const spellingOf = (settings: Configured) => {
   const spelled = new Map<string, string>()
   for (const key of [...settings.domains, ...settings.names])
     if (!spelled.has(key.toLowerCase())) spelled.set(key.toLowerCase(), key)
@@ -116,7 +119,7 @@ const spellingOf = (settings: CompaniesConfig) => {
 
 /** One WARN per kind (and per origin: the config, the contacts) whose keys looked up by this read matched no company. */
 export const unmatchedWarnings =
-  (settings: CompaniesConfig) =>
+  (settings: Configured) =>
   (events: ReadonlyArray<Extract<KindEvent, { readonly _tag: "Unmatched" }>>): ReadonlyArray<Output.Log> =>
     (
       [

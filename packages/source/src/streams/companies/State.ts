@@ -14,6 +14,7 @@ import type { ReadInput } from "../../read/StreamDefinition.ts"
 import { decodeState } from "../common.ts"
 import * as FromContacts from "./FromContacts.ts"
 import { dueKeys } from "./Keys.ts"
+import * as KnownKeys from "./KnownKeys.ts"
 import * as Unmatched from "./Unmatched.ts"
 
 export const CompaniesState = Schema.Struct({
@@ -47,9 +48,17 @@ export const startFrom = (input: ReadInput, settings: CompaniesConfig) =>
       domains: BoughtSet.fromJson(state.domains, today, refresh),
       names: BoughtSet.fromJson(state.names, today, refresh),
     }
+    // The config's keys, then a file's or a query's (checked before the read began: Read.ts).
+    const listed = KnownKeys.configured(settings)
+      ? yield* KnownKeys.keys(settings)
+      : { domains: [], names: [] }
+    const configured = {
+      domains: [...settings.domains, ...listed.domains],
+      names: [...settings.names, ...listed.names],
+    }
     const due = {
-      domains: dueKeys(settings.domains, done.domains),
-      names: dueKeys(settings.names, done.names),
+      domains: dueKeys(configured.domains, done.domains),
+      names: dueKeys(configured.names, done.names),
     }
     const contacts = yield* FromContacts.keys(input, settings, state, done.domains, today, refresh)
     const unmatched = yield* Unmatched.standing(state.unmatched)
@@ -61,5 +70,5 @@ export const startFrom = (input: ReadInput, settings: CompaniesConfig) =>
         ...contacts.toJson(),
       }),
     )
-    return { state, done, due, contacts, unmatched, checkpoint, warnings }
+    return { state, done, due, configured, contacts, unmatched, checkpoint, warnings }
   })

@@ -12,6 +12,7 @@ import type { LedgerError } from "../../bought/BoughtLedger.ts"
 import type { BoughtSet } from "../../bought/BoughtSet.ts"
 import type * as Suppression from "../../bought/Suppression.ts"
 import type { ContactSearch, SourceConfig } from "../../Config.ts"
+import type { KnownInputError } from "../../known/Rows.ts"
 import * as Output from "../../read/Output.ts"
 import * as Purchase from "../../read/Purchase.ts"
 import type { HeldAtStart } from "./LastRead.ts"
@@ -19,8 +20,11 @@ import type { SearchRead } from "./State.ts"
 
 export type ContactOutput = Output.Output<Contact.Contact>
 
-/** What ends a contacts read: the provider's errors, or the ledger's (bought/BoughtLedger.ts). */
-export type ContactError = ApiError.ApiError | LedgerError
+/**
+ * What ends a contacts read: the provider's errors, the ledger's (bought/BoughtLedger.ts), or a
+ * known contacts' file or query that cannot be read (known/Rows.ts).
+ */
+export type ContactError = ApiError.ApiError | LedgerError | KnownInputError
 
 export interface Context {
   readonly config: SourceConfig

@@ -1,7 +1,7 @@
 /**
  * The stream's estimate, from free work done before its first credited request, so that ESTIMATE
  * and the progress line show the whole run's total from the start: every search's partitions
- * (sized with the free counts) and every email's lookup. Each piece's estimate is revised to what
+ * (sized with the free counts) and the known contacts due a lookup (one contact each, as a rule). Each piece's estimate is revised to what
  * it read once it ends.
  */
 import { CreditBudget, type Partitioner } from "@salesintel/core"
@@ -14,12 +14,16 @@ import type { BoughtSet } from "../../bought/BoughtSet.ts"
 import * as PagedQuery from "../../components/PagedQuery.ts"
 import * as Output from "../../read/Output.ts"
 import { type ContactError, type ContactOutput, type Context, searchWork } from "./Context.ts"
-import { type EmailLookups, emailsToBuy, lookUpEmails } from "./Emails.ts"
+import * as Known from "./Known.ts"
+import * as KnownSources from "./KnownSources.ts"
 
 export interface Prepared {
   readonly plans: ReadonlyMap<string, Partitioner.Plan>
-  /** Undefined when a stop was requested before the stream began: nothing was looked up. */
-  readonly lookups: EmailLookups | undefined
+  /**
+   * The known contacts' identities due a lookup, every row checked; undefined when a stop was
+   * requested before the stream began (nothing was checked or looked up).
+   */
+  readonly knownDue: number | undefined
 }
 
 /**
@@ -34,9 +38,10 @@ export const prepare = (
   Effect.gen(function* () {
     const budget = yield* CreditBudget.CreditBudget
     const searches = context.config.contacts?.searches ?? []
-    if ((yield* budget.snapshot).closed) return { plans: new Map(), lookups: undefined } satisfies Prepared
-    // Every search sized and every email looked up at the same time: one latency or so for all,
-    // not one per search (the client's rate limit and in-flight gate pace the requests).
+    if ((yield* budget.snapshot).closed) return { plans: new Map(), knownDue: undefined } satisfies Prepared
+    // Every search sized at the same time: one latency or so for all, not one per search (the
+    // client's rate limit and in-flight gate pace the requests); the known contacts' rows checked
+    // beside them, before the first credit.
     const plans = Effect.forEach(
       searches,
       (search) =>
@@ -50,13 +55,16 @@ export const prepare = (
         ),
       { concurrency: "unbounded" },
     )
-    const [planned, lookups] = yield* Effect.all([plans, lookUpEmails(context, emailsDone, incremental)], {
-      concurrency: 2,
-    })
-    return { plans: new Map(planned), lookups } satisfies Prepared
+    const settings = context.config.contacts
+    const knownDue =
+      settings === undefined || !KnownSources.configured(settings)
+        ? Effect.succeed(0)
+        : KnownSources.check(settings, emailsDone, incremental)
+    const [planned, due] = yield* Effect.all([plans, knownDue], { concurrency: 2 })
+    return { plans: new Map(planned), knownDue: due } satisfies Prepared
   })
 
-/** The free work's figures, as tallies: each search's partitions and counts, the emails' lookups. */
+/** The free work's figures, as tallies: each search's partitions and counts (the known contacts' come as they end: Known.ts). */
 export const preparedTallies = (context: Context, prepared: Prepared): ReadonlyArray<ContactOutput> => {
   const searches = (context.config.contacts?.searches ?? []).flatMap((search) => {
     const plan = prepared.plans.get(search.name)
@@ -70,17 +78,7 @@ export const preparedTallies = (context: Context, prepared: Prepared): ReadonlyA
       }),
     ]
   })
-  const emails = context.config.contacts?.emails ?? []
-  const lookups = prepared.lookups
-  if (lookups === undefined || emails.length === 0) return searches
-  return [
-    ...searches,
-    Output.tally("emails", {
-      configured: new Set(emails.map((email) => email.toLowerCase())).size,
-      lookedUp: lookups.pending,
-      freeRequests: lookups.looked.reduce((sum, lookup) => sum + lookup.pages, 0),
-    }),
-  ]
+  return searches
 }
 
 /** Records a full refresh of the search still has to read from `position`. */
@@ -127,7 +125,8 @@ export const estimates = (
           : unreadRecords(context, search.name, plan, position),
       ]
     }),
-    ...(prepared.lookups === undefined ? [] : [["emails", emailsToBuy(context, prepared.lookups)] as const]),
+    // At most one contact bought for each identity due, as a rule (revised as the lookups end).
+    ...(prepared.knownDue === undefined ? [] : [[Known.work, prepared.knownDue] as const]),
   ]
   const granted = wanted.reduce<{ left: number; byKey: ReadonlyArray<readonly [string, number]> }>(
     ({ left, byKey }, [key, records]) => {
