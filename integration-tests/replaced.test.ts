@@ -285,7 +285,7 @@ describe("a selected stream with nothing configured", () => {
     expect(result.records("companies")).toEqual([])
     expect(result.statuses("companies")).toEqual(["STARTED", "COMPLETE"])
     expect(result.logs("WARN")).toContain(
-      "stream companies: selected, but nothing is configured for it (companies.domains, companies.names or companies.from_contacts): it sends no record",
+      "stream companies: selected, but nothing is configured for it (companies.domains, companies.names, companies.domains_file, companies.domains_query or companies.from_contacts): it sends no record",
     )
   })
 })

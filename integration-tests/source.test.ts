@@ -321,7 +321,11 @@ describe("source-salesintel against the sandbox", () => {
     expect(result.trace).toBeUndefined()
     const found = result.records("contacts").map((r) => String(r.email))
     for (const email of emails) expect(found).toContain(email)
-    expect(result.logs.some((log) => log.includes("1 matched nothing"))).toBe(true)
+    expect(
+      result.logs.some((log) =>
+        log.includes("1 matched no one (nobody@nowhere.invalid; nothing was charged"),
+      ),
+    ).toBe(true)
     expect(charged()).toBe(result.records("contacts").length)
   })
 

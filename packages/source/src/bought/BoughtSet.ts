@@ -317,9 +317,15 @@ export class BoughtSet {
    * whatever is held, so it is due after every page: a kill re-buys only what was not committed.
    * The loader commits a checkpoint at once when it keeps up, and several together when it falls
    * behind (the group commit of packages/postgres/src/CommitGroup.ts), so a sync at full speed is
-   * not held to a commit per page.
+   * not held to a commit per page. `alongside`: the entries of other sets the same checkpoint
+   * carries (the contacts' identities looked up), counted with this set's.
    */
-  cadence(): Effect.Effect<Checkpoints.Amortized> {
-    return Checkpoints.amortized(() => (this.ledger !== undefined ? 0 : this.set.size))
+  cadence(alongside: () => number = () => 0): Effect.Effect<Checkpoints.Amortized> {
+    return Checkpoints.amortized(() => this.inState() + alongside())
+  }
+
+  /** The entries a checkpoint of this set writes: none when the ledger holds it (a marker). */
+  inState(): number {
+    return this.ledger !== undefined ? 0 : this.set.size
   }
 }

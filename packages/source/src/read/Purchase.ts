@@ -71,6 +71,12 @@ interface Common<A> {
   readonly checkpoint: Effect.Effect<Output.Checkpoint>
   /** The one bought set of what is bought this way (its cadence times the checkpoints). */
   readonly bought: BoughtSet
+  /**
+   * Entries of the other sets each checkpoint carries in the state (the contacts' identities
+   * looked up): counted into the cadence, so the state written stays proportional to the records
+   * and not to their square. None by default.
+   */
+  readonly alongside?: (() => number) | undefined
   readonly record: (item: Page.Item<A>) => Output.RecordOutput<A>
   /** Names the work in logs and shortfalls, such as `contacts search "it-vps"`. */
   readonly detail: string
@@ -229,7 +235,7 @@ export const creditedPages = <A, E, R>(
 ): Stream.Stream<Output.Output<A>, E | ApiError.Decode, R> =>
   Stream.unwrap(
     Effect.gen(function* () {
-      const cadence = yield* options.bought.cadence()
+      const cadence = yield* options.bought.cadence(options.alongside)
       const skipped = yield* Ref.make(0)
       const watch = yield* Rejections.watch(options.endpoint)
       const pages = options.events.pipe(
@@ -334,7 +340,7 @@ export const keyedBatches = <A, Event extends KeyedPurchase.Event<unknown, A>, E
 ): Stream.Stream<Output.Output<A>, E | ApiError.Decode, R> =>
   Stream.unwrap(
     Effect.gen(function* () {
-      const cadence = yield* options.bought.cadence()
+      const cadence = yield* options.bought.cadence(options.alongside)
       const unbought = yield* Ref.make(0)
       const unmatched = yield* Ref.make<ReadonlyArray<Unmatched<Event>>>([])
       const warnings = Effect.map(Ref.get(unmatched), (events) =>

@@ -85,6 +85,7 @@ const read = (input: ReadInput) =>
         lastReads: yield* Ref.get(start.searches),
         heldAtStart: held,
         suppressions: input.suppressed ?? Suppression.none,
+        alsoInState: () => start.emailsDone.inState(),
       }
       const prepared = yield* prepare(context, start.emailsDone, incremental)
       const { available } = yield* (yield* CreditBudget.CreditBudget).snapshot

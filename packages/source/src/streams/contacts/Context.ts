@@ -48,6 +48,13 @@ export interface Context {
    * while there are any the searches go by the free listing only (a credited page would carry them).
    */
   readonly suppressions: Suppression.Matcher
+  /**
+   * Entries of the identities looked up (the known contacts done), which every checkpoint of the
+   * stream carries in the state beside the bought set: the purchases' checkpoint cadence counts
+   * them (Purchase's `alongside`), or 100,000 of them written with every page made the state
+   * written grow with the square of the records.
+   */
+  readonly alsoInState: () => number
 }
 
 /** Whether a contact was forgotten: where every purchase is decided (toBuy, buyNew). */
@@ -142,6 +149,7 @@ const buyListed = (
     listingStopped,
     checkpoint: context.checkpoint,
     bought: context.known,
+    alongside: context.alsoInState,
     record: contactRecord(context, where.search),
     detail: where.detail,
     work: where.work,
