@@ -177,7 +177,9 @@ export class DatedSet {
 
   toJson(): DatedSetOutput {
     const byDay = new Map<number, Array<string>>()
-    for (const [key, day] of this.entries()) {
+    for (let index = 0; index < this.keys.size; index++) {
+      const day = (this.values[index] ?? 0) >>> 1
+      const key = this.keys.keyAt(index)
       let keys = byDay.get(day)
       if (keys === undefined) {
         keys = []
