@@ -16,6 +16,7 @@ import * as Layer from "effect/Layer"
 import { Database, DatabaseError, type DatabaseService, type Result, type Row } from "./Database.ts"
 import * as PGliteDataDir from "./PGliteDataDir.ts"
 import type { Reply, Request, Started, WireError, WorkerData } from "./PGliteProtocol.ts"
+import { PGliteCopyBuffer } from "./PGliteCopyBuffer.ts"
 import * as PGliteWasm from "./PGliteWasm.ts"
 
 /** The directory `salesintel-pg` uses when no database URL is given. */
@@ -80,6 +81,8 @@ interface Client {
     request: DistributiveOmit<Request, "id">,
     transfer?: ReadonlyArray<ArrayBuffer>,
   ) => Promise<Answer>
+  /** A COPY of `data`, carried to the worker in the buffer that comes back (PGliteCopyBuffer.ts). */
+  readonly copy: (sql: string, data: Uint8Array) => Promise<Answer>
   /** Closes the database (waits for what is queued before), then ends the thread. Never fails. */
   readonly close: Effect.Effect<void>
 }
@@ -139,7 +142,9 @@ const connect = (
     for (const { reject } of pending.values()) reject(dead)
     pending.clear()
   }
+  const copyBuffer = new PGliteCopyBuffer()
   worker.on("message", (reply: Reply) => {
+    if (reply.ok && reply.buffer !== undefined) copyBuffer.returned(reply.buffer)
     const waiting = pending.get(reply.id)
     pending.delete(reply.id)
     if (reply.ok) waiting?.resolve(reply)
@@ -164,6 +169,10 @@ const connect = (
     })
   return {
     ask,
+    copy: (sql, data) => {
+      const buffer = copyBuffer.fill(data)
+      return ask({ op: "copy", sql, data: buffer }, [buffer])
+    },
     close: Effect.promise(async () => {
       if (dead === undefined) await ask({ op: "close" }).catch(() => undefined)
       await stop(worker)
@@ -191,15 +200,9 @@ const make = (client: Client): DatabaseService => ({
     }).pipe(Effect.asVoid),
   copyIn: (table, columns, data) =>
     Effect.tryPromise({
-      try: () => {
-        // A copy in a buffer of its own, moved to the worker: `data` may be a view into a larger
-        // buffer (a batch's, or Node's shared pool for small ones) that moving would detach.
-        const bytes = new Uint8Array(data)
-        return client.ask(
-          { op: "copy", sql: `COPY ${table} (${columns.join(", ")}) FROM '/dev/blob'`, data: bytes },
-          [bytes.buffer],
-        )
-      },
+      // Copied into the buffer that travels (`data` may be a view into a larger buffer, a batch's
+      // or Node's shared pool, that moving would detach).
+      try: () => client.copy(`COPY ${table} (${columns.join(", ")}) FROM '/dev/blob'`, data),
       catch: (cause) => new DatabaseError({ operation: `COPY into ${table}`, cause }),
     }).pipe(Effect.asVoid),
 })

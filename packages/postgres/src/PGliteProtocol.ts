@@ -29,8 +29,11 @@ export type Request =
   /** A query's whole result: its columns, and its rows as arrays of text (rowMode "array"). */
   | { readonly id: number; readonly op: "result"; readonly sql: string }
   | { readonly id: number; readonly op: "exec"; readonly sql: string }
-  /** `data` is the COPY text as UTF-8, its buffer transferred (not copied) to the worker. */
-  | { readonly id: number; readonly op: "copy"; readonly sql: string; readonly data: Uint8Array<ArrayBuffer> }
+  /**
+   * `data` holds the COPY text as UTF-8, exactly (PGliteCopyBuffer.ts): transferred (not copied) to
+   * the worker, and back with the reply.
+   */
+  | { readonly id: number; readonly op: "copy"; readonly sql: string; readonly data: ArrayBuffer }
   | { readonly id: number; readonly op: "close" }
 
 /** A Postgres error (or any other) as plain data: Error subclasses lose their fields when cloned. */
@@ -51,6 +54,8 @@ export type Reply =
         readonly types: ReadonlyArray<number>
         readonly rows: ReadonlyArray<ReadonlyArray<string | null>>
       }
+      /** For a "copy": its buffer, moved back to carry the next one. */
+      readonly buffer?: ArrayBuffer
     }
   | { readonly id: number; readonly ok: false; readonly error: WireError }
 
