@@ -37,9 +37,8 @@ export const monthOf = (column: string): string => `date_trunc('month', ${column
  * are counted there, so a company that dropped a product mid-month does not count as using it.
  */
 export const monthLast = (t: ReturnType<typeof tables>): string => `month_last AS (
-  SELECT DISTINCT ON (company_id, ${monthOf("observed_at")}) company_id, ${monthOf("observed_at")} AS month, observed_at
-  FROM ${t.companyObservations}
-  ORDER BY company_id, ${monthOf("observed_at")}, observed_at DESC
+  SELECT company_id, ${monthOf("observed_at")} AS month, max(observed_at) AS observed_at
+  FROM ${t.companyObservations} GROUP BY company_id, ${monthOf("observed_at")}
 )`
 
 /** The value at the latest observation of a group. */

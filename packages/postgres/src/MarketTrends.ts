@@ -5,8 +5,9 @@
  * complements' per month (the market table, Market.ts). Shares are among the companies observed,
  * each at its last observation of the month, so a growing watch list does not read as growth.
  */
-import { latest, logChanges, monthLast, monthOf, tables } from "./Intelligence.ts"
+import { monthLast, monthOf, tables } from "./Intelligence.ts"
 import { marketTableName } from "./Market.ts"
+import { inUseNow } from "./MarketViews.ts"
 import { qualified } from "./Sql.ts"
 import type { View } from "./Views.ts"
 
@@ -30,30 +31,29 @@ const affinity: View = {
   },
   sql: (schema) => {
     const t = tables(schema)
-    const order = (alias: string) => `(${alias}.product COLLATE "C", ${alias}.vendor_key COLLATE "C")`
-    return `WITH latest_observation AS (
-  SELECT DISTINCT ON (company_id) company_id, observed_at
-  FROM ${t.companyObservations} ORDER BY company_id, observed_at DESC
+    // Products numbered once (in byte order), so the pairs are joined and counted on integers.
+    return `WITH ${inUseNow(t)},
+used AS (SELECT DISTINCT u.company_id, u.product, ${vendorKey("u")} AS vendor_key FROM in_use_now u),
+products AS (
+  SELECT product, vendor_key, nullif(vendor_key, '') AS vendor, count(*) AS companies,
+    row_number() OVER (ORDER BY product COLLATE "C", vendor_key COLLATE "C") AS id
+  FROM used GROUP BY product, vendor_key
 ),
-used AS (
-  SELECT DISTINCT u.company_id, u.product, u.vendor, ${vendorKey("u")} AS vendor_key
-  FROM latest_observation l
-  JOIN ${t.technologyObservations} u ON u.company_id = l.company_id AND u.observed_at = l.observed_at
+numbered AS (
+  SELECT u.company_id, p.id FROM used u JOIN products p ON p.product = u.product AND p.vendor_key = u.vendor_key
 ),
-counts AS (SELECT product, vendor_key, count(*) AS companies FROM used GROUP BY product, vendor_key),
 pairs AS (
-  SELECT a.product AS product_a, a.vendor AS vendor_a, a.vendor_key AS key_a, b.product AS product_b,
-    b.vendor AS vendor_b, b.vendor_key AS key_b, count(*) AS companies_both
-  FROM used a JOIN used b ON b.company_id = a.company_id AND ${order("a")} < ${order("b")}
-  GROUP BY a.product, a.vendor, a.vendor_key, b.product, b.vendor, b.vendor_key
+  SELECT a.id AS a, b.id AS b, count(*) AS companies_both
+  FROM numbered a JOIN numbered b ON b.company_id = a.company_id AND a.id < b.id
+  GROUP BY a.id, b.id
 )
-SELECT p.product_a, p.vendor_a, p.product_b, p.vendor_b, p.companies_both, ca.companies AS companies_a,
-  cb.companies AS companies_b, o.companies AS companies_observed,
-  round(p.companies_both * o.companies::numeric / (ca.companies * cb.companies), 4) AS lift
+SELECT pa.product AS product_a, pa.vendor AS vendor_a, pb.product AS product_b, pb.vendor AS vendor_b,
+  p.companies_both, pa.companies AS companies_a, pb.companies AS companies_b, o.companies AS companies_observed,
+  round(p.companies_both * o.companies::numeric / (pa.companies * pb.companies), 4) AS lift
 FROM pairs p
 CROSS JOIN (SELECT count(*) AS companies FROM latest_observation) o
-JOIN counts ca ON ca.product = p.product_a AND ca.vendor_key = p.key_a
-JOIN counts cb ON cb.product = p.product_b AND cb.vendor_key = p.key_b`
+JOIN products pa ON pa.id = p.a
+JOIN products pb ON pb.id = p.b`
   },
 }
 
@@ -69,7 +69,8 @@ observed AS (
   FROM periods p LEFT JOIN month_last l ON l.month = p.month GROUP BY p.period
 ),
 used AS (
-  SELECT p.period, u.product, ${vendorKey("u")} AS vendor_key, count(DISTINCT u.company_id) AS companies
+  SELECT p.period, u.product, ${vendorKey("u")} AS vendor_key, count(DISTINCT u.company_id) AS companies,
+    min(u.category) AS category, min(u.vendor) AS vendor
   FROM periods p JOIN month_last l ON l.month = p.month
   JOIN ${t.technologyObservations} u ON u.company_id = l.company_id AND u.observed_at = l.observed_at
   GROUP BY p.period, u.product, ${vendorKey("u")}
@@ -81,7 +82,8 @@ const momentum: View = {
   columns: {
     product: "the product (taxonomy_products.product)",
     vendor: "the product's vendor",
-    category: "the product's technology category (as its latest observation says it)",
+    category:
+      "the product's technology category, as the companies' latest observations say it (the first by name should they differ)",
     share_now: "companies_using_now / companies_observed_now; null when no company was observed that month",
     share_3m_before: "the same, 3 calendar months before the latest month observed",
     share_6m_before: "the same, 6 calendar months before",
@@ -100,41 +102,57 @@ const momentum: View = {
       `round(coalesce(u_${period}.companies, 0)::numeric / nullif(o_${period}.companies, 0), 4)`
     const using = (period: string) => `LEFT JOIN used u_${period} ON u_${period}.period = '${period}'
   AND u_${period}.product = k.product AND u_${period}.vendor_key = k.vendor_key`
+    const counted = (period: string) => `LEFT JOIN counted c_${period} ON c_${period}.period = '${period}'
+  AND c_${period}.product = k.product AND c_${period}.vendor_key = k.vendor_key`
     const observedJoin = (period: string) => `JOIN observed o_${period} ON o_${period}.period = '${period}'`
-    return `WITH ${logChanges(t)},
-${periods(t)},
-net AS (
-  SELECT c.product, ${vendorKey("c")} AS vendor_key,
-    sum(CASE WHEN c.change = 'adopted' THEN 1 ELSE -1 END) FILTER (WHERE ${monthOf("c.observed_at")} > p3.month) AS net_3m,
-    sum(CASE WHEN c.change = 'adopted' THEN 1 ELSE -1 END) AS net_6m
-  FROM log_changes c
-  JOIN periods p6 ON p6.period = '6m' JOIN periods p3 ON p3.period = '3m'
-  WHERE ${monthOf("c.observed_at")} > p6.month
-  GROUP BY c.product, ${vendorKey("c")}
+    // Net adoptions telescope: over a company's consecutive observations after a month, adoptions
+    // less drops of a product are "in use at its latest" less "in use at its last observation up
+    // to that month" (its first when it has none; a first observation adopts nothing). So each
+    // is a count over one observation per company, not a walk through the log.
+    return `WITH ${periods(t)},
+baseline AS (
+  SELECT p.period, o.company_id,
+    coalesce(max(o.observed_at) FILTER (WHERE ${monthOf("o.observed_at")} <= p.month), min(o.observed_at)) AS observed_at
+  FROM periods p CROSS JOIN ${t.companyObservations} o
+  WHERE p.period <> 'now'
+  GROUP BY p.period, o.company_id
+  UNION ALL
+  SELECT 'latest', company_id, max(observed_at) FROM ${t.companyObservations} GROUP BY company_id
 ),
-products AS (
-  SELECT product, ${vendorKey("u")} AS vendor_key, (array_agg(vendor))[1] AS vendor,
-    ${latest("u.category", "u.observed_at")} AS category
-  FROM ${t.technologyObservations} u GROUP BY product, ${vendorKey("u")}
+counted AS (
+  SELECT b.period, u.product, ${vendorKey("u")} AS vendor_key, count(DISTINCT b.company_id) AS companies,
+    min(u.category) AS category, min(u.vendor) AS vendor
+  FROM baseline b
+  CROSS JOIN LATERAL (
+    SELECT u.product, u.vendor, u.category FROM ${t.technologyObservations} u
+    WHERE u.company_id = b.company_id AND u.observed_at = b.observed_at
+    OFFSET 0
+  ) u
+  GROUP BY b.period, u.product, ${vendorKey("u")}
 ),
 keys AS (
-  SELECT k.* FROM products k
-  WHERE EXISTS (SELECT 1 FROM used u WHERE u.product = k.product AND u.vendor_key = k.vendor_key)
-    OR EXISTS (SELECT 1 FROM net n WHERE n.product = k.product AND n.vendor_key = k.vendor_key)
+  SELECT product, vendor_key FROM used UNION SELECT product, vendor_key FROM counted
 )
-SELECT k.product, k.vendor, k.category, ${share("now")} AS share_now, ${share("3m")} AS share_3m_before,
-  ${share("6m")} AS share_6m_before,
+SELECT k.product, coalesce(c_latest.vendor, c_3m.vendor, c_6m.vendor, u_now.vendor, u_3m.vendor, u_6m.vendor) AS vendor,
+  coalesce(c_latest.category, c_3m.category, c_6m.category, u_now.category, u_3m.category, u_6m.category) AS category,
+  ${share("now")} AS share_now, ${share("3m")} AS share_3m_before, ${share("6m")} AS share_6m_before,
   coalesce(u_now.companies, 0) AS companies_using_now, coalesce(u_3m.companies, 0) AS companies_using_3m,
   coalesce(u_6m.companies, 0) AS companies_using_6m,
   o_now.companies AS companies_observed_now, o_3m.companies AS companies_observed_3m,
   o_6m.companies AS companies_observed_6m,
-  coalesce(n.net_3m, 0) AS net_adoptions_3m, coalesce(n.net_6m, 0) AS net_adoptions_6m
+  coalesce(c_latest.companies, 0) - coalesce(c_3m.companies, 0) AS net_adoptions_3m,
+  coalesce(c_latest.companies, 0) - coalesce(c_6m.companies, 0) AS net_adoptions_6m
 FROM keys k
 ${observedJoin("now")} ${observedJoin("3m")} ${observedJoin("6m")}
 ${using("now")}
 ${using("3m")}
 ${using("6m")}
-LEFT JOIN net n ON n.product = k.product AND n.vendor_key = k.vendor_key`
+${counted("latest")}
+${counted("3m")}
+${counted("6m")}
+WHERE coalesce(u_now.companies, u_3m.companies, u_6m.companies, 0) > 0
+  OR coalesce(c_latest.companies, 0) <> coalesce(c_3m.companies, 0)
+  OR coalesce(c_latest.companies, 0) <> coalesce(c_6m.companies, 0)`
   },
 }
 

@@ -6,7 +6,7 @@
  * and our share against rivals' per month. The market is joined when a view is read, so an UPDATE
  * of `market` changes them at once. Like Intelligence.ts, they know only what was bought.
  */
-import { displacementWindowDays, logChanges, sameProduct, tables } from "./Intelligence.ts"
+import { displacementWindowDays, latest, sameProduct, tables } from "./Intelligence.ts"
 import { marketTableName, matches } from "./Market.ts"
 import { qualified } from "./Sql.ts"
 import type { View } from "./Views.ts"
@@ -21,15 +21,27 @@ const tablesOf = (schema: string): Tables => ({
 /** The window of displacement_opportunities: the same 90 days as technology_displacements. */
 const recentWindow = `now() - interval '${displacementWindowDays} days'`
 
-/** CTEs `latest_observation` (each company's latest) and `in_use_now` (the products it shows). */
-const inUseNow = (t: Tables): string => `latest_observation AS (
-  SELECT DISTINCT ON (company_id) company_id, observed_at, company_name
-  FROM ${t.companyObservations} ORDER BY company_id, observed_at DESC
+/**
+ * CTEs `latest_observation` (each company's latest) and `in_use_now` (the products it shows). The
+ * products are looked up by the log's key, observation by observation (LATERAL): a few rows each,
+ * where a join would hash the whole log. OFFSET 0 keeps the planner from making it that join, and
+ * gives it the right count of rows (it underestimates the join's a hundredfold, then nests loops).
+ */
+export const inUseNow = (t: {
+  readonly companyObservations: string
+  readonly technologyObservations: string
+}): string => `latest_observation AS (
+  SELECT company_id, max(observed_at) AS observed_at, ${latest("company_name")} AS company_name
+  FROM ${t.companyObservations} GROUP BY company_id
 ),
 in_use_now AS (
-  SELECT u.company_id, u.category, u.subcategory, u.product, u.vendor
+  SELECT l.company_id, u.category, u.subcategory, u.product, u.vendor
   FROM latest_observation l
-  JOIN ${t.technologyObservations} u ON u.company_id = l.company_id AND u.observed_at = l.observed_at
+  CROSS JOIN LATERAL (
+    SELECT u.category, u.subcategory, u.product, u.vendor FROM ${t.technologyObservations} u
+    WHERE u.company_id = l.company_id AND u.observed_at = l.observed_at
+    OFFSET 0
+  ) u
 )`
 
 /**
@@ -126,7 +138,7 @@ const rivalAccounts: View = {
   doc: "accounts whose latest observation shows a rival's product in use and none of ours, with since when",
   columns: {
     company_id: "the company (companies.company_id)",
-    company_name: "the company's name as its latest observation says it",
+    company_name: "the company's name (companies.company_name)",
     company_domain: firmographics.company_domain,
     company_size_range: firmographics.company_size_range,
     rival_products: "the rivals' products in use at its latest observation, by name in order",
@@ -135,33 +147,36 @@ const rivalAccounts: View = {
   },
   sql: (schema) => {
     const t = tablesOf(schema)
+    // Each rival product in use now, at each of the company's observations (looked up by the log's
+    // key, LATERAL and OFFSET 0 so that the cost grows with the accounts, whatever the planner
+    // guesses): its run started after the last observation that did not show it.
     return `WITH ${inUseNow(t)},
 roled AS (${withRoles(t, "in_use_now", ["company_id"])}),
+company_roles AS (SELECT company_id, bool_or(role = 'ours') AS ours FROM roled GROUP BY company_id),
 targets AS (
-  SELECT r.company_id, r.product, r.vendor FROM roled r
-  WHERE r.role = 'rival' AND NOT EXISTS (SELECT 1 FROM roled o WHERE o.company_id = r.company_id AND o.role = 'ours')
+  SELECT r.company_id, r.product, r.vendor FROM roled r JOIN company_roles c ON c.company_id = r.company_id
+  WHERE r.role = 'rival' AND NOT c.ours
 ),
-gaps AS (
-  SELECT r.company_id, r.product, r.vendor, max(o.observed_at) AS last_without
-  FROM targets r JOIN ${t.companyObservations} o ON o.company_id = r.company_id
-  WHERE NOT EXISTS (
-    SELECT 1 FROM ${t.technologyObservations} u
-    WHERE u.company_id = o.company_id AND u.observed_at = o.observed_at AND ${sameProduct("u", "r")})
-  GROUP BY r.company_id, r.product, r.vendor
-),
-runs AS (
-  SELECT r.company_id, r.product, (
-    SELECT min(o.observed_at) FROM ${t.companyObservations} o
-    WHERE o.company_id = r.company_id AND o.observed_at > coalesce(g.last_without, '-infinity'::timestamptz)
-  ) AS since
-  FROM targets r LEFT JOIN gaps g ON g.company_id = r.company_id AND ${sameProduct("g", "r")}
+held AS (
+  SELECT r.company_id, r.product, o.observed_at, o.n,
+    max(o.n) FILTER (WHERE NOT o.shown) OVER (PARTITION BY r.company_id, r.product, r.vendor) AS last_without
+  FROM targets r
+  CROSS JOIN LATERAL (
+    SELECT a.observed_at, row_number() OVER (ORDER BY a.observed_at) AS n,
+      EXISTS (
+        SELECT 1 FROM ${t.technologyObservations} u
+        WHERE u.company_id = a.company_id AND u.observed_at = a.observed_at AND ${sameProduct("u", "r")}
+      ) AS shown
+    FROM ${t.companyObservations} a WHERE a.company_id = r.company_id
+    OFFSET 0
+  ) o
 )
-SELECT r.company_id, l.company_name, c.company_domains[1] AS company_domain, c.size_range AS company_size_range,
-  array_agg(DISTINCT r.product ORDER BY r.product) AS rival_products, min(r.since) AS using_rival_since
-FROM runs r
-JOIN latest_observation l ON l.company_id = r.company_id
-LEFT JOIN ${t.companies} c ON c.company_id = r.company_id
-GROUP BY r.company_id, l.company_name, c.company_domains, c.size_range`
+SELECT h.company_id, c.company_name, c.company_domains[1] AS company_domain, c.size_range AS company_size_range,
+  array_agg(DISTINCT h.product ORDER BY h.product) AS rival_products,
+  min(h.observed_at) FILTER (WHERE h.n > coalesce(h.last_without, 0)) AS using_rival_since
+FROM held h
+LEFT JOIN ${t.companies} c ON c.company_id = h.company_id
+GROUP BY h.company_id, c.company_name, c.company_domains, c.size_range`
   },
 }
 
@@ -172,8 +187,38 @@ const productText = (alias: string): string =>
 /** A timestamptz as its UTC day, for the evidence sentences. */
 const day = (column: string): string => `to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM-DD')`
 
-/** Rows of log_changes of one kind whose product has a role, observed in the window. */
-const changedWithRole = (t: Tables, change: "adopted" | "dropped", role: string, reason: string): string => {
+/**
+ * CTE `market_changes`: rivals' products dropped and complements adopted, between a company's
+ * consecutive observations, the later one in the window. The same comparison as the log's
+ * changes (Intelligence.ts logChanges), made only for the window's steps and the market's
+ * products, so it reads a small part of the log.
+ */
+const marketChanges = (t: Tables): string => {
+  const role = (alias: string, name: string) =>
+    `EXISTS (SELECT 1 FROM ${t.market} m WHERE m.role = '${name}' AND ${matches("m", alias)})`
+  const at = (alias: string, when: string, other: string) =>
+    `SELECT 1 FROM ${t.technologyObservations} ${alias} WHERE ${alias}.company_id = s.company_id AND ${alias}.observed_at = s.${when} AND ${sameProduct(alias, other)}`
+  return `recent_steps AS (
+  SELECT * FROM (
+    SELECT company_id, observed_at, company_name,
+      lag(observed_at) OVER (PARTITION BY company_id ORDER BY observed_at) AS previous_at
+    FROM ${t.companyObservations}
+  ) s
+  WHERE s.observed_at >= ${recentWindow} AND s.previous_at IS NOT NULL
+),
+market_changes AS (
+  SELECT n.company_id, s.company_name, n.product, n.vendor, 'adopted' AS change, s.observed_at, s.previous_at
+  FROM recent_steps s JOIN ${t.technologyObservations} n ON n.company_id = s.company_id AND n.observed_at = s.observed_at
+  WHERE ${role("n", "complement")} AND NOT EXISTS (${at("p", "previous_at", "n")})
+  UNION ALL
+  SELECT p.company_id, s.company_name, p.product, p.vendor, 'dropped', s.observed_at, s.previous_at
+  FROM recent_steps s JOIN ${t.technologyObservations} p ON p.company_id = s.company_id AND p.observed_at = s.previous_at
+  WHERE ${role("p", "rival")} AND NOT EXISTS (${at("n", "observed_at", "p")})
+)`
+}
+
+/** The rows of market_changes of one kind, as opportunities with their evidence. */
+const changedWithRole = (change: "adopted" | "dropped", role: string, reason: string): string => {
   const verb = change === "adopted" ? "started using" : "stopped using"
   const before = change === "adopted" ? "not in use" : "in use"
   const after = change === "adopted" ? "in use" : "not"
@@ -182,9 +227,7 @@ const changedWithRole = (t: Tables, change: "adopted" | "dropped", role: string,
     x.company_name || ' ${verb} ' || ${productText("x")} || ': ${before} at its observation of ' || ${day("x.previous_at")}
       || ', ${after} at that of ' || ${day("x.observed_at")} AS evidence,
     NULL::text AS contact_id, NULL::text AS contact_name
-  FROM log_changes x
-  WHERE x.change = '${change}' AND x.observed_at >= ${recentWindow}
-    AND EXISTS (SELECT 1 FROM ${t.market} m WHERE m.role = '${role}' AND ${matches("m", "x")})`
+  FROM market_changes x WHERE x.change = '${change}'`
 }
 
 /**
@@ -237,13 +280,13 @@ const opportunities: View = {
   },
   sql: (schema) => {
     const t = tablesOf(schema)
-    return `WITH ${logChanges(t)},
+    return `WITH ${marketChanges(t)},
 ${inUseNow(t)},
 ${champions(t)},
 found AS (
-  ${changedWithRole(t, "dropped", "rival", "dropped a rival")}
+  ${changedWithRole("dropped", "rival", "dropped a rival")}
   UNION ALL
-  ${changedWithRole(t, "adopted", "complement", "adopted a complement")}
+  ${changedWithRole("adopted", "complement", "adopted a complement")}
   UNION ALL
   SELECT 'champion joined a rival account', j.company_id, coalesce(j.company_name, m.to_company_name), j.product,
     j.vendor, 'rival', m.observed_at,
