@@ -57,6 +57,15 @@ JOIN products pb ON pb.id = p.b`
   },
 }
 
+/**
+ * The products in use at one observation (`alias`'s company_id and observed_at), looked up by the
+ * log's key: LATERAL and OFFSET 0, so that the planner neither hashes the whole log for a few
+ * observations nor underestimates the rows (which it does a hundredfold for the join).
+ */
+const productsAt = (log: string, alias: string): string =>
+  `SELECT u.product, u.vendor, u.category FROM ${log} u
+    WHERE u.company_id = ${alias}.company_id AND u.observed_at = ${alias}.observed_at OFFSET 0`
+
 /** The three months momentum compares: the latest observed, and 3 and 6 months before it. */
 const periods = (t: ReturnType<typeof tables>): string => `${monthLast(t)},
 periods AS (
@@ -69,10 +78,10 @@ observed AS (
   FROM periods p LEFT JOIN month_last l ON l.month = p.month GROUP BY p.period
 ),
 used AS (
-  SELECT p.period, u.product, ${vendorKey("u")} AS vendor_key, count(DISTINCT u.company_id) AS companies,
+  SELECT p.period, u.product, ${vendorKey("u")} AS vendor_key, count(DISTINCT l.company_id) AS companies,
     min(u.category) AS category, min(u.vendor) AS vendor
   FROM periods p JOIN month_last l ON l.month = p.month
-  JOIN ${t.technologyObservations} u ON u.company_id = l.company_id AND u.observed_at = l.observed_at
+  CROSS JOIN LATERAL (${productsAt(t.technologyObservations, "l")}) u
   GROUP BY p.period, u.product, ${vendorKey("u")}
 )`
 
@@ -123,11 +132,7 @@ counted AS (
   SELECT b.period, u.product, ${vendorKey("u")} AS vendor_key, count(DISTINCT b.company_id) AS companies,
     min(u.category) AS category, min(u.vendor) AS vendor
   FROM baseline b
-  CROSS JOIN LATERAL (
-    SELECT u.product, u.vendor, u.category FROM ${t.technologyObservations} u
-    WHERE u.company_id = b.company_id AND u.observed_at = b.observed_at
-    OFFSET 0
-  ) u
+  CROSS JOIN LATERAL (${productsAt(t.technologyObservations, "b")}) u
   GROUP BY b.period, u.product, ${vendorKey("u")}
 ),
 keys AS (

@@ -198,6 +198,9 @@ const marketChanges = (t: Tables): string => {
     `EXISTS (SELECT 1 FROM ${t.market} m WHERE m.role = '${name}' AND ${matches("m", alias)})`
   const at = (alias: string, when: string, other: string) =>
     `SELECT 1 FROM ${t.technologyObservations} ${alias} WHERE ${alias}.company_id = s.company_id AND ${alias}.observed_at = s.${when} AND ${sameProduct(alias, other)}`
+  // A step's products looked up by the log's key (as in_use_now does), not a hash of the log.
+  const lookUp = (when: string) =>
+    `SELECT u.product, u.vendor FROM ${t.technologyObservations} u WHERE u.company_id = s.company_id AND u.observed_at = ${when} OFFSET 0`
   return `recent_steps AS (
   SELECT * FROM (
     SELECT company_id, observed_at, company_name,
@@ -207,12 +210,12 @@ const marketChanges = (t: Tables): string => {
   WHERE s.observed_at >= ${recentWindow} AND s.previous_at IS NOT NULL
 ),
 market_changes AS (
-  SELECT n.company_id, s.company_name, n.product, n.vendor, 'adopted' AS change, s.observed_at, s.previous_at
-  FROM recent_steps s JOIN ${t.technologyObservations} n ON n.company_id = s.company_id AND n.observed_at = s.observed_at
+  SELECT s.company_id, s.company_name, n.product, n.vendor, 'adopted' AS change, s.observed_at, s.previous_at
+  FROM recent_steps s CROSS JOIN LATERAL (${lookUp("s.observed_at")}) n
   WHERE ${role("n", "complement")} AND NOT EXISTS (${at("p", "previous_at", "n")})
   UNION ALL
-  SELECT p.company_id, s.company_name, p.product, p.vendor, 'dropped', s.observed_at, s.previous_at
-  FROM recent_steps s JOIN ${t.technologyObservations} p ON p.company_id = s.company_id AND p.observed_at = s.previous_at
+  SELECT s.company_id, s.company_name, p.product, p.vendor, 'dropped', s.observed_at, s.previous_at
+  FROM recent_steps s CROSS JOIN LATERAL (${lookUp("s.previous_at")}) p
   WHERE ${role("p", "rival")} AND NOT EXISTS (${at("n", "observed_at", "p")})
 )`
 }
