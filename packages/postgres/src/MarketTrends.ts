@@ -66,6 +66,8 @@ const productsAt = (log: string, alias: string): string =>
   `SELECT u.product, u.vendor, u.category FROM ${log} u
     WHERE u.company_id = ${alias}.company_id AND u.observed_at = ${alias}.observed_at OFFSET 0`
 
+// An observation lists each product once (Observations.ts), so its rows are counted as companies.
+
 /** The three months momentum compares: the latest observed, and 3 and 6 months before it. */
 const periods = (t: ReturnType<typeof tables>): string => `${monthLast(t)},
 periods AS (
@@ -78,7 +80,7 @@ observed AS (
   FROM periods p LEFT JOIN month_last l ON l.month = p.month GROUP BY p.period
 ),
 used AS (
-  SELECT p.period, u.product, ${vendorKey("u")} AS vendor_key, count(DISTINCT l.company_id) AS companies,
+  SELECT p.period, u.product, ${vendorKey("u")} AS vendor_key, count(*) AS companies,
     min(u.category) AS category, min(u.vendor) AS vendor
   FROM periods p JOIN month_last l ON l.month = p.month
   CROSS JOIN LATERAL (${productsAt(t.technologyObservations, "l")}) u
@@ -129,7 +131,7 @@ baseline AS (
   SELECT 'latest', company_id, max(observed_at) FROM ${t.companyObservations} GROUP BY company_id
 ),
 counted AS (
-  SELECT b.period, u.product, ${vendorKey("u")} AS vendor_key, count(DISTINCT b.company_id) AS companies,
+  SELECT b.period, u.product, ${vendorKey("u")} AS vendor_key, count(*) AS companies,
     min(u.category) AS category, min(u.vendor) AS vendor
   FROM baseline b
   CROSS JOIN LATERAL (${productsAt(t.technologyObservations, "b")}) u
