@@ -12,6 +12,7 @@ const order = [
   "first-incremental",
   "load-throughput",
   "observation-cost",
+  "market-views",
   "sync-throughput",
   "sync-memory",
   "known-memory",

@@ -46,6 +46,7 @@ import * as PeriodSpending from "./PeriodSpending.ts"
 import { type Counts, type Output, Reporter } from "./Progress.ts"
 import * as QueryRows from "./QueryRows.ts"
 import * as Remaining from "./Remaining.ts"
+import * as TargetMarket from "./TargetMarket.ts"
 import * as WriteAhead from "./WriteAhead.ts"
 
 export class SyncConfigError extends Data.TaggedError("SyncConfigError")<{ readonly description: string }> {
@@ -273,6 +274,8 @@ export const sync = (
       })
       if (Either.isLeft(prepared)) return yield* failRun(new SyncConfigError({ description: prepared.left }))
       const { config, read, allowance } = prepared.right
+      // The market first: a misspelt name is refused before anything is bought.
+      yield* Effect.catchAll(writeMarket(options, config), failRun)
       if (options.fullRefresh?.includes("contacts") === true)
         yield* Effect.catchAll(warnDeleted(options, config), failRun)
       const limit = Allowance.limitOf(config.credit_budget, allowance)
@@ -280,6 +283,12 @@ export const sync = (
       const outcome = yield* endRun(options, { runId, abandoned, config, stop, datedBackMs }, loadedRead)
       return yield* withLeft(options, { ...outcome, allowance })
     }),
+  )
+
+/** The config's market into the target (TargetMarket.ts); a name refused is a config error. */
+const writeMarket = (options: SyncOptions, config: Config.SourceConfig) =>
+  Effect.catchTag(TargetMarket.write(options.schema, config, options.keySource), "MarketRefused", (refused) =>
+    Effect.fail(new SyncConfigError({ description: refused.description })),
   )
 
 /**

@@ -13,6 +13,7 @@ import * as Changes from "./Changes.ts"
 import { Database, type DatabaseError, transaction } from "./Database.ts"
 import { historyOf } from "./History.ts"
 import * as Labels from "./Labels.ts"
+import * as Market from "./Market.ts"
 import * as Observations from "./Observations.ts"
 import * as Rejected from "./Rejected.ts"
 import { ident, literal, qualified } from "./Sql.ts"
@@ -122,6 +123,15 @@ export const migrations: ReadonlyArray<Migration> = [
     version: 10,
     description: "_suppressed and _suppression_key: the people and companies forgotten, as keyed hashes",
     sql: () => "",
+  },
+  // The market views join `market` (Market.ts); created here, not generated, for its checks and
+  // because it has no key. Recorded so that an older loader, whose views would not know it, and
+  // whose syncs would not write the config's market into it, refuses the schema.
+  {
+    version: 11,
+    description:
+      "market: the team's own products, its rivals' and its complements', which the market views join",
+    sql: (schema) => Market.createSql(schema),
   },
 ]
 

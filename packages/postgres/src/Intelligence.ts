@@ -13,6 +13,7 @@
 import { jobChangesTable } from "./Changes.ts"
 import { companyObservationsTable, technologyObservationsTable } from "./Observations.ts"
 import { qualified } from "./Sql.ts"
+import { named } from "./Tables.ts"
 import type { View } from "./Views.ts"
 
 /**
@@ -21,19 +22,30 @@ import type { View } from "./Views.ts"
  */
 export const displacementWindowDays = 90
 
-const tables = (schema: string) => ({
+export const tables = (schema: string) => ({
   companyObservations: qualified(schema, companyObservationsTable.name),
   technologyObservations: qualified(schema, technologyObservationsTable.name),
   jobChanges: qualified(schema, jobChangesTable.name),
+  companies: qualified(schema, named.companies.name),
 })
 
 /** The calendar month (UTC, whatever the session's time zone) of a timestamptz, as a date. */
-const monthOf = (column: string): string => `date_trunc('month', ${column} AT TIME ZONE 'UTC')::date`
+export const monthOf = (column: string): string => `date_trunc('month', ${column} AT TIME ZONE 'UTC')::date`
+
+/**
+ * CTE `month_last`: each company's last observation in each calendar month (UTC). A month's users
+ * are counted there, so a company that dropped a product mid-month does not count as using it.
+ */
+export const monthLast = (t: ReturnType<typeof tables>): string => `month_last AS (
+  SELECT company_id, ${monthOf("observed_at")} AS month, max(observed_at) AS observed_at
+  FROM ${t.companyObservations} GROUP BY company_id, ${monthOf("observed_at")}
+)`
 
 /** The value at the latest observation of a group. */
-const latest = (column: string): string => `(array_agg(${column} ORDER BY observed_at DESC))[1]`
+export const latest = (column: string, at = "observed_at"): string =>
+  `(array_agg(${column} ORDER BY ${at} DESC))[1]`
 
-const sameProduct = (a: string, b: string): string =>
+export const sameProduct = (a: string, b: string): string =>
   `${a}.product = ${b}.product AND ${a}.vendor IS NOT DISTINCT FROM ${b}.vendor`
 
 /**
@@ -41,20 +53,21 @@ const sameProduct = (a: string, b: string): string =>
  * adopted: in use at an observation and not at the one before; dropped: the reverse), from the log
  * alone. A company's first observation has none before it: what it shows is seen, not adopted.
  */
-const logChanges = (t: ReturnType<typeof tables>): string => `log_steps AS (
+export const logChanges = (t: ReturnType<typeof tables>): string => `log_steps AS (
   SELECT company_id, observed_at, company_name,
     lag(observed_at) OVER (PARTITION BY company_id ORDER BY observed_at) AS previous_at
   FROM ${t.companyObservations}
 ),
 log_changes AS (
   SELECT n.company_id, s.company_name, n.category, n.subcategory, n.product, n.vendor, 'adopted' AS change,
-    s.observed_at
+    s.observed_at, s.previous_at
   FROM log_steps s JOIN ${t.technologyObservations} n ON n.company_id = s.company_id AND n.observed_at = s.observed_at
   WHERE s.previous_at IS NOT NULL AND NOT EXISTS (
     SELECT 1 FROM ${t.technologyObservations} p
     WHERE p.company_id = s.company_id AND p.observed_at = s.previous_at AND ${sameProduct("p", "n")})
   UNION ALL
-  SELECT p.company_id, s.company_name, p.category, p.subcategory, p.product, p.vendor, 'dropped', s.observed_at
+  SELECT p.company_id, s.company_name, p.category, p.subcategory, p.product, p.vendor, 'dropped', s.observed_at,
+    s.previous_at
   FROM log_steps s JOIN ${t.technologyObservations} p ON p.company_id = s.company_id AND p.observed_at = s.previous_at
   WHERE NOT EXISTS (
     SELECT 1 FROM ${t.technologyObservations} n
@@ -67,6 +80,8 @@ const installBase: View = {
   columns: {
     company_id: "the company (companies.company_id)",
     company_name: "the company's name as its latest observation says it",
+    company_domain: "the company's first web domain (companies.company_domains[1])",
+    company_size_range: "the company's employee count band as the provider labels it (companies.size_range)",
     category: "the product's technology category (as its latest observation says it)",
     subcategory: "the product's technology subcategory (as its latest observation says it)",
     product: "the product (taxonomy_products.product)",
@@ -104,14 +119,15 @@ dropped AS (
   SELECT company_id, product, vendor, max(observed_at) AS dropped_at
   FROM log_changes WHERE change = 'dropped' GROUP BY company_id, product, vendor
 )
-SELECT s.company_id, c.company_name, s.category, s.subcategory, s.product, s.vendor,
-  s.first_seen_at, s.last_seen_at, s.last_seen_at = c.observed_at AS in_use, s.observations,
+SELECT s.company_id, c.company_name, co.company_domains[1] AS company_domain, co.size_range AS company_size_range,
+  s.category, s.subcategory, s.product, s.vendor, s.first_seen_at, s.last_seen_at, s.last_seen_at = c.observed_at AS in_use, s.observations,
   c.company_observations,
   floor(extract(epoch FROM s.last_seen_at - s.first_seen_at) / 86400)::integer AS tenure_days,
   a.adopted_at,
   CASE WHEN s.last_seen_at < c.observed_at AND d.dropped_at > s.last_seen_at THEN d.dropped_at END AS dropped_at
 FROM seen s
 JOIN companies_seen c ON c.company_id = s.company_id
+LEFT JOIN ${t.companies} co ON co.company_id = s.company_id
 LEFT JOIN adopted a ON a.company_id = s.company_id AND ${sameProduct("a", "s")}
 LEFT JOIN dropped d ON d.company_id = s.company_id AND ${sameProduct("d", "s")}`
   },
@@ -120,7 +136,8 @@ LEFT JOIN dropped d ON d.company_id = s.company_id AND ${sameProduct("d", "s")}`
 const trendColumns = {
   month: "the calendar month (UTC) of the observations",
   companies_observed: "companies observed (bought with their technologies) that month",
-  companies_using: "of those, the companies whose observations that month showed it in use",
+  companies_using:
+    "of those, the companies whose last observation that month showed it in use (one that dropped it mid-month does not count)",
   share:
     "companies_using / companies_observed: the share among the companies observed that month, so a growing watch list does not read as growth",
   adoptions: "adoptions observed that month (in use at a company's observation, not at its one before)",
@@ -156,6 +173,7 @@ const trendSql = (schema: string, keys: ReadonlyArray<string>, labels: ReadonlyA
   const t = tables(schema)
   const group = ["month", ...keys].join(", ")
   const described = labels.map((label) => `${latest(label)} AS ${label}`)
+  const usedLabels = labels.map((label) => `${latest(`u.${label}`, "u.observed_at")} AS ${label}`)
   // Null-safe and hashable (a FULL JOIN needs that): null and '' stay apart.
   const join = keys
     .map(
@@ -168,10 +186,13 @@ months AS (
   SELECT ${monthOf("observed_at")} AS month, count(DISTINCT company_id) AS companies_observed
   FROM ${t.companyObservations} GROUP BY 1
 ),
+${monthLast(t)},
 used AS (
-  SELECT ${monthOf("observed_at")} AS month, ${[...keys, ...described].join(", ")},
-    count(DISTINCT company_id) AS companies_using
-  FROM ${t.technologyObservations} GROUP BY ${group}
+  SELECT l.month, ${[...keys.map((key) => `u.${key}`), ...usedLabels].join(", ")},
+    count(DISTINCT u.company_id) AS companies_using
+  FROM month_last l
+  JOIN ${t.technologyObservations} u ON u.company_id = l.company_id AND u.observed_at = l.observed_at
+  GROUP BY ${["l.month", ...keys.map((key) => `u.${key}`)].join(", ")}
 ),
 changed AS (
   SELECT ${monthOf("observed_at")} AS month, ${[...keys, ...described].join(", ")},

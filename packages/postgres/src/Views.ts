@@ -5,6 +5,8 @@
 import { jobChangesTable, technologyChangesTable } from "./Changes.ts"
 import { intelligenceViews } from "./Intelligence.ts"
 import { jobDepartments, jobLevels } from "./Labels.ts"
+import { marketTrendViews } from "./MarketTrends.ts"
+import { marketViews } from "./MarketViews.ts"
 import { qualified } from "./Sql.ts"
 import { named } from "./Tables.ts"
 
@@ -35,6 +37,37 @@ FROM ${qualified(schema, technologyChanges)}
 GROUP BY ${columns.join(", ")}`,
 })
 
+/** `recent_technology_adoptions` or `recent_technology_drops`: one shape, the change apart. */
+const recentChanges = (change: "adopted" | "dropped"): View => {
+  const what = change === "adopted" ? "adoptions" : "drops"
+  return {
+    name: `recent_technology_${what}`,
+    doc: `${what} observed in the last 30 days, with the company's size and domains (newest first when ordered by observed_at)`,
+    columns: {
+      observed_at: `the observation that showed the ${change === "adopted" ? "adoption" : "drop"}`,
+      company_id: "the company (companies.company_id)",
+      company_name: "the company's name as that observation says it",
+      company_size: "the company's employee count (companies.size)",
+      company_size_range:
+        "the company's employee count band as the provider labels it (companies.size_range)",
+      company_domains: "the company's web domains",
+      category: "the product's technology category",
+      subcategory: "the product's technology subcategory",
+      product: "the product (taxonomy_products.product)",
+      vendor: "the product's vendor",
+      first_observed_at: "adoptions: when it was first observed in use (observed_at); null for drops",
+      last_seen_at: "the company's observation before: the change happened in between",
+      run_id: "the run that bought the observation (_sync_runs.id)",
+    },
+    sql: (schema) => `SELECT t.observed_at, t.company_id, t.company_name, co.size AS company_size,
+  co.size_range AS company_size_range, co.company_domains,
+  t.category, t.subcategory, t.product, t.vendor, t.first_observed_at, t.last_seen_at, t.run_id
+FROM ${qualified(schema, technologyChanges)} t
+LEFT JOIN ${qualified(schema, companies)} co ON co.company_id = t.company_id
+WHERE t.change = '${change}' AND t.${recent}`,
+  }
+}
+
 const changeViews: ReadonlyArray<View> = [
   changeCounts(
     ["category", "subcategory", "product", "vendor"],
@@ -46,24 +79,15 @@ const changeViews: ReadonlyArray<View> = [
     "technology adoptions and drops per category: all found, and those observed in the last 30 days",
     "technology_changes_by_category",
   ),
-  {
-    name: "recent_technology_adoptions",
-    doc: "adoptions observed in the last 30 days, with the company's size and domains (newest first when ordered by observed_at)",
-    sql: (
-      schema,
-    ) => `SELECT t.observed_at, t.company_id, t.company_name, co.size AS company_size, co.company_domains,
-  t.category, t.subcategory, t.product, t.vendor, t.first_observed_at, t.last_seen_at, t.run_id
-FROM ${qualified(schema, technologyChanges)} t
-LEFT JOIN ${qualified(schema, companies)} co ON co.company_id = t.company_id
-WHERE t.change = 'adopted' AND t.${recent}`,
-  },
+  recentChanges("adopted"),
+  recentChanges("dropped"),
   {
     name: "technology_drops",
     doc: "every drop found: the product a company stopped using, when it was last seen in use and when it was seen gone",
     sql: (
       schema,
     ) => `SELECT t.observed_at, t.last_seen_at, t.company_id, t.company_name, co.size AS company_size,
-  co.company_domains, t.category, t.subcategory, t.product, t.vendor, t.run_id
+  co.size_range AS company_size_range, co.company_domains, t.category, t.subcategory, t.product, t.vendor, t.run_id
 FROM ${qualified(schema, technologyChanges)} t
 LEFT JOIN ${qualified(schema, companies)} co ON co.company_id = t.company_id
 WHERE t.change = 'dropped'`,
@@ -108,6 +132,8 @@ GROUP BY ${columns.map((column) => `t.${column}`).join(", ")}`,
 export const views: ReadonlyArray<View> = [
   ...changeViews,
   ...intelligenceViews,
+  ...marketViews,
+  ...marketTrendViews,
   adoption(
     "technology_adoption_by_category",
     ["category"],

@@ -10,6 +10,7 @@ import * as ParseResult from "effect/ParseResult"
 import * as Schema from "effect/Schema"
 import { AllowanceConfig } from "./Allowance.ts"
 import * as ConfigTypos from "./ConfigTypos.ts"
+import { MarketConfig } from "./Market.ts"
 import * as Identity from "./streams/contacts/Identity.ts"
 
 /** One message for a number field, whatever is wrong with the value (a string, a fraction, -1). */
@@ -205,6 +206,11 @@ export const SourceConfig = Schema.Struct({
    * min(credit_budget, what the period has left) (Allowance.ts).
    */
   credit_allowance: Schema.optional(AllowanceConfig),
+  /**
+   * The team's market: its own products, its rivals' and its complements' (Market.ts), which
+   * `salesintel sync` writes into the target's `market` table for the market views.
+   */
+  market: Schema.optional(MarketConfig),
   page_size: Schema.optionalWith(
     PositiveInt.pipe(Schema.lessThanOrEqualTo(50)).annotations(wholeNumber("a whole number from 1 to 50")),
     { default: () => 50 },

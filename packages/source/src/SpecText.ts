@@ -176,6 +176,24 @@ export const fieldTexts: Readonly<Record<string, FieldText>> = {
     title: "Period",
     description: "day, week (from Monday) or month: calendar periods in UTC.",
   },
+  market: {
+    title: "Market",
+    description:
+      'Your market, for the views that answer "which accounts are on a rival", "who adopted a complement", "is our share growing": products or vendors as the technology taxonomy names them. salesintel sync checks each name against the taxonomy (the one the target holds, else free lookups) and writes them into the target\'s market table, replacing what it held; without a market section the table is left as it is, so a market changed in SQL holds. Buys nothing. Example: {"ours": ["Marketo Engage"], "rivals": ["HubSpot"], "complements": ["Salesforce Sales Cloud"]}.',
+  },
+  "market.ours": {
+    title: "Our products",
+    description: "The team's own products (or vendors), as the taxonomy names them.",
+  },
+  "market.rivals": {
+    title: "Rivals",
+    description:
+      "Rivals' products (or vendors), as the taxonomy names them; a vendor's name covers every product of it.",
+  },
+  "market.complements": {
+    title: "Complements",
+    description: "Products (or vendors) that go with ours, as the taxonomy names them.",
+  },
   page_size: { title: "Page size", description: "Records per page, 1 to 50." },
   concurrency: {
     title: "Concurrency",
