@@ -51,7 +51,13 @@ try {
     console.error(`the report has no section ${missing.join(", ")}`)
     process.exitCode = 1
   } else {
-    await page.screenshot({ path: output, fullPage: true })
+    // The page as tall as what is left shown, taken whole (a full-page screenshot measured the
+    // page before the other sections were hidden, and shrank the picture to that height).
+    const height = await page.evaluate(() =>
+      Math.ceil(document.documentElement.getBoundingClientRect().height),
+    )
+    await page.setViewport({ width: 1100, height })
+    await page.screenshot({ path: output })
     console.log(`wrote ${output} (sections ${sections.join(", ")})`)
   }
 } finally {

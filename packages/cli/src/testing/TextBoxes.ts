@@ -9,8 +9,12 @@ import * as echarts from "echarts"
 
 export interface TextBox {
   readonly text: string
-  /** The text's transform: the lines of one label share it (they are one label, not two). */
+  /**
+   * The text's transform and line: the lines of one label share its transform, each at its own
+   * y (one label, not two); two texts of the same transform and y are two labels in one place.
+   */
   readonly label: string | undefined
+  readonly line: number
   readonly left: number
   readonly top: number
   readonly right: number
@@ -70,6 +74,7 @@ export const textBoxes = (svg: string): ReadonlyArray<TextBox> =>
       {
         text,
         label: transform,
+        line: y,
         left: Math.min(...xs),
         top: Math.min(...ys),
         right: Math.max(...xs),
@@ -91,7 +96,7 @@ export const overlaps = (
       .slice(index + 1)
       .filter(
         (other) =>
-          (one.label === undefined || one.label !== other.label) &&
+          (one.label === undefined || one.label !== other.label || one.line === other.line) &&
           Math.min(one.right, other.right) - Math.max(one.left, other.left) > slack &&
           Math.min(one.bottom, other.bottom) - Math.max(one.top, other.top) > slack,
       )
