@@ -12,10 +12,11 @@ import { fileURLToPath, pathToFileURL } from "node:url"
 import { Report, ReportData, Sync } from "@salesintel/cli"
 import { Ddl, Sql } from "@salesintel/postgres"
 import * as Effect from "effect/Effect"
-import puppeteer from "puppeteer-core"
+import puppeteer, { type Page } from "puppeteer-core"
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from "vitest"
 import { backends, open } from "../packages/postgres/src/testing/Backends.ts"
 import { runInProcess } from "./bins.ts"
+import { fixtureAffinity, marketFixture } from "./market-fixture.ts"
 import { fastPace, sandboxForFile } from "./sandbox.ts"
 
 const chromium = "/usr/bin/chromium"
@@ -23,6 +24,38 @@ const chromium = "/usr/bin/chromium"
 const sandbox = sandboxForFile({ seed: 7, contacts: 10_000, companies: 1_000 })
 
 const silent = { isTTY: false, write: () => true }
+
+/**
+ * The pairs of texts of one chart that overlap as the browser lays them out (by more than half a
+ * pixel each way; touching is not overlapping; the lines of one label are one), named by the
+ * section and the texts.
+ */
+const textOverlaps = (page: Page) =>
+  page.$$eval("section .chart svg", (svgs) =>
+    svgs.flatMap((svg) => {
+      const boxes = [...svg.querySelectorAll("text")]
+        .filter((text) => (text.textContent ?? "").trim().length > 0)
+        .map((text) => ({
+          text: text.textContent ?? "",
+          // The lines of one label (a run's number and date) share its transform, each at its y.
+          label: text.getAttribute("transform"),
+          line: text.getAttribute("y"),
+          box: text.getBoundingClientRect(),
+        }))
+      const section = svg.closest("section")?.id ?? "?"
+      return boxes.flatMap((one, index) =>
+        boxes
+          .slice(index + 1)
+          .filter(
+            (other) =>
+              (one.label === null || one.label !== other.label || one.line === other.line) &&
+              Math.min(one.box.right, other.box.right) - Math.max(one.box.left, other.box.left) > 0.5 &&
+              Math.min(one.box.bottom, other.box.bottom) - Math.max(one.box.top, other.box.top) > 0.5,
+          )
+          .map((other) => `${section}: "${one.text}" over "${other.text}"`),
+      )
+    }),
+  )
 
 const setGeneration = sandbox.setGeneration
 
@@ -419,6 +452,10 @@ describe.each(await backends())("salesintel report on $name", (backend) => {
     // Every chart titled (its accessible name); no CDATA a plain HTML parser stumbles on.
     expect(html.match(/<svg\b[^>]*role="img"[^>]*><title>[^<]+<\/title>/g)?.length).toBe(10)
     expect(html).not.toContain("CDATA")
+    // No market declared: the market's section says how to declare one, in one line.
+    expect(html).toMatch(
+      /<section id="market">.*class="nodata">No market[^<]*market: \{ours, rivals, complements\}/,
+    )
   })
 
   it("a schema with the tables but no data: every section says no data", async () => {
@@ -430,6 +467,57 @@ describe.each(await backends())("salesintel report on $name", (backend) => {
       expect(html).not.toMatch(/<svg[\s>]/)
     } finally {
       await database.query(`DROP SCHEMA IF EXISTS ${Sql.ident(empty)} CASCADE`)
+    }
+  })
+
+  it("Your market: the shares, the accounts to act on and the products beside ours, from the market's table and views", async () => {
+    const marketSchema = `${database.schema} market`
+    try {
+      await database.run(Ddl.ensure(marketSchema))
+      // Before a market is declared the section says how; a loader with the market but an empty
+      // one says so too (the table is there, nothing in it).
+      const before = await database.run(ReportData.read(marketSchema, backend.name))
+      expect(before.market._tag).toBe("Undeclared")
+      for (const statement of marketFixture(marketSchema)) await database.query(statement)
+      const limits = { ...ReportData.defaultLimits, opportunities: 5, affinity: 3 }
+      const { market } = await database.run(ReportData.read(marketSchema, backend.name, limits))
+      if (market._tag !== "Declared") throw new Error("the fixture's market is declared")
+      expect(market.shares.map((point) => [point.month, point.role, point.companiesUsing])).toEqual([
+        ["2026-09-01", "complement", 35],
+        ["2026-09-01", "ours", 24],
+        ["2026-09-01", "rival", 31],
+        ["2026-10-01", "complement", 38],
+        ["2026-10-01", "ours", 30],
+        ["2026-10-01", "rival", 31],
+        ["2026-11-01", "complement", 43],
+        ["2026-11-01", "ours", 34],
+        ["2026-11-01", "rival", 34],
+      ])
+      // The latest five of seven, each with its company's domain and size, and its evidence.
+      expect(market.opportunities.total).toBe(7)
+      expect(
+        market.opportunities.rows.map((row) => [row.companyDomain, row.happenedOn, row.contactName]),
+      ).toEqual([
+        ["acmesilveranalytics.com", "2026-11-20", null],
+        ["lumenacmefoods.com", "2026-11-19", null],
+        ["terrafalconsystems.com", "2026-11-18", null],
+        ["redwoodbluemanufacturing.com", "2026-11-17", "Betty Lewis"],
+        ["polarvertexmotors.com", "2026-11-16", "Elizabeth Lewis"],
+      ])
+      // Ours first in every pair (matched by product, or by vendor: Notion Labs'), a pair of two of
+      // ours once, a pair without ours left out; the three used together most of four.
+      expect(market.affinity.total).toBe(fixtureAffinity.length)
+      expect(
+        market.affinity.rows.map((row) => [row.ourProduct, row.product, row.companiesBoth, row.lift]),
+      ).toEqual(fixtureAffinity.slice(0, 3))
+      const html = await database.run(Report.generate({ schema: marketSchema, target: backend.name, limits }))
+      expect(html).toContain('<section id="market-share">')
+      expect(html).toContain("Your market: accounts to act on (top 5 of 7)")
+      expect(html).toContain("Your market: what is used beside ours (top 3 of 4)")
+      expect(html).toContain("Asana + Google Workspace (Google)")
+      expect(html.match(/<svg[\s>]/g)?.length).toBe(2)
+    } finally {
+      await database.query(`DROP SCHEMA IF EXISTS ${Sql.ident(marketSchema)} CASCADE`)
     }
   })
 
@@ -539,11 +627,16 @@ describe.each(await backends())("salesintel report on $name", (backend) => {
             return { width: box.width, height: box.height, shapes: svg.querySelectorAll("path, rect").length }
           }),
         )
-        const noData = await page.$$eval(".nodata", (nodes) => nodes.length)
+        const noData = await page.$$eval(".nodata", (nodes) =>
+          nodes.map((node) => node.closest("section")?.id),
+        )
         expect(problems).toEqual([])
         // The file is the only thing loaded: nothing from the network.
         expect(requests).toEqual([url])
-        expect(noData).toBe(0)
+        // Only the market's section, which says how to declare one (this sync declared none).
+        expect(noData).toEqual(["market"])
+        // As Chromium draws them, no text of a chart covers another (value labels above all).
+        expect(await textOverlaps(page)).toEqual([])
         expect(charts.length).toBe(10)
         for (const chart of charts) {
           expect(chart.width).toBeGreaterThan(300)
@@ -556,6 +649,34 @@ describe.each(await backends())("salesintel report on $name", (backend) => {
         expect(await shownTables()).toBe(0)
         await page.emulateMediaType("print")
         expect(await shownTables()).toBe(10)
+        await page.emulateMediaType("screen")
+
+        // The market's sections, from the fixture's market and views: drawn, the list shown open,
+        // no text over another.
+        const marketSchema = `${database.schema} market drawn`
+        try {
+          await database.run(Ddl.ensure(marketSchema))
+          for (const statement of marketFixture(marketSchema)) await database.query(statement)
+          const market = join(dir, "market.html")
+          writeFileSync(
+            market,
+            await database.run(Report.generate({ schema: marketSchema, target: backend.name })),
+          )
+          await page.goto(pathToFileURL(market).href, { waitUntil: "load", timeout: 60_000 })
+          const drawn = await page.$$eval("#market-share svg, #market-affinity svg", (svgs) =>
+            svgs.map((svg) => svg.querySelectorAll("path, rect").length),
+          )
+          expect(drawn).toHaveLength(2)
+          for (const shapes of drawn) expect(shapes).toBeGreaterThan(5)
+          expect(await page.$eval("#market-opportunities table", (table) => table.checkVisibility())).toBe(
+            true,
+          )
+          expect(await page.$$eval("#market-opportunities tbody tr", (rows) => rows.length)).toBe(7)
+          expect(await textOverlaps(page)).toEqual([])
+          expect(problems).toEqual([])
+        } finally {
+          await database.query(`DROP SCHEMA IF EXISTS ${Sql.ident(marketSchema)} CASCADE`)
+        }
       } finally {
         await browser.close()
       }

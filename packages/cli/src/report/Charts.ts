@@ -207,64 +207,65 @@ export const valueLabel = {
   formatter: (value: { readonly value: unknown }) => (Number(value.value) === 0 ? "" : String(value.value)),
 }
 
+const technologyBar = (name: string, values: Array<number>) => ({
+  type: "bar" as const,
+  name,
+  stack: "technologies",
+  barMaxWidth: 60,
+  label: valueLabel,
+  data: values,
+})
+
 /**
- * Per run that found changes: adoptions and drops (stacked, drops below zero) on the left axis,
- * job changes on their own axis at the right (tens of job changes would flatten a few adoptions);
- * every bar labelled with its number.
+ * Per run that found changes, two plots side by side, each with its own axis and title:
+ * technologies adopted and dropped (stacked, drops below zero) at the left, job changes at the
+ * right. Counts of different kinds never share a plot, so a bar's height is compared only with
+ * counts of its kind (on one plot with two axes, 8 adoptions stood as tall as 37 job changes);
+ * every bar is labelled with its number.
  */
 export const changes = (rows: ReadonlyArray<ChangeData.RunChanges>): Chart => {
-  // Both axes symmetric about zero, so their zeros meet: drops go down, the rest up.
+  // Symmetric about zero, so drops go down as far as adoptions go up.
   const technologies = Math.max(1, ...rows.flatMap((row) => [row.adopted, row.dropped]))
-  const jobs = Math.max(1, ...rows.map((row) => row.jobChanges))
-  const upward = (value: number) => (value < 0 ? "" : String(value))
+  const runs = rows.map((row) => changeRunLabel(row.runId))
+  const plotTitle = (text: string, left: string) => ({
+    text,
+    left,
+    top: 30,
+    textAlign: "center" as const,
+    textStyle: { ...textStyle, fontSize: 13, fontWeight: "normal" as const },
+  })
   return {
     width,
-    height: 380,
+    height: 400,
     option: {
       textStyle,
       legend: { top: 0, itemGap: 18 },
-      grid: { left: 20, right: 20, top: 50, bottom: 10, containLabel: true },
-      xAxis: { type: "category", data: rows.map((row) => changeRunLabel(row.runId)) },
+      title: [plotTitle("technologies adopted and dropped", "27%"), plotTitle("job changes", "77%")],
+      grid: [
+        { left: 20, width: "44%", top: 70, bottom: 10, containLabel: true },
+        { right: 20, width: "44%", top: 70, bottom: 10, containLabel: true },
+      ],
+      xAxis: [
+        { type: "category", gridIndex: 0, data: runs },
+        { type: "category", gridIndex: 1, data: runs },
+      ],
       yAxis: [
-        {
-          type: "value",
-          minInterval: 1,
-          min: -technologies,
-          max: technologies,
-          name: "technologies",
-          nameTextStyle: { align: "left" },
-        },
-        {
-          type: "value",
-          minInterval: 1,
-          min: -jobs,
-          max: jobs,
-          name: "job changes",
-          nameTextStyle: { align: "right" },
-          axisLabel: { formatter: upward },
-          splitLine: { show: false },
-        },
+        { type: "value", gridIndex: 0, minInterval: 1, min: -technologies, max: technologies },
+        { type: "value", gridIndex: 1, minInterval: 1, min: 0 },
       ],
       series: [
-        {
-          type: "bar",
-          name: "technologies adopted",
-          stack: "technologies",
-          barMaxWidth: 60,
-          label: valueLabel,
-          data: rows.map((row) => row.adopted),
-        },
-        {
-          type: "bar",
-          name: "technologies dropped",
-          stack: "technologies",
-          barMaxWidth: 60,
-          label: valueLabel,
-          data: rows.map((row) => -row.dropped),
-        },
+        technologyBar(
+          "technologies adopted",
+          rows.map((row) => row.adopted),
+        ),
+        technologyBar(
+          "technologies dropped",
+          rows.map((row) => -row.dropped),
+        ),
         {
           type: "bar",
           name: "job changes",
+          xAxisIndex: 1,
           yAxisIndex: 1,
           barMaxWidth: 60,
           label: valueLabel,

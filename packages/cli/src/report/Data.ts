@@ -10,6 +10,7 @@ import * as Effect from "effect/Effect"
 import * as ChangeData from "./ChangeData.ts"
 import * as IntelligenceData from "./IntelligenceData.ts"
 import { contactLabels, lookupTables } from "./Labels.ts"
+import * as MarketData from "./MarketData.ts"
 import * as SizeBands from "./SizeBands.ts"
 
 export class NotSynced extends Data.TaggedError("NotSynced")<{ readonly description: string }> {
@@ -78,6 +79,8 @@ export interface ReportData {
   readonly changes: ChangeData.ChangeReport
   /** What the observations mean: install base, displacements, champion moves (IntelligenceData.ts). */
   readonly intelligence: IntelligenceData.IntelligenceReport
+  /** Ours against the rivals', the accounts to act on, what is used beside ours (MarketData.ts). */
+  readonly market: MarketData.MarketReport
 }
 
 export interface Limits {
@@ -91,6 +94,10 @@ export interface Limits {
   readonly trendProducts: number
   /** Replacements and champion products listed (the most frequent). */
   readonly intelligenceRows: number
+  /** Market opportunities listed (the latest). */
+  readonly opportunities: number
+  /** Products listed beside ours (the most used together). */
+  readonly affinity: number
 }
 
 export const defaultLimits: Limits = {
@@ -99,6 +106,8 @@ export const defaultLimits: Limits = {
   runs: 100,
   trendProducts: 6,
   intelligenceRows: 15,
+  opportunities: 25,
+  affinity: 15,
 }
 
 const companiesTable = Tables.mappings.companies.table.name
@@ -279,6 +288,10 @@ export const read = (schema: string, target: string, limits: Limits = defaultLim
       intelligence: yield* IntelligenceData.read(schema, {
         trendProducts: limits.trendProducts,
         rows: limits.intelligenceRows,
+      }),
+      market: yield* MarketData.read(schema, {
+        opportunities: limits.opportunities,
+        affinity: limits.affinity,
       }),
     } satisfies ReportData
   })

@@ -15,4 +15,13 @@ describe("Html", () => {
       '<table><thead><tr><th>&lt;b&gt;name&lt;/b&gt;</th><th>n</th></tr></thead><tbody><tr><td>&lt;script&gt;x&lt;/script&gt;</td><td class="num">12,345</td></tr></tbody></table>',
     )
   })
+
+  it("keeps the cells of the columns named one-line to one line, the others free to wrap", () => {
+    const html = table({
+      columns: ["when", "evidence"],
+      rows: [["2026-11-20", "a long text"]],
+      oneLine: ["when"],
+    })
+    expect(html).toContain('<td class="line">2026-11-20</td><td>a long text</td>')
+  })
 })

@@ -20,17 +20,21 @@ export interface DataTable {
   readonly columns: ReadonlyArray<string>
   /** Numbers are right-aligned and grouped by thousands; strings are escaped. */
   readonly rows: ReadonlyArray<ReadonlyArray<Cell>>
+  /** Columns whose cells keep to one line (a date or a range cut at its hyphen reads as two). */
+  readonly oneLine?: ReadonlyArray<string>
 }
 
 const number = new Intl.NumberFormat("en-US", { maximumFractionDigits: 2 })
 
-const cell = (value: Cell, tag: "td" | "th"): string =>
+const cell = (value: Cell, tag: "td" | "th", oneLine = false): string =>
   typeof value === "number"
     ? `<${tag} class="num">${escapeText(number.format(value))}</${tag}>`
-    : `<${tag}>${escapeText(value)}</${tag}>`
+    : `<${tag}${oneLine ? ' class="line"' : ""}>${escapeText(value)}</${tag}>`
 
 /** An HTML table of `data`, every value escaped. */
-export const table = (data: DataTable): string =>
-  `<table><thead><tr>${data.columns.map((column) => cell(column, "th")).join("")}</tr></thead><tbody>${data.rows
-    .map((row) => `<tr>${row.map((value) => cell(value, "td")).join("")}</tr>`)
+export const table = (data: DataTable): string => {
+  const oneLine = data.columns.map((column) => data.oneLine?.includes(column) === true)
+  return `<table><thead><tr>${data.columns.map((column) => cell(column, "th")).join("")}</tr></thead><tbody>${data.rows
+    .map((row) => `<tr>${row.map((value, index) => cell(value, "td", oneLine[index])).join("")}</tr>`)
     .join("")}</tbody></table>`
+}

@@ -12,6 +12,10 @@ export interface Section {
   readonly description: string
   /** The chart's SVG markup, or undefined when there is no data to chart. */
   readonly svg: string | undefined
+  /** What the section says when it has nothing to show (default: "no data"). */
+  readonly empty?: string
+  /** The table is the section's content, shown open (a list to act on, not a chart's numbers). */
+  readonly tableOpen?: boolean
   readonly data: DataTable
 }
 
@@ -37,6 +41,8 @@ section { background: #fff; border: 1px solid #e5e7eb; border-radius: 8px; paddi
 section h2 { margin: 0 0 6px; font-size: 19px; }
 section p { margin: 0 0 10px; color: #4b5563; }
 .chart svg { max-width: 100%; height: auto; }
+.list { overflow-x: auto; }
+td.line { white-space: nowrap; }
 .nodata { padding: 24px; text-align: center; color: #6b7280; background: #f3f4f6; border-radius: 6px; }
 details { margin-top: 10px; }
 summary { cursor: pointer; color: #2563eb; }
@@ -63,15 +69,21 @@ export const titled = (svg: string, title: string): string =>
   )
 
 const section = (content: Section): string => {
+  const rows = content.data.rows.length
+  const open = content.tableOpen === true && rows > 0
   const chart =
-    content.svg === undefined
-      ? `<div class="nodata">no data</div>`
-      : `<div class="chart">${titled(content.svg, content.title)}</div>`
+    content.svg !== undefined
+      ? `<div class="chart">${titled(content.svg, content.title)}</div>`
+      : open
+        ? ""
+        : `<div class="nodata">${escapeText(content.empty ?? "no data")}</div>`
   const numbers =
-    content.data.rows.length === 0
+    rows === 0
       ? ""
-      : // Folded on screen; a closed <details> prints nothing, so a print gets the table open.
-        `<details><summary>The numbers (${content.data.rows.length} ${content.data.rows.length === 1 ? "row" : "rows"})</summary>${table(content.data)}</details><div class="print-numbers">${table(content.data)}</div>`
+      : open
+        ? `<div class="list">${table(content.data)}</div>`
+        : // Folded on screen; a closed <details> prints nothing, so a print gets the table open.
+          `<details><summary>The numbers (${content.data.rows.length} ${content.data.rows.length === 1 ? "row" : "rows"})</summary>${table(content.data)}</details><div class="print-numbers">${table(content.data)}</div>`
   return `<section id="${escapeText(content.id)}"><h2>${escapeText(content.title)}</h2><p>${escapeText(content.description)}</p>${chart}${numbers}</section>`
 }
 

@@ -1,8 +1,10 @@
 import { describe, expect, it } from "vitest"
+import { describeOverlaps, overlaps, textBoxes } from "../testing/TextBoxes.ts"
 import * as Charts from "./Charts.ts"
 import type { ReportData } from "./Data.ts"
 import { escapeText } from "./Html.ts"
 import * as IntelligenceCharts from "./IntelligenceCharts.ts"
+import * as MarketData from "./MarketData.ts"
 import * as Page from "./Page.ts"
 import * as Sections from "./Sections.ts"
 
@@ -16,6 +18,7 @@ const empty: ReportData = {
   runs: [],
   changes: { products: [], runs: [], jobs: [] },
   intelligence: { months: [], trends: [], displacements: [], champions: [] },
+  market: MarketData.undeclared(false),
 }
 
 const some: ReportData = {
@@ -126,6 +129,46 @@ const some: ReportData = {
       },
     ],
   },
+  market: {
+    _tag: "Declared",
+    shares: [
+      { month: "2026-08-01", role: "ours", companiesObserved: 3, companiesUsing: 1, share: 1 / 3 },
+      { month: "2026-08-01", role: "rival", companiesObserved: 3, companiesUsing: 2, share: 2 / 3 },
+    ],
+    opportunities: {
+      total: 1,
+      rows: [
+        {
+          reason: "dropped a rival",
+          companyName: "Acme <Ltd>",
+          companyDomain: "acme.example",
+          companySizeRange: "50-199",
+          product: "Old & Co",
+          vendor: null,
+          role: "rival",
+          happenedOn: "2026-09-01",
+          evidence: "Old & Co seen 2026-08-01, gone 2026-09-01",
+          contactName: null,
+        },
+      ],
+    },
+    affinity: {
+      total: 1,
+      rows: [
+        {
+          ourProduct: "Widget & Co",
+          ourVendor: "<i>V</i>",
+          product: "Old & Co",
+          vendor: null,
+          companiesBoth: 2,
+          companiesOurs: 2,
+          companiesOther: 2,
+          companiesObserved: 3,
+          lift: 1.5,
+        },
+      ],
+    },
+  },
 }
 
 const page = (data: ReportData) =>
@@ -134,27 +177,22 @@ const page = (data: ReportData) =>
 describe("Sections", () => {
   it("with no data, every section says so and draws no chart", () => {
     const sections = Sections.all(empty)
-    expect(sections.map((section) => section.svg)).toEqual([
-      undefined,
-      undefined,
-      undefined,
-      undefined,
-      undefined,
-      undefined,
-      undefined,
-      undefined,
-      undefined,
-      undefined,
-    ])
+    expect(sections.map((section) => section.svg)).toEqual(Array.from({ length: 11 }, () => undefined))
     const html = page(empty)
     expect(html.match(/class="nodata">no data</g)?.length).toBe(10)
+    // The market section says how to declare a market instead.
+    expect(html).toContain('class="nodata">No market in this schema')
     expect(html).not.toContain("<svg")
   })
 
   it("with data, every section has an SVG chart and its numbers, database strings escaped", () => {
     const sections = Sections.all(some)
-    for (const section of sections) expect(section.svg, section.id).toMatch(/^<svg[\s>]/)
-    expect(sections.map((section) => section.data.rows.length)).toEqual([2, 1, 2, 2, 1, 1, 1, 2, 1, 1])
+    // Every section but the list of accounts to act on, whose table is its content.
+    for (const section of sections)
+      if (section.id !== "market-opportunities") expect(section.svg, section.id).toMatch(/^<svg[\s>]/)
+    expect(sections.map((section) => section.data.rows.length)).toEqual([
+      2, 1, 2, 2, 1, 1, 1, 2, 1, 1, 2, 1, 1,
+    ])
     expect(sections[7]?.data.rows).toEqual([
       ["Widget & Co", "<i>V</i>", "Aug 2026", 3, 1, "33.3%", 0, 0, "0"],
       ["Widget & Co", "<i>V</i>", "Sep 2026", 3, 2, "66.7%", 2, 1, "+1"],
@@ -200,40 +238,52 @@ describe("Sections", () => {
       ["2026-07-01", ...some.intelligence.months],
       some.intelligence.trends,
     )
-    const [line] = gap.option.series as ReadonlyArray<{ readonly data: ReadonlyArray<number | null> }>
-    expect(line?.data).toEqual([null, 33.3, 66.7])
+    const [line] = gap.option.series as ReadonlyArray<{
+      readonly data: ReadonlyArray<{ readonly value: number } | null>
+    }>
+    expect(line?.data.map((point) => point?.value ?? null)).toEqual([null, 33.3, 66.7])
   })
 
   it("titles every chart for screen readers and HTML checkers, and leaves out ECharts' CDATA hover styles", () => {
     const html = page(some)
     const svgs = html.match(/<svg\b[^>]*>[\s\S]*?<\/svg>/g) ?? []
-    expect(svgs).toHaveLength(10)
+    const charted = Sections.all(some).filter((section) => section.svg !== undefined)
+    expect(svgs).toHaveLength(12)
     for (const [index, svg] of svgs.entries()) {
       const title = /^<svg\b[^>]*\brole="img"[^>]*><title>([^<]+)<\/title>/.exec(svg)?.[1]
-      expect(title, `chart ${index}`).toBe(escapeText(Sections.all(some)[index]!.title))
+      expect(title, `chart ${index}`).toBe(escapeText(charted[index]!.title))
     }
     expect(html).not.toContain("CDATA")
   })
 
   it("prints every table open: a closed <details> prints nothing", () => {
     const html = page(some)
-    expect(html.match(/<details>/g)).toHaveLength(10)
-    expect(html.match(/<div class="print-numbers"><table>/g)).toHaveLength(10)
+    // Every chart's numbers; the accounts to act on are a list shown open, on screen and in print.
+    expect(html.match(/<details>/g)).toHaveLength(12)
+    expect(html.match(/<div class="print-numbers"><table>/g)).toHaveLength(12)
+    expect(html.match(/<div class="list"><table>/g)).toHaveLength(1)
     const print = html.slice(html.indexOf("@media print {"))
     expect(print.indexOf("details { display: none; }")).toBeGreaterThan(0)
     expect(print.indexOf(".print-numbers { display: block; }")).toBeGreaterThan(0)
   })
 
-  it("puts job changes on their own axis, every bar with its number", () => {
+  it("draws technologies and job changes on plots of their own, one axis each, every bar with its number", () => {
     const chart = Charts.changes([
       { runId: 1, adopted: 5, dropped: 4, jobChanges: 37 },
       { runId: 2, adopted: 0, dropped: 1, jobChanges: 2 },
     ])
-    const series = chart.option.series as ReadonlyArray<{
-      readonly name: string
-      readonly yAxisIndex?: number
-    }>
-    expect(series.map((serie) => [serie.name, serie.yAxisIndex ?? 0])).toEqual([
+    type Axis = { readonly gridIndex?: number }
+    const option = chart.option as {
+      readonly grid: ReadonlyArray<unknown>
+      readonly yAxis: ReadonlyArray<Axis>
+      readonly series: ReadonlyArray<{ readonly name: string; readonly yAxisIndex?: number }>
+    }
+    // Two plots, one value axis on each: no plot carries counts of two kinds.
+    expect(option.grid).toHaveLength(2)
+    expect(option.yAxis.map((axis) => axis.gridIndex ?? 0)).toEqual([0, 1])
+    const plotOf = (serie: { readonly yAxisIndex?: number }) =>
+      option.yAxis[serie.yAxisIndex ?? 0]?.gridIndex ?? 0
+    expect(option.series.map((serie) => [serie.name, plotOf(serie)])).toEqual([
       ["technologies adopted", 0],
       ["technologies dropped", 0],
       ["job changes", 1],
@@ -241,8 +291,52 @@ describe("Sections", () => {
     const svg = Charts.render(chart)
     for (const value of ["5", "-4", "37", "-1", "2"])
       expect(svg, value).toMatch(new RegExp(`>${value}</text>`))
-    // A zero bar carries no stray label.
-    expect(svg).not.toMatch(/>0<\/text>[\s\S]*>0<\/text>[\s\S]*>0<\/text>/)
+    // The technologies at the left half of the picture, the job changes at the right.
+    const boxes = textBoxes(svg)
+    const at = (text: string) => boxes.find((box) => box.text === text)?.left ?? Number.NaN
+    expect(at("5")).toBeLessThan(Charts.width / 2)
+    expect(at("37")).toBeGreaterThan(Charts.width / 2)
+    expect(describeOverlaps(overlaps(boxes))).toEqual([])
+    // A zero bar carries no stray label (the two axes' zeros are the only 0s).
+    expect(svg.match(/>0<\/text>/g)).toHaveLength(2)
+  })
+
+  it("starts the install base's axis at 0 and spreads the labels of close shares so none overlaps another", () => {
+    // The demo's six top products: shares one or two points apart.
+    const shares = [65, 63, 55, 54, 47, 45]
+    const trends = shares.map((share, index) => ({
+      product: `Product ${index}`,
+      vendor: "Vendor",
+      category: null,
+      inUse: share,
+      points: ["2026-10-01", "2026-11-01"].map((month) => ({
+        month,
+        companiesObserved: 100,
+        companiesUsing: share + (month === "2026-11-01" && index === 2 ? 1 : 0),
+        share: (share + (month === "2026-11-01" && index === 2 ? 1 : 0)) / 100,
+        adoptions: 0,
+        drops: 0,
+      })),
+    }))
+    const chart = IntelligenceCharts.installBase(["2026-10-01", "2026-11-01"], trends)
+    expect((chart.option.yAxis as { readonly min?: number }).min).toBe(0)
+    const svg = Charts.render(chart)
+    const boxes = textBoxes(svg)
+    expect(boxes.map((box) => box.text)).toContain("0%")
+    // Every point keeps its label: none hidden to make room.
+    const labels = boxes.filter((box) => /^\d+\.\d%$/.test(box.text))
+    expect(labels).toHaveLength(12)
+    expect(describeOverlaps(overlaps(boxes))).toEqual([])
+  })
+
+  it("keeps labels apart when many shares are equal, and inside the plot", () => {
+    const lines = Array.from({ length: 8 }, (_, index) => ({ name: `line ${index}`, values: [50, 50, 2] }))
+    const chart = IntelligenceCharts.shareLines(["2026-09-01", "2026-10-01", "2026-11-01"], lines, 2)
+    const boxes = textBoxes(Charts.render(chart))
+    expect(boxes.filter((box) => box.text === "50.0%" || box.text === "2.0%")).toHaveLength(24)
+    expect(describeOverlaps(overlaps(boxes))).toEqual([])
+    // None is pushed below the x axis's labels or off the picture.
+    for (const box of boxes) expect(box.bottom, box.text).toBeLessThanOrEqual(chart.height)
   })
 
   it("shows a department and level without contacts as 0 in the heat map, not as a blank", () => {

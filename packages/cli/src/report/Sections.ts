@@ -7,6 +7,7 @@ import * as Charts from "./Charts.ts"
 import type * as Data from "./Data.ts"
 import * as IntelligenceSections from "./IntelligenceSections.ts"
 import { missing } from "./Labels.ts"
+import * as MarketSections from "./MarketSections.ts"
 import type { Section } from "./Page.ts"
 
 const named = (value: string | null): string => value ?? missing
@@ -153,4 +154,5 @@ export const all = (data: Data.ReportData): ReadonlyArray<Section> => [
   technologyChanges(data.changes),
   jobChanges(data.changes.jobs),
   ...IntelligenceSections.all(data.intelligence),
+  ...MarketSections.all(data.market),
 ]
