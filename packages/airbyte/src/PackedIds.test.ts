@@ -13,7 +13,11 @@ const base36 = fc.string({ unit: fc.constantFrom(..."0123456789abcdefghijklmnopq
 const id = fc.oneof(
   fc.tuple(fc.constantFrom("m-", "d-", "", "x"), base36).map(([prefix, token]) => prefix + token),
   fc
-    .tuple(fc.stringMatching(/^[a-z.]{1,12}$/), fc.constantFrom("acme", "globex", "初め"), fc.constantFrom("com", "io"))
+    .tuple(
+      fc.stringMatching(/^[a-z.]{1,12}$/),
+      fc.constantFrom("acme", "globex", "初め"),
+      fc.constantFrom("com", "io"),
+    )
     .map(([name, company, tld]) => `email:${name}@${company}.${tld}`),
   fc.string({ unit: "grapheme", maxLength: 8 }),
   fc.string({ unit: "binary", maxLength: 8 }).filter((text) => !/[\ud800-\udfff]/.test(text)),
@@ -44,14 +48,29 @@ describe("PackedIds", () => {
   })
 
   it("keeps tokens of every width, leading zeros and all", () => {
-    const ids = ["m-0", "m-00", "m-007", "m-1", "m-10", "m-2", "m-zzzzzzzzzz", "m-0000000000", "7", "07", "100"]
+    const ids = [
+      "m-0",
+      "m-00",
+      "m-007",
+      "m-1",
+      "m-10",
+      "m-2",
+      "m-zzzzzzzzzz",
+      "m-0000000000",
+      "7",
+      "07",
+      "100",
+    ]
     const many = Array.from({ length: 500 }, (_, i) => `m-${i.toString(36)}`)
     const distinct = [...new Set([...ids, ...many])]
     expect(roundTrip(distinct)).toEqual(distinct.sort())
   })
 
   it("packs the provider's ids as numbers and emails front-coded, each small", () => {
-    const ids = Array.from({ length: 20_000 }, (_, i) => `m-${((i * 2_654_435_761) % 2 ** 32).toString(36).padStart(7, "0")}`)
+    const ids = Array.from(
+      { length: 20_000 },
+      (_, i) => `m-${((i * 2_654_435_761) % 2 ** 32).toString(36).padStart(7, "0")}`,
+    )
     const known = emails(20_000)
     const bytesPerId = (list: ReadonlyArray<string>) => PackedIds.pack(list).length / list.length
     // Random 32-bit tokens take about 3 bytes.

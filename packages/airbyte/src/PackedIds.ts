@@ -156,7 +156,8 @@ const grouped = (ids: Iterable<string>) => {
       const id = candidates[to] ?? ""
       if (id.length !== first.length || tokenStart(id) !== start || !samePrefix(id, first, start)) break
     }
-    if (to - from >= minRun) runs.push({ prefix: first.slice(0, start), width: first.length - start, from, to })
+    if (to - from >= minRun)
+      runs.push({ prefix: first.slice(0, start), width: first.length - start, from, to })
     else for (let i = from; i < to; i++) strings.push(candidates[i] ?? "")
     from = to
   }

@@ -20,7 +20,8 @@ export class PGliteCopyBuffer {
     const reused = this.idle !== undefined && this.idle.maxByteLength >= data.length ? this.idle : undefined
     this.idle = undefined
     const buffer =
-      reused ?? new ArrayBuffer(data.length, { maxByteLength: Math.max(PGliteCopyBuffer.reserve, data.length) })
+      reused ??
+      new ArrayBuffer(data.length, { maxByteLength: Math.max(PGliteCopyBuffer.reserve, data.length) })
     buffer.resize(data.length)
     new Uint8Array(buffer).set(data)
     return buffer

@@ -14,9 +14,9 @@ import { Worker } from "node:worker_threads"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import { Database, DatabaseError, type DatabaseService, type Result, type Row } from "./Database.ts"
+import { PGliteCopyBuffer } from "./PGliteCopyBuffer.ts"
 import * as PGliteDataDir from "./PGliteDataDir.ts"
 import type { Reply, Request, Started, WireError, WorkerData } from "./PGliteProtocol.ts"
-import { PGliteCopyBuffer } from "./PGliteCopyBuffer.ts"
 import * as PGliteWasm from "./PGliteWasm.ts"
 
 /** The directory `salesintel-pg` uses when no database URL is given. */
