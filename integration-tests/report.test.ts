@@ -333,14 +333,16 @@ describe.each(await backends())("salesintel report on $name", (backend) => {
     expect(intelligence.trends.map((trend) => [trend.product, trend.vendor, trend.inUse])).toEqual(
       inUse.map((row) => [row.product, row.vendor, row.companies]),
     )
-    // Each month's share: companies whose observations that month showed it, over those observed.
+    // Each month's share: companies whose last observation of the month showed it, over those observed.
     const month = (column: string) => `to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM-01')`
     for (const trend of intelligence.trends) {
       const rows = await database.query(
-        `SELECT ${month("o.observed_at")} AS month, count(DISTINCT o.company_id)::int AS observed,
-           count(DISTINCT t.company_id)::int AS using
-         FROM ${table("company_observations")} o
-         LEFT JOIN ${table("technology_observations")} t ON t.company_id = o.company_id AND t.observed_at = o.observed_at
+        `WITH last AS (
+           SELECT DISTINCT ON (company_id, ${month("observed_at")}) company_id, observed_at, ${month("observed_at")} AS month
+           FROM ${table("company_observations")} ORDER BY company_id, ${month("observed_at")}, observed_at DESC)
+         SELECT l.month, count(DISTINCT l.company_id)::int AS observed, count(DISTINCT t.company_id)::int AS using
+         FROM last l
+         LEFT JOIN ${table("technology_observations")} t ON t.company_id = l.company_id AND t.observed_at = l.observed_at
            AND t.product = $1 AND t.vendor IS NOT DISTINCT FROM $2
          GROUP BY 1 HAVING count(t.company_id) > 0 ORDER BY 1`,
         [trend.product, trend.vendor],
