@@ -61,5 +61,14 @@ export const championMoves: List = {
   limit: 5,
 }
 
+export const opportunities: List = {
+  title:
+    "Accounts to act on (displacement_opportunities; the demo's market: ours Asana, rivals Jira and Monday.com, complements Slack and Zoom)",
+  query:
+    "SELECT reason, company_name, company_domain, product, to_char(happened_at, 'YYYY-MM-DD') AS happened_on, coalesce(contact_name, '') AS contact FROM displacement_opportunities",
+  orderBy: "happened_at DESC, company_name, product",
+  limit: 10,
+}
+
 /** Every list, in the order the demo prints them. */
-export const all: ReadonlyArray<List> = [topTechnologies, recentAdoptions, displacements, championMoves]
+export const all: ReadonlyArray<List> = [topTechnologies, recentAdoptions, displacements, championMoves, opportunities]
