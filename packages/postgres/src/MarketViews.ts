@@ -7,7 +7,7 @@
  * of `market` changes them at once. Like Intelligence.ts, they know only what was bought.
  */
 import { displacementWindowDays, latest, sameProduct, tables } from "./Intelligence.ts"
-import { marketTableName, matches } from "./Market.ts"
+import { hasRole, marketTableName } from "./Market.ts"
 import { qualified } from "./Sql.ts"
 import type { View } from "./Views.ts"
 
@@ -194,29 +194,30 @@ const day = (column: string): string => `to_char(${column} AT TIME ZONE 'UTC', '
  * products, so it reads a small part of the log.
  */
 const marketChanges = (t: Tables): string => {
-  const role = (alias: string, name: string) =>
-    `EXISTS (SELECT 1 FROM ${t.market} m WHERE m.role = '${name}' AND ${matches("m", alias)})`
   const at = (alias: string, when: string, other: string) =>
     `SELECT 1 FROM ${t.technologyObservations} ${alias} WHERE ${alias}.company_id = s.company_id AND ${alias}.observed_at = s.${when} AND ${sameProduct(alias, other)}`
   // A step's products looked up by the log's key (as in_use_now does), not a hash of the log.
   const lookUp = (when: string) =>
     `SELECT u.product, u.vendor FROM ${t.technologyObservations} u WHERE u.company_id = s.company_id AND u.observed_at = ${when} OFFSET 0`
+  // The window's observations, each with the one before it looked up by the log's key, rather
+  // than every company's observations numbered in order.
   return `recent_steps AS (
-  SELECT * FROM (
-    SELECT company_id, observed_at, company_name,
-      lag(observed_at) OVER (PARTITION BY company_id ORDER BY observed_at) AS previous_at
-    FROM ${t.companyObservations}
-  ) s
-  WHERE s.observed_at >= ${recentWindow} AND s.previous_at IS NOT NULL
+  SELECT s.company_id, s.observed_at, s.company_name, b.previous_at
+  FROM ${t.companyObservations} s
+  CROSS JOIN LATERAL (
+    SELECT max(p.observed_at) AS previous_at FROM ${t.companyObservations} p
+    WHERE p.company_id = s.company_id AND p.observed_at < s.observed_at
+  ) b
+  WHERE s.observed_at >= ${recentWindow} AND b.previous_at IS NOT NULL
 ),
 market_changes AS (
   SELECT s.company_id, s.company_name, n.product, n.vendor, 'adopted' AS change, s.observed_at, s.previous_at
   FROM recent_steps s CROSS JOIN LATERAL (${lookUp("s.observed_at")}) n
-  WHERE ${role("n", "complement")} AND NOT EXISTS (${at("p", "previous_at", "n")})
+  WHERE ${hasRole(t.market, "complement", "n")} AND NOT EXISTS (${at("p", "previous_at", "n")})
   UNION ALL
   SELECT s.company_id, s.company_name, p.product, p.vendor, 'dropped', s.observed_at, s.previous_at
   FROM recent_steps s CROSS JOIN LATERAL (${lookUp("s.previous_at")}) p
-  WHERE ${role("p", "rival")} AND NOT EXISTS (${at("n", "observed_at", "p")})
+  WHERE ${hasRole(t.market, "rival", "p")} AND NOT EXISTS (${at("n", "observed_at", "p")})
 )`
 }
 
@@ -252,13 +253,13 @@ left_ours AS (
   SELECT s.change_id, s.observed_at, string_agg(DISTINCT p.product, ', ' ORDER BY p.product) AS products
   FROM left_seen s
   JOIN ${t.technologyObservations} p ON p.company_id = s.from_company_id AND p.observed_at = s.observed_at
-  WHERE EXISTS (SELECT 1 FROM ${t.market} m WHERE m.role = 'ours' AND ${matches("m", "p")})
+  WHERE ${hasRole(t.market, "ours", "p")}
   GROUP BY s.change_id, s.observed_at
 ),
 joined_rivals AS (
   SELECT DISTINCT u.company_id, u.product, u.vendor, l.observed_at, l.company_name
   FROM in_use_now u JOIN latest_observation l ON l.company_id = u.company_id
-  WHERE EXISTS (SELECT 1 FROM ${t.market} m WHERE m.role = 'rival' AND ${matches("m", "u")})
+  WHERE ${hasRole(t.market, "rival", "u")}
 )`
 
 const opportunities: View = {
