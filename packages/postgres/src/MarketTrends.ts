@@ -31,7 +31,8 @@ const affinity: View = {
   },
   sql: (schema) => {
     const t = tables(schema)
-    // Products numbered once (in byte order), so the pairs are joined and counted on integers.
+    // Products numbered once (in byte order), so the pairs are joined and counted on integers; an
+    // observation lists each product once (Observations.ts), so its rows need no DISTINCT.
     return `WITH ${inUseNow(t)},
 used AS (SELECT u.company_id, u.product, ${vendorKey("u")} AS vendor_key FROM in_use_now u),
 products AS (
