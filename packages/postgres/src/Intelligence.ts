@@ -271,6 +271,8 @@ const championMoves: View = {
   },
   sql: (schema) => {
     const t = tables(schema)
+    // The products at both companies looked up by the log's key, move by move: a join would sort
+    // or hash the whole log for a few thousand moves.
     return `WITH moves AS (
   SELECT * FROM ${t.jobChanges}
   WHERE 'company' = ANY(changed) AND from_company_id IS NOT NULL AND to_company_id IS NOT NULL
@@ -280,23 +282,26 @@ left_seen AS (
   SELECT m.change_id, max(o.observed_at) AS observed_at
   FROM moves m JOIN ${t.companyObservations} o ON o.company_id = m.from_company_id AND o.observed_at < m.observed_at
   GROUP BY m.change_id
-),
-joined_seen AS (
-  SELECT company_id, max(observed_at) AS observed_at FROM ${t.companyObservations} GROUP BY company_id
 )
 SELECT m.match_id, m.display_name, m.from_company_id AS left_company_id, m.from_company_name AS left_company_name,
   m.from_job_title AS left_job_title, m.to_company_id AS joined_company_id, m.to_company_name AS joined_company_name,
   m.to_job_title AS job_title, m.to_job_level AS job_level, m.to_job_department AS job_department,
   m.last_seen_at, m.observed_at AS moved_seen_at, s.observed_at AS left_company_observed_at,
   p.category, p.subcategory, p.product, p.vendor,
-  CASE WHEN j.observed_at IS NULL THEN NULL ELSE u.product IS NOT NULL END AS joined_company_uses,
+  CASE WHEN j.observed_at IS NULL THEN NULL ELSE EXISTS (
+    SELECT 1 FROM ${t.technologyObservations} u
+    WHERE u.company_id = m.to_company_id AND u.observed_at = j.observed_at AND ${sameProduct("u", "p")}
+  ) END AS joined_company_uses,
   m.change_id
 FROM moves m
 JOIN left_seen s ON s.change_id = m.change_id
-JOIN ${t.technologyObservations} p ON p.company_id = m.from_company_id AND p.observed_at = s.observed_at
-LEFT JOIN joined_seen j ON j.company_id = m.to_company_id
-LEFT JOIN ${t.technologyObservations} u
-  ON u.company_id = m.to_company_id AND u.observed_at = j.observed_at AND ${sameProduct("u", "p")}`
+CROSS JOIN LATERAL (
+  SELECT p.category, p.subcategory, p.product, p.vendor FROM ${t.technologyObservations} p
+  WHERE p.company_id = m.from_company_id AND p.observed_at = s.observed_at OFFSET 0
+) p
+CROSS JOIN LATERAL (
+  SELECT max(o.observed_at) AS observed_at FROM ${t.companyObservations} o WHERE o.company_id = m.to_company_id
+) j`
   },
 }
 

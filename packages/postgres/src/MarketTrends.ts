@@ -6,7 +6,7 @@
  * each at its last observation of the month, so a growing watch list does not read as growth.
  */
 import { monthLast, monthOf, tables } from "./Intelligence.ts"
-import { marketTableName } from "./Market.ts"
+import { marketTableName, mayMatch } from "./Market.ts"
 import { inUseNow } from "./MarketViews.ts"
 import { qualified } from "./Sql.ts"
 import type { View } from "./Views.ts"
@@ -31,9 +31,10 @@ const affinity: View = {
   },
   sql: (schema) => {
     const t = tables(schema)
-    // Products numbered once (in byte order), so the pairs are joined and counted on integers.
+    // Products numbered once (in byte order), so the pairs are joined and counted on integers; an
+    // observation lists each product once (Observations.ts), so its rows need no DISTINCT.
     return `WITH ${inUseNow(t)},
-used AS (SELECT DISTINCT u.company_id, u.product, ${vendorKey("u")} AS vendor_key FROM in_use_now u),
+used AS (SELECT u.company_id, u.product, ${vendorKey("u")} AS vendor_key FROM in_use_now u),
 products AS (
   SELECT product, vendor_key, nullif(vendor_key, '') AS vendor, count(*) AS companies,
     row_number() OVER (ORDER BY product COLLATE "C", vendor_key COLLATE "C") AS id
@@ -68,24 +69,31 @@ const productsAt = (log: string, alias: string): string =>
 
 // An observation lists each product once (Observations.ts), so its rows are counted as companies.
 
-/** The three months momentum compares: the latest observed, and 3 and 6 months before it. */
-const periods = (t: ReturnType<typeof tables>): string => `${monthLast(t)},
-periods AS (
-  SELECT period, (now_month - (lag_months * interval '1 month'))::date AS month, lag_months
-  FROM (SELECT max(month) AS now_month FROM month_last) latest_month
+/**
+ * CTEs `periods` (the three months momentum compares: the latest observed, and 3 and 6 months
+ * before it) and `baseline`: per period and company, the observation its figures are taken at
+ * (for now, its latest; before, its last up to the period's month, else its first), and whether
+ * that observation is in the period's month (then it is the company's last of that month). One
+ * pass over the companies' observations gives all three.
+ */
+const baselines = (t: ReturnType<typeof tables>): string => {
+  const upTo = (period: string) =>
+    `coalesce(max(o.observed_at) FILTER (WHERE ${monthOf("o.observed_at")} <= (SELECT month FROM periods WHERE period = '${period}')), min(o.observed_at))`
+  return `periods AS (
+  SELECT period, (latest_month.month - (lag_months * interval '1 month'))::date AS month
+  FROM (SELECT ${monthOf("max(observed_at)")} AS month FROM ${t.companyObservations}) latest_month
   CROSS JOIN (VALUES ('now', 0), ('3m', 3), ('6m', 6)) AS p (period, lag_months)
 ),
-observed AS (
-  SELECT p.period, count(l.company_id) AS companies
-  FROM periods p LEFT JOIN month_last l ON l.month = p.month GROUP BY p.period
-),
-used AS (
-  SELECT p.period, u.product, ${vendorKey("u")} AS vendor_key, count(*) AS companies,
-    min(u.category) AS category, min(u.vendor) AS vendor
-  FROM periods p JOIN month_last l ON l.month = p.month
-  CROSS JOIN LATERAL (${productsAt(t.technologyObservations, "l")}) u
-  GROUP BY p.period, u.product, ${vendorKey("u")}
+baseline AS (
+  SELECT x.period, b.company_id, x.observed_at, ${monthOf("x.observed_at")} = p.month AS in_month
+  FROM (
+    SELECT o.company_id, max(o.observed_at) AS now_at, ${upTo("3m")} AS at_3m, ${upTo("6m")} AS at_6m
+    FROM ${t.companyObservations} o GROUP BY o.company_id
+  ) b
+  CROSS JOIN LATERAL (VALUES ('now', b.now_at), ('3m', b.at_3m), ('6m', b.at_6m)) AS x (period, observed_at)
+  JOIN periods p ON p.period = x.period
 )`
+}
 
 const momentum: View = {
   name: "product_momentum",
@@ -109,57 +117,42 @@ const momentum: View = {
   },
   sql: (schema) => {
     const t = tables(schema)
-    const share = (period: string) =>
-      `round(coalesce(u_${period}.companies, 0)::numeric / nullif(o_${period}.companies, 0), 4)`
-    const using = (period: string) => `LEFT JOIN used u_${period} ON u_${period}.period = '${period}'
-  AND u_${period}.product = k.product AND u_${period}.vendor_key = k.vendor_key`
-    const counted = (period: string) => `LEFT JOIN counted c_${period} ON c_${period}.period = '${period}'
-  AND c_${period}.product = k.product AND c_${period}.vendor_key = k.vendor_key`
-    const observedJoin = (period: string) => `JOIN observed o_${period} ON o_${period}.period = '${period}'`
+    const of = (aggregate: string, period: string) => `${aggregate} FILTER (WHERE c.period = '${period}')`
+    const using = (period: string) => `coalesce(${of("sum(c.using_in_month)", period)}, 0)::bigint`
+    const held = (period: string) => `coalesce(${of("sum(c.companies)", period)}, 0)::bigint`
+    const observed = (period: string) => `o.companies_${period}`
+    const share = (period: string) => `round(${using(period)}::numeric / nullif(${observed(period)}, 0), 4)`
+    const first = (column: string) =>
+      `coalesce(${["now", "3m", "6m"].map((period) => of(`min(c.${column})`, period)).join(", ")})`
     // Net adoptions telescope: over a company's consecutive observations after a month, adoptions
     // less drops of a product are "in use at its latest" less "in use at its last observation up
     // to that month" (its first when it has none; a first observation adopts nothing). So each
-    // is a count over one observation per company, not a walk through the log.
-    return `WITH ${periods(t)},
-baseline AS (
-  SELECT p.period, o.company_id,
-    coalesce(max(o.observed_at) FILTER (WHERE ${monthOf("o.observed_at")} <= p.month), min(o.observed_at)) AS observed_at
-  FROM periods p CROSS JOIN ${t.companyObservations} o
-  WHERE p.period <> 'now'
-  GROUP BY p.period, o.company_id
-  UNION ALL
-  SELECT 'latest', company_id, max(observed_at) FROM ${t.companyObservations} GROUP BY company_id
+    // figure is a count over one observation per company and period, not a walk through the log;
+    // and a company's last observation of a period's month is its baseline for that period, so
+    // the shares come from the same lookups.
+    return `WITH ${baselines(t)},
+observed AS (
+  SELECT count(*) FILTER (WHERE period = 'now' AND in_month) AS companies_now,
+    count(*) FILTER (WHERE period = '3m' AND in_month) AS companies_3m,
+    count(*) FILTER (WHERE period = '6m' AND in_month) AS companies_6m
+  FROM baseline
 ),
 counted AS (
   SELECT b.period, u.product, ${vendorKey("u")} AS vendor_key, count(*) AS companies,
-    min(u.category) AS category, min(u.vendor) AS vendor
+    count(*) FILTER (WHERE b.in_month) AS using_in_month, min(u.category) AS category, min(u.vendor) AS vendor
   FROM baseline b
   CROSS JOIN LATERAL (${productsAt(t.technologyObservations, "b")}) u
   GROUP BY b.period, u.product, ${vendorKey("u")}
-),
-keys AS (
-  SELECT product, vendor_key FROM used UNION SELECT product, vendor_key FROM counted
 )
-SELECT k.product, coalesce(c_latest.vendor, c_3m.vendor, c_6m.vendor, u_now.vendor, u_3m.vendor, u_6m.vendor) AS vendor,
-  coalesce(c_latest.category, c_3m.category, c_6m.category, u_now.category, u_3m.category, u_6m.category) AS category,
+SELECT c.product, ${first("vendor")} AS vendor, ${first("category")} AS category,
   ${share("now")} AS share_now, ${share("3m")} AS share_3m_before, ${share("6m")} AS share_6m_before,
-  coalesce(u_now.companies, 0) AS companies_using_now, coalesce(u_3m.companies, 0) AS companies_using_3m,
-  coalesce(u_6m.companies, 0) AS companies_using_6m,
-  o_now.companies AS companies_observed_now, o_3m.companies AS companies_observed_3m,
-  o_6m.companies AS companies_observed_6m,
-  coalesce(c_latest.companies, 0) - coalesce(c_3m.companies, 0) AS net_adoptions_3m,
-  coalesce(c_latest.companies, 0) - coalesce(c_6m.companies, 0) AS net_adoptions_6m
-FROM keys k
-${observedJoin("now")} ${observedJoin("3m")} ${observedJoin("6m")}
-${using("now")}
-${using("3m")}
-${using("6m")}
-${counted("latest")}
-${counted("3m")}
-${counted("6m")}
-WHERE coalesce(u_now.companies, u_3m.companies, u_6m.companies, 0) > 0
-  OR coalesce(c_latest.companies, 0) <> coalesce(c_3m.companies, 0)
-  OR coalesce(c_latest.companies, 0) <> coalesce(c_6m.companies, 0)`
+  ${using("now")} AS companies_using_now, ${using("3m")} AS companies_using_3m, ${using("6m")} AS companies_using_6m,
+  ${observed("now")} AS companies_observed_now, ${observed("3m")} AS companies_observed_3m,
+  ${observed("6m")} AS companies_observed_6m,
+  ${held("now")} - ${held("3m")} AS net_adoptions_3m, ${held("now")} - ${held("6m")} AS net_adoptions_6m
+FROM counted c CROSS JOIN observed o
+GROUP BY c.product, c.vendor_key, o.companies_now, o.companies_3m, o.companies_6m
+HAVING sum(c.using_in_month) > 0 OR ${held("now")} <> ${held("3m")} OR ${held("now")} <> ${held("6m")}`
   },
 }
 
@@ -177,27 +170,31 @@ const shareTrend: View = {
   sql: (schema) => {
     const t = tables(schema)
     const market = qualified(schema, marketTableName)
+    // The log's rows of the market's products first (a scan with a cheap test of the names), then
+    // their roles by two equality joins that hash, then the months' last observations: a join of
+    // every observation's products with the market costs seconds over millions of rows.
     return `WITH ${monthLast(t)},
 months AS (SELECT month, count(*) AS companies_observed FROM month_last GROUP BY month),
-products AS (SELECT DISTINCT product, vendor FROM ${t.technologyObservations}),
-roled_products AS (
-  SELECT x.product, x.vendor, m.role FROM products x
+market_rows AS (
+  SELECT u.company_id, u.observed_at, u.product, u.vendor FROM ${t.technologyObservations} u
+  WHERE ${mayMatch(market, "u")}
+),
+roled AS (
+  SELECT x.company_id, x.observed_at, m.role FROM market_rows x
   JOIN ${market} m ON m.product = x.product AND (m.vendor IS NULL OR m.vendor = x.vendor)
   UNION
-  SELECT x.product, x.vendor, m.role FROM products x JOIN ${market} m ON m.product IS NULL AND m.vendor = x.vendor
+  SELECT x.company_id, x.observed_at, m.role FROM market_rows x JOIN ${market} m ON m.product IS NULL AND m.vendor = x.vendor
 ),
 using_role AS (
-  SELECT DISTINCT l.month, l.company_id, r.role
-  FROM month_last l
-  JOIN ${t.technologyObservations} u ON u.company_id = l.company_id AND u.observed_at = l.observed_at
-  JOIN roled_products r ON r.product = u.product AND coalesce(r.vendor, '') = ${vendorKey("u")}
+  SELECT l.month, r.role, count(*) AS companies_using
+  FROM month_last l JOIN roled r ON r.company_id = l.company_id AND r.observed_at = l.observed_at
+  GROUP BY l.month, r.role
 )
-SELECT mo.month, r.role, mo.companies_observed, count(u.company_id) AS companies_using,
-  round(count(u.company_id)::numeric / nullif(mo.companies_observed, 0), 4) AS share
+SELECT mo.month, r.role, mo.companies_observed, coalesce(u.companies_using, 0) AS companies_using,
+  round(coalesce(u.companies_using, 0)::numeric / nullif(mo.companies_observed, 0), 4) AS share
 FROM months mo
 CROSS JOIN (SELECT DISTINCT role FROM ${market}) r
-LEFT JOIN using_role u ON u.month = mo.month AND u.role = r.role
-GROUP BY mo.month, r.role, mo.companies_observed`
+LEFT JOIN using_role u ON u.month = mo.month AND u.role = r.role`
   },
 }
 

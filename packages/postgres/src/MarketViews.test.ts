@@ -220,6 +220,43 @@ describe.each(all.map((backend): [string, Backend] => [backend.name, backend]))(
       ])
     })
 
+    // Companies 1-4 are observed in the latest month and the one or two before (under 3 months);
+    // company 5 only in March 2025. So 3 and 6 months before, none is observed (company 5 last
+    // was long before, companies 1-4 first after): no share there, yet net adoptions count from
+    // each company's last observation up to that month, else its first.
+    it("momentum: a company not observed in a period's month is neither observed nor using there", async () => {
+      const momentum = await rows(
+        `SELECT product, share_now::float8 AS now, share_3m_before::float8 AS before_3m,
+           share_6m_before::float8 AS before_6m, companies_using_now::int AS using_now,
+           companies_using_3m::int AS using_3m, companies_using_6m::int AS using_6m,
+           companies_observed_now::int AS observed_now, companies_observed_3m::int AS observed_3m,
+           companies_observed_6m::int AS observed_6m, net_adoptions_3m::int AS net_3m,
+           net_adoptions_6m::int AS net_6m
+         FROM ${table("product_momentum")} ORDER BY product`,
+      )
+      const row = (product: string, using: number, net: number) => ({
+        product,
+        now: using / 4,
+        before_3m: null,
+        before_6m: null,
+        using_now: using,
+        using_3m: 0,
+        using_6m: 0,
+        observed_now: 4,
+        observed_3m: 0,
+        observed_6m: 0,
+        net_3m: net,
+        net_6m: net,
+      })
+      expect(momentum).toEqual([
+        row("Comp", 2, 1),
+        row("Ours", 1, 0),
+        row("Rival One", 1, -1),
+        row("Rival Two", 1, 0),
+        row("X", 1, 0),
+      ])
+    })
+
     it("our share per month, and a market changed in SQL changes the views with no reload", async () => {
       const share = () =>
         rows(

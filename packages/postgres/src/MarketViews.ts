@@ -7,7 +7,7 @@
  * of `market` changes them at once. Like Intelligence.ts, they know only what was bought.
  */
 import { displacementWindowDays, latest, sameProduct, tables } from "./Intelligence.ts"
-import { marketTableName, matches } from "./Market.ts"
+import { hasRole, marketTableName } from "./Market.ts"
 import { qualified } from "./Sql.ts"
 import type { View } from "./Views.ts"
 
@@ -194,29 +194,30 @@ const day = (column: string): string => `to_char(${column} AT TIME ZONE 'UTC', '
  * products, so it reads a small part of the log.
  */
 const marketChanges = (t: Tables): string => {
-  const role = (alias: string, name: string) =>
-    `EXISTS (SELECT 1 FROM ${t.market} m WHERE m.role = '${name}' AND ${matches("m", alias)})`
   const at = (alias: string, when: string, other: string) =>
     `SELECT 1 FROM ${t.technologyObservations} ${alias} WHERE ${alias}.company_id = s.company_id AND ${alias}.observed_at = s.${when} AND ${sameProduct(alias, other)}`
   // A step's products looked up by the log's key (as in_use_now does), not a hash of the log.
   const lookUp = (when: string) =>
     `SELECT u.product, u.vendor FROM ${t.technologyObservations} u WHERE u.company_id = s.company_id AND u.observed_at = ${when} OFFSET 0`
+  // The window's observations, each with the one before it looked up by the log's key, rather
+  // than every company's observations numbered in order.
   return `recent_steps AS (
-  SELECT * FROM (
-    SELECT company_id, observed_at, company_name,
-      lag(observed_at) OVER (PARTITION BY company_id ORDER BY observed_at) AS previous_at
-    FROM ${t.companyObservations}
-  ) s
-  WHERE s.observed_at >= ${recentWindow} AND s.previous_at IS NOT NULL
+  SELECT s.company_id, s.observed_at, s.company_name, b.previous_at
+  FROM ${t.companyObservations} s
+  CROSS JOIN LATERAL (
+    SELECT max(p.observed_at) AS previous_at FROM ${t.companyObservations} p
+    WHERE p.company_id = s.company_id AND p.observed_at < s.observed_at
+  ) b
+  WHERE s.observed_at >= ${recentWindow} AND b.previous_at IS NOT NULL
 ),
 market_changes AS (
   SELECT s.company_id, s.company_name, n.product, n.vendor, 'adopted' AS change, s.observed_at, s.previous_at
   FROM recent_steps s CROSS JOIN LATERAL (${lookUp("s.observed_at")}) n
-  WHERE ${role("n", "complement")} AND NOT EXISTS (${at("p", "previous_at", "n")})
+  WHERE ${hasRole(t.market, "complement", "n")} AND NOT EXISTS (${at("p", "previous_at", "n")})
   UNION ALL
   SELECT s.company_id, s.company_name, p.product, p.vendor, 'dropped', s.observed_at, s.previous_at
   FROM recent_steps s CROSS JOIN LATERAL (${lookUp("s.previous_at")}) p
-  WHERE ${role("p", "rival")} AND NOT EXISTS (${at("n", "observed_at", "p")})
+  WHERE ${hasRole(t.market, "rival", "p")} AND NOT EXISTS (${at("n", "observed_at", "p")})
 )`
 }
 
@@ -235,8 +236,8 @@ const changedWithRole = (change: "adopted" | "dropped", role: string, reason: st
 
 /**
  * CTEs for the champions: moves seen in the window, from a company whose last observation before
- * the move showed one of ours (`left_ours`, the products listed), to a company whose latest
- * observation shows a rival's (`joined_rivals`).
+ * the move showed one of ours (`left_ours`, the products listed). The joined company's rivals'
+ * products are looked up per move (`joinedRivals`).
  */
 const champions = (t: Tables): string => `moves AS (
   SELECT * FROM ${t.jobChanges}
@@ -252,14 +253,22 @@ left_ours AS (
   SELECT s.change_id, s.observed_at, string_agg(DISTINCT p.product, ', ' ORDER BY p.product) AS products
   FROM left_seen s
   JOIN ${t.technologyObservations} p ON p.company_id = s.from_company_id AND p.observed_at = s.observed_at
-  WHERE EXISTS (SELECT 1 FROM ${t.market} m WHERE m.role = 'ours' AND ${matches("m", "p")})
+  WHERE ${hasRole(t.market, "ours", "p")}
   GROUP BY s.change_id, s.observed_at
-),
-joined_rivals AS (
-  SELECT DISTINCT u.company_id, u.product, u.vendor, l.observed_at, l.company_name
-  FROM in_use_now u JOIN latest_observation l ON l.company_id = u.company_id
-  WHERE EXISTS (SELECT 1 FROM ${t.market} m WHERE m.role = 'rival' AND ${matches("m", "u")})
 )`
+
+/**
+ * The rivals' products at the latest observation of the company move `m` joined, looked up by the
+ * log's key for the few moves that count, not for every company held.
+ */
+const joinedRivals = (t: Tables): string => `CROSS JOIN LATERAL (
+    SELECT l.observed_at, l.company_name FROM ${t.companyObservations} l
+    WHERE l.company_id = m.to_company_id ORDER BY l.observed_at DESC LIMIT 1
+  ) l
+  CROSS JOIN LATERAL (
+    SELECT DISTINCT u.product, u.vendor FROM ${t.technologyObservations} u
+    WHERE u.company_id = m.to_company_id AND u.observed_at = l.observed_at AND ${hasRole(t.market, "rival", "u")}
+  ) j`
 
 const opportunities: View = {
   name: "displacement_opportunities",
@@ -284,23 +293,22 @@ const opportunities: View = {
   sql: (schema) => {
     const t = tablesOf(schema)
     return `WITH ${marketChanges(t)},
-${inUseNow(t)},
 ${champions(t)},
 found AS (
   ${changedWithRole("dropped", "rival", "dropped a rival")}
   UNION ALL
   ${changedWithRole("adopted", "complement", "adopted a complement")}
   UNION ALL
-  SELECT 'champion joined a rival account', j.company_id, coalesce(j.company_name, m.to_company_name), j.product,
+  SELECT 'champion joined a rival account', m.to_company_id, coalesce(l.company_name, m.to_company_name), j.product,
     j.vendor, 'rival', m.observed_at,
     coalesce(m.display_name, m.match_id) || ' left ' || coalesce(m.from_company_name, m.from_company_id::text)
       || ', which used ' || o.products || ' (ours) at its observation of ' || ${day("o.observed_at")}
       || ', and was seen at ' || coalesce(m.to_company_name, m.to_company_id::text) || ' on ' || ${day("m.observed_at")}
-      || ', which uses ' || ${productText("j")} || ' at its observation of ' || ${day("j.observed_at")},
+      || ', which uses ' || ${productText("j")} || ' at its observation of ' || ${day("l.observed_at")},
     m.match_id, m.display_name
   FROM moves m
   JOIN left_ours o ON o.change_id = m.change_id
-  JOIN joined_rivals j ON j.company_id = m.to_company_id
+  ${joinedRivals(t)}
 )
 SELECT f.reason, f.company_id, f.company_name, c.company_domains[1] AS company_domain,
   c.size_range AS company_size_range, f.product, f.vendor, f.role, f.happened_at, f.evidence,
