@@ -71,4 +71,10 @@ export const opportunities: List = {
 }
 
 /** Every list, in the order the demo prints them. */
-export const all: ReadonlyArray<List> = [topTechnologies, recentAdoptions, displacements, championMoves, opportunities]
+export const all: ReadonlyArray<List> = [
+  topTechnologies,
+  recentAdoptions,
+  displacements,
+  championMoves,
+  opportunities,
+]
