@@ -265,6 +265,18 @@ describe.each(all.map((backend): [string, Backend] => [backend.name, backend]))(
       expect((await moves()).map((move) => move.joined_company)).toEqual([2, 2])
     })
 
+    it("champion moves: the joined company's latest observation decides, not an earlier one", async () => {
+      // Company 2 used A at t0 and t1; observed again at t3 it uses B instead (run last: it changes
+      // what the tests before it read).
+      await env.run(
+        Loader.load(Stream.fromIterable(companies([observed(2, ["B"], t3)])), { schema: env.schema }),
+      )
+      expect((await moves()).map((move) => [move.product, move.joined_company_uses])).toEqual([
+        ["A", false],
+        ["B", true],
+      ])
+    })
+
     it("every column of the new views says what it holds", async () => {
       const undocumented = await env.query(
         `SELECT c.relname AS view, a.attname AS column
