@@ -11,5 +11,6 @@
 // keeps buffers of 128 KB or more out of malloc's heap (given back to the system when freed, not
 // left as holes in it), and `--expose-gc` lets the PGlite worker collect its dead buffers after
 // each request (src/PGliteWorker.js): with the worker's buffer moved back and forth and
-// shared_buffers=8MB, a 150,000-contact PGlite sync peaked at 268 MB where it took 307.
+// smaller Postgres buffers and young generation, a 150,000-contact PGlite sync peaked at 252 MB
+// where it took 307.
 import "../dist/bin.js"

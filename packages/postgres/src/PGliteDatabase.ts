@@ -18,6 +18,7 @@ import { PGliteCopyBuffer } from "./PGliteCopyBuffer.ts"
 import * as PGliteDataDir from "./PGliteDataDir.ts"
 import type { Reply, Request, Started, WireError, WorkerData } from "./PGliteProtocol.ts"
 import * as PGliteWasm from "./PGliteWasm.ts"
+import { withSmallYoungGeneration } from "./PGliteWorkerHeap.ts"
 
 /** The directory `salesintel-pg` uses when no database URL is given. */
 export const defaultDirectory = "./.salesintel/pglite"
@@ -108,7 +109,7 @@ const start = (data: Omit<WorkerData, "module">): Effect.Effect<Worker, Database
 const started = (data: WorkerData): Effect.Effect<Worker, DatabaseError> =>
   Effect.async<Worker, DatabaseError>((resume) => {
     const operation = `open PGlite in ${data.directory ?? "memory"}`
-    const worker = new Worker(workerUrl, { workerData: data })
+    const worker = withSmallYoungGeneration(() => new Worker(workerUrl, { workerData: data }))
     running.add(worker)
     worker.once("exit", () => running.delete(worker))
     // Never an unhandled 'error' event (it would throw in this thread); connect() reports them.
