@@ -40,11 +40,11 @@ describe("PGliteWorkerHeap", () => {
 
   it("starts the worker with a small young generation, and leaves the next workers theirs", async () => {
     const small = await largestNewSpace(withSmallYoungGeneration(() => new Worker(grower, { eval: true })))
-    // Two semi-spaces.
-    expect(small).toBeLessThanOrEqual(2 * workerSemiSpaceMb)
+    // Two semi-spaces (Node 24's V8 reports a quarter of a megabyte more).
+    expect(small).toBeLessThanOrEqual(3 * workerSemiSpaceMb)
     // The flag is back: a worker started after it grows its new space as V8 lets it.
     const plain = await largestNewSpace(new Worker(grower, { eval: true }))
-    expect(plain).toBeGreaterThan(4 * workerSemiSpaceMb)
+    expect(plain).toBeGreaterThan(6 * workerSemiSpaceMb)
   })
 
   it("puts the flag back when the worker fails to start", async () => {
@@ -52,6 +52,6 @@ describe("PGliteWorkerHeap", () => {
     failing.on("error", () => undefined)
     await new Promise((resolve) => failing.once("exit", resolve))
     const plain = await largestNewSpace(new Worker(grower, { eval: true }))
-    expect(plain).toBeGreaterThan(4 * workerSemiSpaceMb)
+    expect(plain).toBeGreaterThan(6 * workerSemiSpaceMb)
   })
 })
