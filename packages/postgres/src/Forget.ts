@@ -156,7 +156,7 @@ const wheres = (found: Found): ReadonlyArray<Where> => [
 /** The companies found, as a query of company_id (ids read from the database: digits, checked). */
 const companyList = (found: Found): string => {
   const ids = found.companyIds.filter((id) => /^-?\d+$/.test(id))
-  return `SELECT unnest(ARRAY[${ids.join(", ")}]::bigint[])`
+  return `SELECT unnest(ARRAY[${ids.join(", ")}]::bigint[]) AS company_id`
 }
 
 /** The rows each table holds of what was found; deleted unless `dryRun`. Tables with none left out. */
