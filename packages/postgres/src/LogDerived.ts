@@ -385,21 +385,25 @@ SELECT company_id, product, vendor, category, subcategory, first_seen_at, last_s
 WHERE NOT EXISTS (SELECT 1 FROM ${t.sightings} s WHERE s.company_id = f.company_id AND ${sameProduct("s", "f")})`
 }
 
-/** The first adoption and last drop of the sightings of the companies `companies` lists (every one when undefined), from their changes. */
+/**
+ * The first adoption and last drop of the sightings of the companies `companies` lists (every one
+ * when undefined), from their changes: those with changes set from them, those left with none
+ * (an observation loaded out of order took them away) cleared. A sighting without a change is not
+ * read (most are not: a first load has none).
+ */
 const adoptionsSql = (schema: string, companies: string | undefined): string => {
   const t = names(schema)
   return `UPDATE ${t.sightings} s SET adopted_at = x.adopted_at, dropped_at = x.dropped_at
 FROM (
-  SELECT s.company_id, s.sighting_id, min(c.observed_at) FILTER (WHERE c.change = 'adopted') AS adopted_at,
-    max(c.observed_at) FILTER (WHERE c.change = 'dropped') AS dropped_at
-  FROM ${t.sightings} s
-  LEFT JOIN (SELECT * FROM ${t.logChanges} WHERE ${among("company_id", companies)}) c
-    ON ${sameKeys("c", "s", ["company_id", "product", "vendor"], new Set(["vendor"]))}
-  WHERE ${among("s.company_id", companies)}
-  GROUP BY s.company_id, s.sighting_id
+  SELECT company_id, product, vendor, min(observed_at) FILTER (WHERE change = 'adopted') AS adopted_at,
+    max(observed_at) FILTER (WHERE change = 'dropped') AS dropped_at
+  FROM ${t.logChanges} WHERE ${among("company_id", companies)} GROUP BY company_id, product, vendor
 ) x
-WHERE s.company_id = x.company_id AND s.sighting_id = x.sighting_id
-  AND (s.adopted_at IS DISTINCT FROM x.adopted_at OR s.dropped_at IS DISTINCT FROM x.dropped_at)`
+WHERE ${among("s.company_id", companies)} AND ${sameKeys("s", "x", ["company_id", "product", "vendor"], new Set(["vendor"]))}
+  AND (s.adopted_at IS DISTINCT FROM x.adopted_at OR s.dropped_at IS DISTINCT FROM x.dropped_at);
+UPDATE ${t.sightings} s SET adopted_at = NULL, dropped_at = NULL
+WHERE ${among("s.company_id", companies)} AND (s.adopted_at IS NOT NULL OR s.dropped_at IS NOT NULL)
+  AND NOT EXISTS (SELECT 1 FROM ${t.logChanges} c WHERE c.company_id = s.company_id AND ${sameProduct("c", "s")})`
 }
 
 /** Rows of counts that hold nothing: deleted, so a view need not tell them from rows that do. */
