@@ -9,9 +9,10 @@
  *  - `technology_usage_months`, `technology_category_usage_months`, `observed_months`: per month
  *    (and product, or category) the companies whose last observation that month showed it in use,
  *    the adoptions and drops, and the companies observed.
- * The first two are a company's own: recomputed whole from the log for the companies a batch
- * observes anew (their rows deleted and made again), so loads out of order and reloads agree with
- * the log. The counts are across companies, kept by difference: a company's contributions (to the
+ * The first two are a company's own: its changes made again from the log from its first new
+ * observation on (deleted and recomputed, so loads out of order and reloads agree with the log),
+ * its sightings added to from its new observations (its log only grows; forget deletes it whole).
+ * The counts are across companies, kept by difference: a company's contributions (to the
  * months it is observed anew in, and through its changes) are subtracted before its observations
  * are written and added again after, each computed from the log as it then is. All of it under a
  * transaction-level advisory lock per schema (`lockSql`): two transactions computing the same
