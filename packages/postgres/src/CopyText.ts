@@ -46,6 +46,7 @@ export const encodeCell = (type: ColumnType, value: unknown): string => {
     case "boolean":
       return typeof value === "boolean" ? (value ? "t" : "f") : nullField
     case "timestamptz":
+    case "date":
       return typeof value === "string" ? escapeField(value) : nullField
     case "text[]":
       return Array.isArray(value) ? escapeField(arrayLiteral(value)) : nullField

@@ -13,6 +13,7 @@ import * as Changes from "./Changes.ts"
 import { Database, type DatabaseError, transaction } from "./Database.ts"
 import { historyOf } from "./History.ts"
 import * as Labels from "./Labels.ts"
+import * as LogDerived from "./LogDerived.ts"
 import * as Market from "./Market.ts"
 import * as Observations from "./Observations.ts"
 import * as Rejected from "./Rejected.ts"
@@ -133,6 +134,16 @@ export const migrations: ReadonlyArray<Migration> = [
       "market: the team's own products, its rivals' and its complements', which the market views join",
     sql: (schema) => Market.createSql(schema),
   },
+  // The generated DDL creates the tables the loader keeps with the observation log (LogDerived.ts);
+  // this fills them from the log held and indexes products by time. Recorded so that an older
+  // loader, which would write observations without them (the views would then miss its loads),
+  // refuses the schema.
+  {
+    version: 12,
+    description:
+      "technology_log_changes, technology_sightings and the monthly usage counts, kept with the observation log and read by its views",
+    sql: (schema) => LogDerived.fillSql(schema),
+  },
 ]
 
 export const currentVersion = Math.max(...migrations.map((migration) => migration.version))
@@ -146,6 +157,7 @@ export const tables: ReadonlyArray<TableShape> = [
   ]),
   ...Changes.tables,
   ...Observations.tables,
+  ...LogDerived.tables,
   ...Labels.all.map((lookup) => lookup.table),
   stateTable,
   runsTable,

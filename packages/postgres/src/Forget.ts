@@ -1,13 +1,14 @@
 /**
  * Erasure: the rows of people (by match id, email or LinkedIn URL) and companies (by domain)
  * deleted from every table that holds them: the stream tables, their children and histories, the
- * change and observation tables, `_rejected`, the ledger `_bought` and the saved states' bought
+ * change and observation tables (and the tables kept from the observations: LogDerived.ts), `_rejected`, the ledger `_bought` and the saved states' bought
  * sets. The views (champion_moves, ...) are over these tables and lose them with them. Which rows
  * go is found first (`found`), then counted (a dry run) or deleted, all in the caller's transaction.
  */
 import * as Effect from "effect/Effect"
 import { Database, type DatabaseError, type Row } from "./Database.ts"
 import * as ForgetState from "./ForgetState.ts"
+import * as LogDerived from "./LogDerived.ts"
 import { qualified } from "./Sql.ts"
 
 /** What to forget, each identifier as the user gave it. */
@@ -134,6 +135,8 @@ const wheres = (found: Found): ReadonlyArray<Where> => [
         "company_sites",
         "company_observations",
         "technology_observations",
+        LogDerived.logChangesTable.name,
+        LogDerived.sightingsTable.name,
         "technology_changes",
       ].map((table) => ({ table, where: "company_id::text = ANY($1)", params: [found.companyIds] }))),
   {
@@ -150,6 +153,12 @@ const wheres = (found: Found): ReadonlyArray<Where> => [
   },
 ]
 
+/** The companies found, as a query of company_id (ids read from the database: digits, checked). */
+const companyList = (found: Found): string => {
+  const ids = found.companyIds.filter((id) => /^-?\d+$/.test(id))
+  return `SELECT unnest(ARRAY[${ids.join(", ")}]::bigint[]) AS company_id`
+}
+
 /** The rows each table holds of what was found; deleted unless `dryRun`. Tables with none left out. */
 export const rows = (
   schema: string,
@@ -158,6 +167,10 @@ export const rows = (
 ): Effect.Effect<ReadonlyArray<TableCount>, DatabaseError, Database> =>
   Effect.gen(function* () {
     const db = yield* Database
+    // The monthly counts hold the companies' contributions, not rows of theirs: taken out first,
+    // computed from their log before it goes.
+    if (!dryRun && found.companyIds.length > 0)
+      yield* db.exec(LogDerived.forgetSql(schema, companyList(found)))
     const counts = yield* Effect.forEach(wheres(found), ({ table, where, params }) => {
       const from = `${qualified(schema, table)} WHERE ${where}`
       const sql = dryRun

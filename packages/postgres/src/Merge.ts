@@ -14,10 +14,12 @@ import * as Changes from "./Changes.ts"
 import { Database, type DatabaseError } from "./Database.ts"
 import { historyOf } from "./History.ts"
 import * as Ledger from "./Ledger.ts"
+import * as LogDerived from "./LogDerived.ts"
 import type { StreamMapping } from "./Mapping.ts"
 import * as Observations from "./Observations.ts"
 import { ident, qualified } from "./Sql.ts"
 import type { TableShape } from "./Table.ts"
+import { mappings } from "./Tables.ts"
 
 const stageName = (table: TableShape): string => ident(`_salesintel_stage_${table.name}`)
 const stageOf = (table: TableShape): string => `pg_temp.${stageName(table)}`
@@ -55,7 +57,8 @@ export const prepare = (mapping: StreamMapping): Effect.Effect<void, DatabaseErr
               ...(ordered ? [`${stageOrder} bigint GENERATED ALWAYS AS IDENTITY`] : []),
             ].join(", ")}) ON COMMIT DELETE ROWS;\nTRUNCATE ${stageOf(table)};`,
         )
-        .join("\n"),
+        .join("\n")
+        .concat(mapping.stream === mappings.companies.stream ? `\n${LogDerived.prepareSql};` : ""),
     ),
   )
 
@@ -187,8 +190,8 @@ SELECT ${columns.join(", ")}, now() FROM ${stageOf(table)}`
  * two COPYs, then every statement of the merge in one go; append adds the history COPY): each
  * round trip is a moment the server may wait on this process, busy decoding the next batch.
  * Before the merge replaces rows, the batch's changes against them are recorded (Changes.ts), and
- * its companies' observations (Observations.ts), stamped with `runId`, in every mode but
- * `rederive` (a migration observes nothing new).
+ * its companies' observations (Observations.ts), stamped with `runId`, with the tables kept from
+ * them (LogDerived.ts), in every mode but `rederive` (a migration observes nothing new).
  */
 export const mergeBatch = (
   schema: string,
@@ -222,7 +225,9 @@ export const mergeBatch = (
     // `rederive` (a migration, Backfill.ts) rewrites rows that exist, children included.
     const statements = [
       ...(changes === undefined ? [] : [changes]),
-      ...(observations === undefined ? [] : [observations]),
+      ...(observations === undefined
+        ? []
+        : [LogDerived.aroundRecordSql(schema, staged.parent, observations)]),
       mode === "rederive"
         ? rederiveSql(schema, mapping.table)
         : newerWinsSql(schema, mapping, mode, batch.rowCount),

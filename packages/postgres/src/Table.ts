@@ -11,6 +11,7 @@ export type ColumnType =
   | "numeric"
   | "boolean"
   | "timestamptz"
+  | "date"
   | "text[]"
   | "jsonb"
 
