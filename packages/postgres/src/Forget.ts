@@ -1,8 +1,8 @@
 /**
  * Erasure: the rows of people (by match id, email or LinkedIn URL) and companies (by domain)
  * deleted from every table that holds them: the stream tables, their children and histories, the
- * change and observation tables (and the tables kept from the observations: LogDerived.ts), `_rejected`, the ledger `_bought` and the saved states' bought
- * sets. The views (champion_moves, ...) are over these tables and lose them with them. Which rows
+ * change and observation tables (and the tables kept from the observations: LogDerived.ts),
+ * `_rejected`, the ledger `_bought` and the saved states' bought sets. The views (champion_moves, ...) are over these tables and lose them with them. Which rows
  * go is found first (`found`), then counted (a dry run) or deleted, all in the caller's transaction.
  */
 import * as Effect from "effect/Effect"
