@@ -189,37 +189,16 @@ const day = (column: string): string => `to_char(${column} AT TIME ZONE 'UTC', '
 
 /**
  * CTE `market_changes`: rivals' products dropped and complements adopted, between a company's
- * consecutive observations, the later one in the window. The same comparison as the log's
- * changes (Intelligence.ts logChanges), made only for the window's steps and the market's
- * products, so it reads a small part of the log.
+ * consecutive observations, the later one in the window: the log's changes the loader keeps
+ * (technology_log_changes, LogDerived.ts), the window's and the market's only.
  */
-const marketChanges = (t: Tables): string => {
-  const at = (alias: string, when: string, other: string) =>
-    `SELECT 1 FROM ${t.technologyObservations} ${alias} WHERE ${alias}.company_id = s.company_id AND ${alias}.observed_at = s.${when} AND ${sameProduct(alias, other)}`
-  // A step's products looked up by the log's key (as in_use_now does), not a hash of the log.
-  const lookUp = (when: string) =>
-    `SELECT u.product, u.vendor FROM ${t.technologyObservations} u WHERE u.company_id = s.company_id AND u.observed_at = ${when} OFFSET 0`
-  // The window's observations, each with the one before it looked up by the log's key, rather
-  // than every company's observations numbered in order.
-  return `recent_steps AS (
-  SELECT s.company_id, s.observed_at, s.company_name, b.previous_at
-  FROM ${t.companyObservations} s
-  CROSS JOIN LATERAL (
-    SELECT max(p.observed_at) AS previous_at FROM ${t.companyObservations} p
-    WHERE p.company_id = s.company_id AND p.observed_at < s.observed_at
-  ) b
-  WHERE s.observed_at >= ${recentWindow} AND b.previous_at IS NOT NULL
-),
-market_changes AS (
-  SELECT s.company_id, s.company_name, n.product, n.vendor, 'adopted' AS change, s.observed_at, s.previous_at
-  FROM recent_steps s CROSS JOIN LATERAL (${lookUp("s.observed_at")}) n
-  WHERE ${hasRole(t.market, "complement", "n")} AND NOT EXISTS (${at("p", "previous_at", "n")})
-  UNION ALL
-  SELECT s.company_id, s.company_name, p.product, p.vendor, 'dropped', s.observed_at, s.previous_at
-  FROM recent_steps s CROSS JOIN LATERAL (${lookUp("s.previous_at")}) p
-  WHERE ${hasRole(t.market, "rival", "p")} AND NOT EXISTS (${at("n", "observed_at", "p")})
+const marketChanges = (t: Tables): string => `market_changes AS (
+  SELECT x.company_id, x.company_name, x.product, x.vendor, x.change, x.observed_at, x.previous_at
+  FROM ${t.logChanges} x
+  WHERE x.observed_at >= ${recentWindow} AND CASE x.change
+    WHEN 'adopted' THEN ${hasRole(t.market, "complement", "x")}
+    ELSE ${hasRole(t.market, "rival", "x")} END
 )`
-}
 
 /** The rows of market_changes of one kind, as opportunities with their evidence. */
 const changedWithRole = (change: "adopted" | "dropped", role: string, reason: string): string => {
