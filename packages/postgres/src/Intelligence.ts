@@ -13,6 +13,7 @@
 import { jobChangesTable } from "./Changes.ts"
 import {
   categoryUsageMonthsTable,
+  labelledAt,
   logChangesTable,
   monthEnd,
   monthOf,
@@ -139,7 +140,11 @@ const installBaseTrendByCategory: View = {
 /**
  * The labels of a trend's row `g` (a product's, in month g.month): as the latest of its users'
  * last observations of the month says them, else (a null, or no user) as its latest change of the
- * month says them. Looked up by the product's index, latest first; ties in time pick either. Bound
+ * month says them. Looked up by the products' indexes, latest first. Users observed at one time
+ * carry the taxonomy's labels of that time, so a tie among them picks the same labels; changes of
+ * one time may not (a drop carries the labels of the observation before), so among them the one
+ * whose labels were observed last is taken (`labelledAt`), then the greater company_id: the index
+ * holds that order, and the labels do not depend on the plan. Bound
  * by the month's end alone: the row counts a user (or a change) in the month, so the latest row
  * found before the month's end that qualifies is in it. With the start bound as well, the planner
  * expects a handful of rows and fetches every row of the month to sort them (1.0 s instead of
@@ -160,7 +165,7 @@ const labelled = (t: ReturnType<typeof tables>, labels: ReadonlyArray<string>): 
 LEFT JOIN LATERAL (
   SELECT ${labels.map((label) => `c.${label}`).join(", ")} FROM ${t.logChanges} c
   WHERE (g.adoptions > 0 OR g.drops > 0) AND ${ofProduct("c")} AND ${inMonth("c.observed_at")}
-  ORDER BY c.observed_at DESC LIMIT 1
+  ORDER BY c.observed_at DESC, ${labelledAt("c.")} DESC, c.company_id DESC LIMIT 1
 ) c ON true`
 }
 

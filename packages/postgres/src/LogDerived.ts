@@ -190,6 +190,13 @@ CREATE TEMP TABLE IF NOT EXISTS _salesintel_new_sightings (company_id bigint, pr
 export const sameProduct = (a: string, b: string): string =>
   `(${a}.product, ${a}.vendor) IS NOT DISTINCT FROM (${b}.product, ${b}.vendor)`
 
+/**
+ * The observation whose labels a change row carries (`row` a table's alias with its dot, or ''):
+ * an adoption's own, a drop's the one before. Indexed, with the product and time (`fillSql`).
+ */
+export const labelledAt = (row: string): string =>
+  `CASE WHEN ${row}change = 'adopted' THEN ${row}observed_at ELSE ${row}previous_at END`
+
 /** The calendar month (UTC, whatever the session's time zone) of a timestamptz, as a date. */
 export const monthOf = (column: string): string => `date_trunc('month', ${column} AT TIME ZONE 'UTC')::date`
 
@@ -465,7 +472,8 @@ export const forgetSql = (schema: string, companies: string): string => {
 
 /**
  * The derived tables made from the whole log (migration 12), and the indexes the views look
- * labels up by: a product's rows by time, in the log and in its changes.
+ * labels up by: a product's rows by time, in the log and in its changes (there, ties in time in
+ * the order the trends take them: `labelledAt`, then the company).
  */
 export const fillSql = (schema: string): string => {
   const t = names(schema)
@@ -483,6 +491,6 @@ ${sighted(`SELECT * FROM ${t.technologyObservations}`)}`,
     contributionsSql(schema, months, always(all), 1),
     tidySql(schema),
     `CREATE INDEX IF NOT EXISTS ${ident(`${technologyObservationsTable.name}_product`)} ON ${t.technologyObservations} (product, observed_at)`,
-    `CREATE INDEX IF NOT EXISTS ${ident(`${logChangesTable.name}_product`)} ON ${t.logChanges} (product, observed_at)`,
+    `CREATE INDEX IF NOT EXISTS ${ident(`${logChangesTable.name}_product`)} ON ${t.logChanges} (product, observed_at, (${labelledAt("")}), company_id)`,
   ].join(";\n")
 }

@@ -3,6 +3,7 @@
  * observation log at each query, as they were before (the install base, its trends, the
  * displacements), kept for the tests to compare the views over the derived tables with.
  */
+import { labelledAt } from "../LogDerived.ts"
 import { companyObservationsTable, technologyObservationsTable } from "../Observations.ts"
 import { qualified } from "../Sql.ts"
 import { named } from "../Tables.ts"
@@ -163,7 +164,10 @@ const installBaseTrendByCategory: View = {
 const trendSql = (schema: string, keys: ReadonlyArray<string>, labels: ReadonlyArray<string>): string => {
   const t = tables(schema)
   const group = ["month", ...keys].join(", ")
-  const described = labels.map((label) => `${latest(label)} AS ${label}`)
+  // Ties in time among changes: the one whose labels were observed last (an adoption's at the
+  // change, a drop's at the observation before), then the greater company_id, as the views pick.
+  const changeOrder = `observed_at DESC, ${labelledAt("")} DESC, company_id DESC`
+  const described = labels.map((label) => `(array_agg(${label} ORDER BY ${changeOrder}))[1] AS ${label}`)
   const usedLabels = labels.map((label) => `${latest(`u.${label}`, "u.observed_at")} AS ${label}`)
   // Null-safe and hashable (a FULL JOIN needs that): null and '' stay apart.
   const join = keys
