@@ -141,7 +141,7 @@ export const migrations: ReadonlyArray<Migration> = [
   {
     version: 12,
     description:
-      "technology_log_changes, technology_sightings and the monthly usage counts, kept with the observation log and read by its views",
+      "technology_log_changes, technology_sightings, technology_in_use and the monthly usage counts, kept with the observation log and read by its views",
     sql: (schema) => LogDerived.fillSql(schema),
   },
 ]

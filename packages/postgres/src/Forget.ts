@@ -137,6 +137,7 @@ const wheres = (found: Found): ReadonlyArray<Where> => [
         "technology_observations",
         LogDerived.logChangesTable.name,
         LogDerived.sightingsTable.name,
+        LogDerived.inUseTable.name,
         "technology_changes",
       ].map((table) => ({ table, where: "company_id::text = ANY($1)", params: [found.companyIds] }))),
   {

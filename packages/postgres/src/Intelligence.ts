@@ -13,6 +13,7 @@
 import { jobChangesTable } from "./Changes.ts"
 import {
   categoryUsageMonthsTable,
+  inUseTable,
   labelledAt,
   logChangesTable,
   monthEnd,
@@ -40,21 +41,13 @@ export const tables = (schema: string) => ({
   companies: qualified(schema, named.companies.name),
   logChanges: qualified(schema, logChangesTable.name),
   sightings: qualified(schema, sightingsTable.name),
+  inUse: qualified(schema, inUseTable.name),
   usage: qualified(schema, usageMonthsTable.name),
   categoryUsage: qualified(schema, categoryUsageMonthsTable.name),
   observedMonths: qualified(schema, observedMonthsTable.name),
 })
 
-export { monthOf, sameProduct }
-
-/**
- * CTE `month_last`: each company's last observation in each calendar month (UTC). A month's users
- * are counted there, so a company that dropped a product mid-month does not count as using it.
- */
-export const monthLast = (t: ReturnType<typeof tables>): string => `month_last AS (
-  SELECT company_id, ${monthOf("observed_at")} AS month, max(observed_at) AS observed_at
-  FROM ${t.companyObservations} GROUP BY company_id, ${monthOf("observed_at")}
-)`
+export { monthEnd, monthOf, sameProduct }
 
 /** The value at the latest observation of a group. */
 export const latest = (column: string, at = "observed_at"): string =>

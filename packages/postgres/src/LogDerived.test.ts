@@ -1,9 +1,10 @@
 /**
  * The tables kept with the observation log (LogDerived.ts) give the views over them exactly the
  * rows the views gave when they walked the whole log (testing/LogWalk.ts, the old SQL kept as the
- * reference): as a property on Postgres, for random logs of three companies loaded in random
- * batches (out of order, reloads, a company forgotten in between and observed again), and as one
- * example on every backend; and a schema at version 11 with a log, migrated, gives the same rows.
+ * reference), and the products in use are those of each company's latest observation: as a
+ * property on Postgres, for random logs of three companies loaded in random batches (out of order,
+ * reloads, a company forgotten in between and observed again), and as one example on every
+ * backend; and a schema at version 11 with a log, migrated, gives the same rows.
  */
 import type { Message } from "@salesintel/airbyte"
 import * as Effect from "effect/Effect"
@@ -17,7 +18,7 @@ import * as Loader from "./Loader.ts"
 import * as LogDerived from "./LogDerived.ts"
 import { ident, qualified } from "./Sql.ts"
 import { type Backend, backends, open } from "./testing/Backends.ts"
-import { logWalkViews } from "./testing/LogWalk.ts"
+import { inUseWalk, logWalkViews } from "./testing/LogWalk.ts"
 import { company, record, state } from "./testing/Records.ts"
 
 const all = await backends()
@@ -104,15 +105,23 @@ const normal = (rows: ReadonlyArray<Record<string, unknown>>): Array<string> =>
     )
     .sort()
 
-/** Each log-walking view's rows, from the view and from the old SQL over the same log. */
+/**
+ * Each log-walking view's rows, from the view and from the old SQL over the same log; and the
+ * products in use the loader keeps, against the log's latest observations.
+ */
 const compared = async (env: Env, schema: string) =>
-  Promise.all(
-    logWalkViews.map(async (view) => ({
+  Promise.all([
+    ...logWalkViews.map(async (view) => ({
       view: view.name,
       now: normal(await env.query(`SELECT * FROM ${qualified(schema, view.name)}`)),
       walked: normal(await env.query(`SELECT * FROM (${view.sql(schema)}) walked`)),
     })),
-  )
+    (async () => ({
+      view: inUseWalk.name,
+      now: normal(await env.query(`SELECT ${inUseWalk.columns} FROM ${qualified(schema, inUseWalk.name)}`)),
+      walked: normal(await env.query(inUseWalk.sql(schema))),
+    }))(),
+  ])
 
 const expectSame = async (env: Env, schema: string) => {
   for (const { view, now, walked } of await compared(env, schema))

@@ -6,12 +6,15 @@
  *    company's observation before (what `log_changes` computed from the log);
  *  - `technology_sightings`: per company and product, its first and last sighting, how often it
  *    was seen, its latest labels, its first adoption and last drop;
+ *  - `technology_in_use`: each company's products at its latest observation (what the market views
+ *    read: a lookup per company into the log cost a second over 20,000 companies);
  *  - `technology_usage_months`, `technology_category_usage_months`, `observed_months`: per month
  *    (and product, or category) the companies whose last observation that month showed it in use,
  *    the adoptions and drops, and the companies observed.
- * The first two are a company's own: its changes made again from the log from its first new
+ * The first three are a company's own: its changes made again from the log from its first new
  * observation on (deleted and recomputed, so loads out of order and reloads agree with the log),
- * its sightings added to from its new observations (its log only grows; forget deletes it whole).
+ * its sightings added to from its new observations (its log only grows; forget deletes it whole),
+ * its products in use made again when a new observation is its latest.
  * The counts are across companies, kept by difference: a company's contributions (to the
  * months it is observed anew in, and through its changes) are subtracted before its observations
  * are written and added again after, each computed from the log as it then is. All of it under a
@@ -130,6 +133,26 @@ export const sightingsTable: TableShape = {
   ],
 }
 
+export const inUseTable: TableShape = {
+  name: "technology_in_use",
+  doc: "each company's products in use at its latest observation, kept by the loader with the log (a company whose latest observation lists none has no row)",
+  primaryKey: ["company_id", "in_use_id"],
+  columns: [
+    rowId("in_use_id"),
+    companyId,
+    {
+      name: "observed_at",
+      type: "timestamptz",
+      notNull: true,
+      doc: "the company's latest observation (company_observations.observed_at)",
+    },
+    { ...category, doc: "the product's technology category as that observation says it" },
+    { ...subcategory, doc: "the product's technology subcategory as that observation says it" },
+    product,
+    vendor,
+  ],
+}
+
 const usageCounts: ReadonlyArray<ColumnShape> = [
   count(
     "companies_using",
@@ -163,6 +186,7 @@ export const observedMonthsTable: TableShape = {
 export const tables: ReadonlyArray<TableShape> = [
   logChangesTable,
   sightingsTable,
+  inUseTable,
   usageMonthsTable,
   categoryUsageMonthsTable,
   observedMonthsTable,
@@ -205,6 +229,7 @@ const names = (schema: string) => ({
   technologyObservations: qualified(schema, technologyObservationsTable.name),
   logChanges: qualified(schema, logChangesTable.name),
   sightings: qualified(schema, sightingsTable.name),
+  inUse: qualified(schema, inUseTable.name),
   usage: qualified(schema, usageMonthsTable.name),
   categoryUsage: qualified(schema, categoryUsageMonthsTable.name),
   observedMonths: qualified(schema, observedMonthsTable.name),
@@ -414,6 +439,30 @@ WHERE ${among("s.company_id", companies)} AND (s.adopted_at IS NOT NULL OR s.dro
   AND NOT EXISTS (SELECT 1 FROM ${t.logChanges} c WHERE c.company_id = s.company_id AND ${sameProduct("c", "s")})`
 }
 
+/**
+ * The products in use of the companies `companies` lists (a query of company_id; every one when
+ * undefined) made again from their latest observations, looked up by the log's key.
+ */
+const inUseSql = (schema: string, companies: string | undefined): string => {
+  const t = names(schema)
+  const listed = companies === undefined ? "" : `WHERE ${among("company_id", companies)}`
+  return `DELETE FROM ${t.inUse} ${listed};
+INSERT INTO ${t.inUse} (company_id, observed_at, category, subcategory, product, vendor)
+SELECT l.company_id, l.observed_at, u.category, u.subcategory, u.product, u.vendor
+FROM (SELECT company_id, max(observed_at) AS observed_at FROM ${t.companyObservations} ${listed} GROUP BY company_id) l
+CROSS JOIN LATERAL (
+  SELECT * FROM ${t.technologyObservations} u WHERE u.company_id = l.company_id AND u.observed_at = l.observed_at OFFSET 0
+) u`
+}
+
+/**
+ * The companies of the batch's new observations whose latest observation is now a new one: only
+ * their products in use change (an observation loaded out of order, older, changes nothing there).
+ */
+const newLatest = (schema: string): string =>
+  `SELECT o.company_id FROM ${newObservations} o GROUP BY o.company_id
+  HAVING max(o.observed_at) >= (SELECT max(a.observed_at) FROM ${names(schema).companyObservations} a WHERE a.company_id = o.company_id)`
+
 /** Rows of counts that hold nothing: deleted, so a view need not tell them from rows that do. */
 const tidySql = (schema: string): string => {
   const t = names(schema)
@@ -428,8 +477,9 @@ const tidySql = (schema: string): string => {
  * batch's new observations (`companies`: its staged parent; a record without fetched_at is
  * observed at the transaction's time, as `record` does) noted first and their companies'
  * contributions subtracted; once written, the companies' changes from their first new observation
- * on made again, their sightings added to, and their contributions added. A batch that observes
- * nothing new (a reload) costs the note alone.
+ * on made again, their sightings added to, their products in use made again where the new
+ * observation is the latest, and their contributions added. A batch that observes nothing new (a
+ * reload) costs the note alone.
  */
 export const aroundRecordSql = (schema: string, companies: string, record: string): string => {
   const t = names(schema)
@@ -448,6 +498,7 @@ WHERE ${carriedTechnologies("c")} AND NOT EXISTS (
     changesSql(schema, since, `SELECT company_id FROM ${newObservations}`),
     sightingsAddSql(schema),
     adoptionsSql(schema, `SELECT DISTINCT company_id FROM ${newObservations}`),
+    inUseSql(schema, newLatest(schema)),
     contributionsSql(schema, months, since, 1),
     tidySql(schema),
   ].join(";\n")
@@ -481,13 +532,14 @@ export const fillSql = (schema: string): string => {
   const months = `SELECT company_id, ${monthOf("observed_at")} AS month FROM ${t.companyObservations}`
   return [
     lockSql(schema),
-    ...[t.logChanges, t.sightings, t.usage, t.categoryUsage, t.observedMonths].map(
+    ...[t.logChanges, t.sightings, t.inUse, t.usage, t.categoryUsage, t.observedMonths].map(
       (table) => `DELETE FROM ${table}`,
     ),
     changesSql(schema, always(all), undefined),
     `INSERT INTO ${t.sightings} (company_id, product, vendor, category, subcategory, first_seen_at, last_seen_at, observations)
 ${sighted(`SELECT * FROM ${t.technologyObservations}`)}`,
     adoptionsSql(schema, undefined),
+    inUseSql(schema, undefined),
     contributionsSql(schema, months, always(all), 1),
     tidySql(schema),
     `CREATE INDEX IF NOT EXISTS ${ident(`${technologyObservationsTable.name}_product`)} ON ${t.technologyObservations} (product, observed_at)`,

@@ -5,7 +5,7 @@
  * complements' per month (the market table, Market.ts). Shares are among the companies observed,
  * each at its last observation of the month, so a growing watch list does not read as growth.
  */
-import { monthLast, monthOf, tables } from "./Intelligence.ts"
+import { monthEnd, monthOf, tables } from "./Intelligence.ts"
 import { marketTableName, mayMatch } from "./Market.ts"
 import { inUseNow } from "./MarketViews.ts"
 import { qualified } from "./Sql.ts"
@@ -58,51 +58,13 @@ JOIN products pb ON pb.id = p.b`
   },
 }
 
-/**
- * The products in use at one observation (`alias`'s company_id and observed_at), looked up by the
- * log's key: LATERAL and OFFSET 0, so that the planner neither hashes the whole log for a few
- * observations nor underestimates the rows (which it does a hundredfold for the join).
- */
-const productsAt = (log: string, alias: string): string =>
-  `SELECT u.product, u.vendor, u.category FROM ${log} u
-    WHERE u.company_id = ${alias}.company_id AND u.observed_at = ${alias}.observed_at OFFSET 0`
-
-// An observation lists each product once (Observations.ts), so its rows are counted as companies.
-
-/**
- * CTEs `periods` (the three months momentum compares: the latest observed, and 3 and 6 months
- * before it) and `baseline`: per period and company, the observation its figures are taken at
- * (for now, its latest; before, its last up to the period's month, else its first), and whether
- * that observation is in the period's month (then it is the company's last of that month). One
- * pass over the companies' observations gives all three.
- */
-const baselines = (t: ReturnType<typeof tables>): string => {
-  const upTo = (period: string) =>
-    `coalesce(max(o.observed_at) FILTER (WHERE ${monthOf("o.observed_at")} <= (SELECT month FROM periods WHERE period = '${period}')), min(o.observed_at))`
-  return `periods AS (
-  SELECT period, (latest_month.month - (lag_months * interval '1 month'))::date AS month
-  FROM (SELECT ${monthOf("max(observed_at)")} AS month FROM ${t.companyObservations}) latest_month
-  CROSS JOIN (VALUES ('now', 0), ('3m', 3), ('6m', 6)) AS p (period, lag_months)
-),
-baseline AS (
-  SELECT x.period, b.company_id, x.observed_at, ${monthOf("x.observed_at")} = p.month AS in_month
-  FROM (
-    SELECT o.company_id, max(o.observed_at) AS now_at, ${upTo("3m")} AS at_3m, ${upTo("6m")} AS at_6m
-    FROM ${t.companyObservations} o GROUP BY o.company_id
-  ) b
-  CROSS JOIN LATERAL (VALUES ('now', b.now_at), ('3m', b.at_3m), ('6m', b.at_6m)) AS x (period, observed_at)
-  JOIN periods p ON p.period = x.period
-)`
-}
-
 const momentum: View = {
   name: "product_momentum",
   doc: "per product: its share among the companies observed in the latest month observed, against 3 and 6 months before, and the net adoptions since, with the companies behind each figure (each company at its last observation of the month)",
   columns: {
     product: "the product (taxonomy_products.product)",
     vendor: "the product's vendor",
-    category:
-      "the product's technology category, as the companies' latest observations say it (the first by name should they differ)",
+    category: "the product's technology category, as the latest observation showing it says it",
     share_now: "companies_using_now / companies_observed_now; null when no company was observed that month",
     share_3m_before: "the same, 3 calendar months before the latest month observed",
     share_6m_before: "the same, 6 calendar months before",
@@ -117,42 +79,41 @@ const momentum: View = {
   },
   sql: (schema) => {
     const t = tables(schema)
-    const of = (aggregate: string, period: string) => `${aggregate} FILTER (WHERE c.period = '${period}')`
-    const using = (period: string) => `coalesce(${of("sum(c.using_in_month)", period)}, 0)::bigint`
-    const held = (period: string) => `coalesce(${of("sum(c.companies)", period)}, 0)::bigint`
-    const observed = (period: string) => `o.companies_${period}`
-    const share = (period: string) => `round(${using(period)}::numeric / nullif(${observed(period)}, 0), 4)`
-    const first = (column: string) =>
-      `coalesce(${["now", "3m", "6m"].map((period) => of(`min(c.${column})`, period)).join(", ")})`
-    // Net adoptions telescope: over a company's consecutive observations after a month, adoptions
-    // less drops of a product are "in use at its latest" less "in use at its last observation up
-    // to that month" (its first when it has none; a first observation adopts nothing). So each
-    // figure is a count over one observation per company and period, not a walk through the log;
-    // and a company's last observation of a period's month is its baseline for that period, so
-    // the shares come from the same lookups.
-    return `WITH ${baselines(t)},
+    const periods = ["now", "3m", "6m"] as const
+    const sumIn = (table: string, column: string, period: string) =>
+      `coalesce(sum(${table}.${column}) FILTER (WHERE ${table}.month = p.month_${period}), 0)::bigint`
+    const netAfter = (period: string) =>
+      `coalesce(sum(u.adoptions - u.drops) FILTER (WHERE u.month > p.month_${period}), 0)::bigint`
+    // Every figure is a sum of the monthly counts the loader keeps (LogDerived.ts): a month's users
+    // are counted at each company's last observation of it, and the adoptions less the drops
+    // after a month are the net adoptions since.
+    return `WITH p AS (
+  SELECT m.month AS month_now, (m.month - interval '3 months')::date AS month_3m,
+    (m.month - interval '6 months')::date AS month_6m
+  FROM (SELECT max(month) AS month FROM ${t.observedMonths}) m
+),
 observed AS (
-  SELECT count(*) FILTER (WHERE period = 'now' AND in_month) AS companies_now,
-    count(*) FILTER (WHERE period = '3m' AND in_month) AS companies_3m,
-    count(*) FILTER (WHERE period = '6m' AND in_month) AS companies_6m
-  FROM baseline
+  SELECT ${periods.map((period) => `${sumIn("o", "companies_observed", period)} AS companies_${period}`).join(", ")}
+  FROM p LEFT JOIN ${t.observedMonths} o ON o.month IN (p.month_now, p.month_3m, p.month_6m)
 ),
 counted AS (
-  SELECT b.period, u.product, ${vendorKey("u")} AS vendor_key, count(*) AS companies,
-    count(*) FILTER (WHERE b.in_month) AS using_in_month, min(u.category) AS category, min(u.vendor) AS vendor
-  FROM baseline b
-  CROSS JOIN LATERAL (${productsAt(t.technologyObservations, "b")}) u
-  GROUP BY b.period, u.product, ${vendorKey("u")}
+  SELECT u.product, ${vendorKey("u")} AS vendor_key, min(u.vendor) AS vendor,
+    ${periods.map((period) => `${sumIn("u", "companies_using", period)} AS using_${period}`).join(", ")},
+    ${netAfter("3m")} AS net_3m, ${netAfter("6m")} AS net_6m
+  FROM p JOIN ${t.usage} u ON u.month >= p.month_6m
+  GROUP BY u.product, ${vendorKey("u")}
 )
-SELECT c.product, ${first("vendor")} AS vendor, ${first("category")} AS category,
-  ${share("now")} AS share_now, ${share("3m")} AS share_3m_before, ${share("6m")} AS share_6m_before,
-  ${using("now")} AS companies_using_now, ${using("3m")} AS companies_using_3m, ${using("6m")} AS companies_using_6m,
-  ${observed("now")} AS companies_observed_now, ${observed("3m")} AS companies_observed_3m,
-  ${observed("6m")} AS companies_observed_6m,
-  ${held("now")} - ${held("3m")} AS net_adoptions_3m, ${held("now")} - ${held("6m")} AS net_adoptions_6m
+SELECT c.product, c.vendor, l.category,
+  ${periods.map((period, index) => `round(c.using_${period}::numeric / nullif(o.companies_${period}, 0), 4) AS share_${["now", "3m_before", "6m_before"][index]}`).join(",\n  ")},
+  c.using_now AS companies_using_now, c.using_3m AS companies_using_3m, c.using_6m AS companies_using_6m,
+  o.companies_now AS companies_observed_now, o.companies_3m AS companies_observed_3m,
+  o.companies_6m AS companies_observed_6m, c.net_3m AS net_adoptions_3m, c.net_6m AS net_adoptions_6m
 FROM counted c CROSS JOIN observed o
-GROUP BY c.product, c.vendor_key, o.companies_now, o.companies_3m, o.companies_6m
-HAVING sum(c.using_in_month) > 0 OR ${held("now")} <> ${held("3m")} OR ${held("now")} <> ${held("6m")}`
+LEFT JOIN LATERAL (
+  SELECT r.category FROM ${t.technologyObservations} r
+  WHERE r.product = c.product AND ${vendorKey("r")} = c.vendor_key ORDER BY r.observed_at DESC LIMIT 1
+) l ON true
+WHERE c.using_now > 0 OR c.using_3m > 0 OR c.using_6m > 0 OR c.net_3m <> 0 OR c.net_6m <> 0`
   },
 }
 
@@ -171,11 +132,10 @@ const shareTrend: View = {
     const t = tables(schema)
     const market = qualified(schema, marketTableName)
     // The log's rows of the market's products first (a scan with a cheap test of the names), then
-    // their roles by two equality joins that hash, then the months' last observations: a join of
-    // every observation's products with the market costs seconds over millions of rows.
-    return `WITH ${monthLast(t)},
-months AS (SELECT month, count(*) AS companies_observed FROM month_last GROUP BY month),
-market_rows AS (
+    // their roles by two equality joins that hash, then those at a company's last observation of
+    // their month (looked up by the log's key, for these rows alone); the months' companies
+    // observed are the loader's counts (observed_months, LogDerived.ts).
+    return `WITH market_rows AS (
   SELECT u.company_id, u.observed_at, u.product, u.vendor FROM ${t.technologyObservations} u
   WHERE ${mayMatch(market, "u")}
 ),
@@ -186,13 +146,16 @@ roled AS (
   SELECT x.company_id, x.observed_at, m.role FROM market_rows x JOIN ${market} m ON m.product IS NULL AND m.vendor = x.vendor
 ),
 using_role AS (
-  SELECT l.month, r.role, count(*) AS companies_using
-  FROM month_last l JOIN roled r ON r.company_id = l.company_id AND r.observed_at = l.observed_at
-  GROUP BY l.month, r.role
+  SELECT ${monthOf("r.observed_at")} AS month, r.role, count(*) AS companies_using
+  FROM roled r
+  WHERE NOT EXISTS (
+    SELECT 1 FROM ${t.companyObservations} o
+    WHERE o.company_id = r.company_id AND o.observed_at > r.observed_at AND o.observed_at < ${monthEnd(monthOf("r.observed_at"))})
+  GROUP BY 1, 2
 )
 SELECT mo.month, r.role, mo.companies_observed, coalesce(u.companies_using, 0) AS companies_using,
   round(coalesce(u.companies_using, 0)::numeric / nullif(mo.companies_observed, 0), 4) AS share
-FROM months mo
+FROM ${t.observedMonths} mo
 CROSS JOIN (SELECT DISTINCT role FROM ${market}) r
 LEFT JOIN using_role u ON u.month = mo.month AND u.role = r.role`
   },

@@ -6,7 +6,7 @@
  * and our share against rivals' per month. The market is joined when a view is read, so an UPDATE
  * of `market` changes them at once. Like Intelligence.ts, they know only what was bought.
  */
-import { displacementWindowDays, latest, sameProduct, tables } from "./Intelligence.ts"
+import { displacementWindowDays, sameProduct, tables } from "./Intelligence.ts"
 import { hasRole, marketTableName } from "./Market.ts"
 import { qualified } from "./Sql.ts"
 import type { View } from "./Views.ts"
@@ -22,27 +22,16 @@ const tablesOf = (schema: string): Tables => ({
 const recentWindow = `now() - interval '${displacementWindowDays} days'`
 
 /**
- * CTEs `latest_observation` (each company's latest) and `in_use_now` (the products it shows). The
- * products are looked up by the log's key, observation by observation (LATERAL): a few rows each,
- * where a join would hash the whole log. OFFSET 0 keeps the planner from making it that join, and
- * gives it the right count of rows (it underestimates the join's a hundredfold, then nests loops).
+ * CTEs `latest_observation` (each company's latest) and `in_use_now` (the products it shows, as
+ * the loader keeps them: technology_in_use, LogDerived.ts).
  */
 export const inUseNow = (t: {
   readonly companyObservations: string
-  readonly technologyObservations: string
+  readonly inUse: string
 }): string => `latest_observation AS (
-  SELECT company_id, max(observed_at) AS observed_at, ${latest("company_name")} AS company_name
-  FROM ${t.companyObservations} GROUP BY company_id
+  SELECT company_id, max(observed_at) AS observed_at FROM ${t.companyObservations} GROUP BY company_id
 ),
-in_use_now AS (
-  SELECT l.company_id, u.category, u.subcategory, u.product, u.vendor
-  FROM latest_observation l
-  CROSS JOIN LATERAL (
-    SELECT u.category, u.subcategory, u.product, u.vendor FROM ${t.technologyObservations} u
-    WHERE u.company_id = l.company_id AND u.observed_at = l.observed_at
-    OFFSET 0
-  ) u
-)`
+in_use_now AS (SELECT company_id, category, subcategory, product, vendor FROM ${t.inUse})`
 
 /**
  * The rows of `relation` (with product and vendor, plus `columns`) with the role of each market
@@ -147,33 +136,24 @@ const rivalAccounts: View = {
   },
   sql: (schema) => {
     const t = tablesOf(schema)
-    // Each rival product in use now, at each of the company's observations (looked up by the log's
-    // key, LATERAL and OFFSET 0 so that the cost grows with the accounts, whatever the planner
-    // guesses): its run started after the last observation that did not show it.
+    // A rival's product in use now has been since its last adoption (the observation after the
+    // last that did not show it: technology_log_changes), else since its first sighting (then every
+    // observation showed it). Both looked up by the company's key, for the accounts that count.
+    const same = (row: string) => `${row}.company_id = r.company_id AND ${sameProduct(row, "r")}`
     return `WITH ${inUseNow(t)},
 roled AS (${withRoles(t, "in_use_now", ["company_id"])}),
-company_roles AS (SELECT company_id, bool_or(role = 'ours') AS ours FROM roled GROUP BY company_id),
 targets AS (
-  SELECT r.company_id, r.product, r.vendor FROM roled r JOIN company_roles c ON c.company_id = r.company_id
-  WHERE r.role = 'rival' AND NOT c.ours
+  SELECT r.company_id, r.product, r.vendor FROM roled r
+  WHERE r.role = 'rival' AND NOT EXISTS (SELECT 1 FROM roled o WHERE o.company_id = r.company_id AND o.role = 'ours')
 ),
 held AS (
-  SELECT r.company_id, r.product, o.observed_at, o.n,
-    max(o.n) FILTER (WHERE NOT o.shown) OVER (PARTITION BY r.company_id, r.product, r.vendor) AS last_without
+  SELECT r.company_id, r.product, coalesce(
+    (SELECT max(c.observed_at) FROM ${t.logChanges} c WHERE ${same("c")} AND c.change = 'adopted'),
+    (SELECT s.first_seen_at FROM ${t.sightings} s WHERE ${same("s")})) AS since
   FROM targets r
-  CROSS JOIN LATERAL (
-    SELECT a.observed_at, row_number() OVER (ORDER BY a.observed_at) AS n,
-      EXISTS (
-        SELECT 1 FROM ${t.technologyObservations} u
-        WHERE u.company_id = a.company_id AND u.observed_at = a.observed_at AND ${sameProduct("u", "r")}
-      ) AS shown
-    FROM ${t.companyObservations} a WHERE a.company_id = r.company_id
-    OFFSET 0
-  ) o
 )
 SELECT h.company_id, c.company_name, c.company_domains[1] AS company_domain, c.size_range AS company_size_range,
-  array_agg(DISTINCT h.product ORDER BY h.product) AS rival_products,
-  min(h.observed_at) FILTER (WHERE h.n > coalesce(h.last_without, 0)) AS using_rival_since
+  array_agg(DISTINCT h.product ORDER BY h.product) AS rival_products, min(h.since) AS using_rival_since
 FROM held h
 LEFT JOIN ${t.companies} c ON c.company_id = h.company_id
 GROUP BY h.company_id, c.company_name, c.company_domains, c.size_range`

@@ -244,3 +244,16 @@ export const logWalkViews: ReadonlyArray<View> = [
   installBaseTrendByCategory,
   displacements,
 ]
+
+/** The products in use at each company's latest observation, from the log (technology_in_use). */
+export const inUseWalk = {
+  name: "technology_in_use",
+  columns: "company_id, observed_at, category, subcategory, product, vendor",
+  sql: (schema: string) => {
+    const t = tables(schema)
+    return `SELECT u.company_id, u.observed_at, u.category, u.subcategory, u.product, u.vendor
+FROM ${t.technologyObservations} u
+JOIN (SELECT company_id, max(observed_at) AS observed_at FROM ${t.companyObservations} GROUP BY company_id) l
+  ON l.company_id = u.company_id AND l.observed_at = u.observed_at`
+  },
+}
