@@ -25,7 +25,7 @@ const recentWindow = `now() - interval '${displacementWindowDays} days'`
  * CTEs `latest_observation` (each company's latest) and `in_use_now` (the products it shows, as
  * the loader keeps them: technology_in_use, LogDerived.ts).
  */
-export const inUseNow = (t: {
+const inUseNow = (t: {
   readonly companyObservations: string
   readonly inUse: string
 }): string => `latest_observation AS (
