@@ -5,7 +5,7 @@ import * as NodeContext from "@effect/platform-node/NodeContext"
 import { CommandLine } from "@salesintel/command-line"
 import * as Effect from "effect/Effect"
 import { main } from "./Main.ts"
-import * as StopSignal from "./StopSignal.ts"
+import * as StopSignal from "./runs/StopSignal.ts"
 
 main.pipe(
   Effect.provide(CommandLine.processIo),

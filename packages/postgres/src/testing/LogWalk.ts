@@ -3,11 +3,12 @@
  * observation log at each query, as they were before (the install base, its trends, the
  * displacements), kept for the tests to compare the views over the derived tables with.
  */
-import { labelledAt } from "../LogDerived.ts"
-import { companyObservationsTable, technologyObservationsTable } from "../Observations.ts"
-import { qualified } from "../Sql.ts"
-import { named } from "../Tables.ts"
-import type { View } from "../Views.ts"
+
+import { qualified } from "../database/Sql.ts"
+import { labelledAt } from "../history/LogDerived.ts"
+import { companyObservationsTable, technologyObservationsTable } from "../history/Observations.ts"
+import type { View } from "../history/Views.ts"
+import { named } from "../schema/Tables.ts"
 
 /**
  * How close a drop and an adoption of the same subcategory at one company must be observed to
