@@ -14,7 +14,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { Database } from "./database/Database.ts"
 import { ident, qualified } from "./database/Sql.ts"
 import * as Loader from "./load/Loader.ts"
-import * as State from "./runs/SavedState.ts"
+import * as SavedState from "./runs/SavedState.ts"
 import { type Backend, backends, open } from "./testing/Backends.ts"
 import { contactMessages } from "./testing/Records.ts"
 
@@ -82,7 +82,7 @@ describe.each(all.map((backend): [string, Backend] => [backend.name, backend]))(
       await loadUntilKilled([...target, "--schema", env.schema], input, 3)
       await env.resume()
 
-      const [saved] = await env.run(State.read(env.schema))
+      const [saved] = await env.run(SavedState.read(env.schema))
       const upto = (saved?.stream.stream_state as { upto: number } | undefined)?.upto ?? 0
       expect(upto).toBeGreaterThanOrEqual(3 * every)
       expect(upto).toBeLessThan(total)

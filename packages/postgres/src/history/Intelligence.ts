@@ -27,7 +27,7 @@ import {
   usageMonthsTable,
 } from "./LogDerived.ts"
 import { companyObservationsTable, technologyObservationsTable } from "./Observations.ts"
-import type { View } from "./Views.ts"
+import type { View } from "./View.ts"
 
 /**
  * How close a drop and an adoption of the same subcategory at one company must be observed to

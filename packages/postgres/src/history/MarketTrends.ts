@@ -9,7 +9,7 @@
 import { qualified } from "../database/Sql.ts"
 import { monthEnd, monthOf, tables } from "./Intelligence.ts"
 import { marketTableName, mayMatch } from "./Market.ts"
-import type { View } from "./Views.ts"
+import type { View } from "./View.ts"
 
 /** A product's vendor as a join key: '' for none (the taxonomy's key does the same). */
 const vendorKey = (alias: string): string => `coalesce(${alias}.vendor, '')`

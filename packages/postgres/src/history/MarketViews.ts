@@ -10,7 +10,7 @@
 import { qualified } from "../database/Sql.ts"
 import { displacementWindowDays, sameProduct, tables } from "./Intelligence.ts"
 import { hasRole, marketTableName } from "./Market.ts"
-import type { View } from "./Views.ts"
+import type { View } from "./View.ts"
 
 type Tables = ReturnType<typeof tables> & { readonly market: string }
 

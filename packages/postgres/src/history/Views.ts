@@ -10,6 +10,7 @@ import { jobChangesTable, technologyChangesTable } from "./ChangeTables.ts"
 import { intelligenceViews } from "./Intelligence.ts"
 import { marketTrendViews } from "./MarketTrends.ts"
 import { marketViews } from "./MarketViews.ts"
+import type { View } from "./View.ts"
 
 const companies = named.companies.name
 const technologies = named.companyTechnologies.name
@@ -110,14 +111,6 @@ LEFT JOIN ${qualified(schema, levels)} l ON l.code = j.to_job_level
 GROUP BY j.to_job_department, j.to_job_level, d.label, l.label`,
   },
 ]
-
-export interface View {
-  readonly name: string
-  readonly doc: string
-  /** What each column holds, for COMMENT ON COLUMN (what \\d+ and catalogs show). */
-  readonly columns?: Readonly<Record<string, string>>
-  readonly sql: (schema: string) => string
-}
 
 const adoption = (name: string, columns: ReadonlyArray<string>, doc: string): View => ({
   name,

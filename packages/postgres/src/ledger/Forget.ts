@@ -179,6 +179,7 @@ export const rows = (
         : `WITH gone AS (DELETE FROM ${from} RETURNING 1) SELECT count(*)::int AS n FROM gone`
       return Effect.map(db.query(sql, params), (result) => ({ table, rows: Number(result[0]?.n ?? 0) }))
     })
-    const state = yield* ForgetState.without(schema, found, dryRun)
-    return [...counts, ...state].filter((count) => count.rows > 0)
+    const gone = { people: [...found.matchIds, ...found.emails], domains: found.domains }
+    const state = { table: "_state", rows: yield* ForgetState.without(schema, gone, dryRun) }
+    return [...counts, state].filter((count) => count.rows > 0)
   })

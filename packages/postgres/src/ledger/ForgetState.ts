@@ -9,7 +9,6 @@ import { PackedIds } from "@salesintel/airbyte"
 import * as Effect from "effect/Effect"
 import { Database, type DatabaseError } from "../database/Database.ts"
 import { qualified } from "../database/Sql.ts"
-import type { Found, TableCount } from "./Forget.ts"
 
 /** As the source writes a day (DatedSet.packAt): this many ids or more are packed. */
 const packAt = 64
@@ -68,12 +67,18 @@ export const stateWithout = (
   return { state: next, removed }
 }
 
-/** Takes what was found out of the saved states (unless `dryRun`); how many entries went. */
+/** What goes from the saved states: people by match id or email, companies by domain. */
+export interface Gone {
+  readonly people: ReadonlyArray<string>
+  readonly domains: ReadonlyArray<string>
+}
+
+/** Takes what goes out of the saved states (unless `dryRun`); how many entries went. */
 export const without = (
   schema: string,
-  found: Found,
+  gone: Gone,
   dryRun: boolean,
-): Effect.Effect<ReadonlyArray<TableCount>, DatabaseError, Database> =>
+): Effect.Effect<number, DatabaseError, Database> =>
   Effect.gen(function* () {
     const db = yield* Database
     const table = qualified(schema, "_state")
@@ -84,8 +89,8 @@ export const without = (
     for (const row of rows) {
       const contacts = row.stream === "contacts"
       const result = contacts
-        ? stateWithout(row.state, ["known", "emails"], new Set([...found.matchIds, ...found.emails]), false)
-        : stateWithout(row.state, ["domains", "contact_domains"], new Set(found.domains), true)
+        ? stateWithout(row.state, ["known", "emails"], new Set(gone.people), false)
+        : stateWithout(row.state, ["domains", "contact_domains"], new Set(gone.domains), true)
       removed += result.removed
       if (result.removed > 0 && !dryRun)
         yield* db.query(`UPDATE ${table} SET state = $2::jsonb WHERE stream = $1`, [
@@ -93,5 +98,5 @@ export const without = (
           JSON.stringify(result.state),
         ])
     }
-    return [{ table: "_state", rows: removed }]
+    return removed
   })

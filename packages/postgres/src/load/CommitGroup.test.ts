@@ -17,7 +17,7 @@ import * as Stream from "effect/Stream"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { qualified } from "../database/Sql.ts"
 import * as Ddl from "../migrate/Ddl.ts"
-import * as State from "../runs/SavedState.ts"
+import * as SavedState from "../runs/SavedState.ts"
 import { type Backend, backends, open } from "../testing/Backends.ts"
 import { contact, contactMessages, record } from "../testing/Records.ts"
 import * as Loader from "./Loader.ts"
@@ -89,7 +89,7 @@ describe.each(all.map((backend): [string, Backend] => [backend.name, backend]))(
     const contacts = async () =>
       Number((await env.query(`SELECT count(*)::int AS n FROM ${qualified(env.schema, "contacts")}`))[0]?.n)
     const savedState = () =>
-      Effect.map(State.read(env.schema), (states) => states.map((entry) => entry.stream.stream_state))
+      Effect.map(SavedState.read(env.schema), (states) => states.map((entry) => entry.stream.stream_state))
 
     it("commits each STATE as it lands while the writer keeps up", async () => {
       await reset()

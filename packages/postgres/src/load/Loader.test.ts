@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { qualified } from "../database/Sql.ts"
 import * as Ddl from "../migrate/Ddl.ts"
 import * as Runs from "../runs/Runs.ts"
-import * as State from "../runs/SavedState.ts"
+import * as SavedState from "../runs/SavedState.ts"
 import { type Backend, backends, open } from "../testing/Backends.ts"
 import { company, contact, contactMessages, record, state } from "../testing/Records.ts"
 import * as Loader from "./Loader.ts"
@@ -352,10 +352,10 @@ describe.each(all.map((backend): [string, Backend] => [backend.name, backend]))(
       expect(summary.statesCommitted).toBe(3)
       expect(summary.uncommittedRecords).toBe(1)
       expect(await count("contacts")).toBe(30)
-      expect(await env.run(State.read(env.schema))).toEqual([
+      expect(await env.run(SavedState.read(env.schema))).toEqual([
         { type: "STREAM", stream: { stream_descriptor: { name: "contacts" }, stream_state: { upto: 30 } } },
       ])
-      expect(await env.run(State.read("no such schema"))).toEqual([])
+      expect(await env.run(SavedState.read("no such schema"))).toEqual([])
     })
 
     it("rolls back the open batch when a record does not decode, naming stream, position and path", async () => {
@@ -405,7 +405,7 @@ describe.each(all.map((backend): [string, Backend] => [backend.name, backend]))(
       expect(row?.raw_title).toBe("nul\\u0000here")
       expect(row?.raw_key).toBe("v\\u0000")
       expect(row?.company_domains).toEqual(['a"b', "c\\d", "e,f", "{g}", "NULL"])
-      expect(await env.run(State.read(env.schema))).toEqual([
+      expect(await env.run(SavedState.read(env.schema))).toEqual([
         {
           type: "STREAM",
           stream: {

@@ -20,7 +20,7 @@ import { Database, type DatabaseError, type DatabaseService, transaction } from 
 import { defaultSchema, ident, qualified } from "../database/Sql.ts"
 import * as Ledger from "../ledger/Ledger.ts"
 import * as Ddl from "../migrate/Ddl.ts"
-import * as State from "../runs/SavedState.ts"
+import * as SavedState from "../runs/SavedState.ts"
 import { stateTable } from "../schema/Bookkeeping.ts"
 import type { StreamMapping } from "../schema/Mapping.ts"
 import { allMappings, mappingOf } from "../schema/Tables.ts"
@@ -360,10 +360,10 @@ const writer = (summary: LoadSummary, options: LoadOptions, schema: string, db: 
     Effect.gen(function* () {
       yield* begin
       // A stream's later STATE replaces its earlier ones: the last of each is the one to keep,
-      // unless the state held came from a newer input (State.write).
+      // unless the state held came from a newer input (SavedState.write).
       const latest = new Map(job.states.map((state) => [state.state.stream.stream_descriptor.name, state]))
       for (const [stream, state] of latest)
-        yield* State.write(schema, stream, state.state.stream.stream_state, job.asOf)
+        yield* SavedState.write(schema, stream, state.state.stream.stream_state, job.asOf)
       const last = job.states[job.states.length - 1]
       if (options.beforeCommit && last !== undefined)
         yield* options.beforeCommit({ state: last, records: job.records, rejected: job.rejected })

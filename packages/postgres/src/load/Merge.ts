@@ -11,7 +11,7 @@ import type { Catalog } from "@salesintel/airbyte"
 import * as Effect from "effect/Effect"
 import { Database, type DatabaseError } from "../database/Database.ts"
 import { ident, qualified } from "../database/Sql.ts"
-import * as Changes from "../history/ChangeTables.ts"
+import * as ChangeTables from "../history/ChangeTables.ts"
 import * as LogDerived from "../history/LogDerived.ts"
 import * as Observations from "../history/Observations.ts"
 import * as Ledger from "../ledger/Ledger.ts"
@@ -189,7 +189,7 @@ SELECT ${columns.join(", ")}, now() FROM ${stageOf(table)}`
  * Stages and merges one closed batch. Three round trips for a stream with one child table (the
  * two COPYs, then every statement of the merge in one go; append adds the history COPY): each
  * round trip is a moment the server may wait on this process, busy decoding the next batch.
- * Before the merge replaces rows, the batch's changes against them are recorded (Changes.ts), and
+ * Before the merge replaces rows, the batch's changes against them are recorded (ChangeTables.ts), and
  * its companies' observations (Observations.ts), stamped with `runId`, with the tables kept from
  * them (LogDerived.ts), in every mode but `rederive` (a migration observes nothing new).
  */
@@ -219,7 +219,8 @@ export const mergeBatch = (
       parent: stageOf(mapping.table),
       children: new Map(mapping.children.map((child) => [child.table.name, stageOf(child.table)])),
     }
-    const changes = mode === "rederive" ? undefined : Changes.detectSql(schema, mapping.stream, staged, runId)
+    const changes =
+      mode === "rederive" ? undefined : ChangeTables.detectSql(schema, mapping.stream, staged, runId)
     const observations =
       mode === "rederive" ? undefined : Observations.recordStagedSql(schema, mapping.stream, staged, runId)
     // `rederive` (a migration, Backfill.ts) rewrites rows that exist, children included.

@@ -9,7 +9,7 @@ import * as Data from "effect/Data"
 import * as Effect from "effect/Effect"
 import { Database, type DatabaseError, transaction } from "../database/Database.ts"
 import { ident, literal, qualified } from "../database/Sql.ts"
-import * as Changes from "../history/ChangeTables.ts"
+import * as ChangeTables from "../history/ChangeTables.ts"
 import * as LogDerived from "../history/LogDerived.ts"
 import * as Market from "../history/Market.ts"
 import * as Observations from "../history/Observations.ts"
@@ -71,7 +71,7 @@ export const migrations: ReadonlyArray<Migration> = [
     sql: (schema) =>
       `DELETE FROM ${qualified(schema, stateTable.name)} WHERE state IS NULL AND overwrite_since IS NULL`,
   },
-  // The generated DDL creates the change tables (Changes.ts). Recorded so that an older loader,
+  // The generated DDL creates the change tables (ChangeTables.ts). Recorded so that an older loader,
   // which would overwrite observations without keeping what changed, refuses the schema.
   {
     version: 4,
@@ -155,7 +155,7 @@ export const tables: ReadonlyArray<TableShape> = [
     historyOf(mapping.table),
     ...mapping.children.map((child) => ({ ...child.table, columns: [...child.table.columns, syncedAt] })),
   ]),
-  ...Changes.tables,
+  ...ChangeTables.tables,
   ...Observations.tables,
   ...LogDerived.tables,
   ...Labels.all.map((lookup) => lookup.table),

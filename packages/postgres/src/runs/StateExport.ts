@@ -9,7 +9,7 @@ import type { Database, DatabaseError } from "../database/Database.ts"
 import * as Ledger from "../ledger/Ledger.ts"
 import * as Lease from "./Lease.ts"
 import * as RunLock from "./RunLock.ts"
-import * as State from "./SavedState.ts"
+import * as SavedState from "./SavedState.ts"
 
 export interface ExportOptions {
   readonly schema: string
@@ -28,14 +28,14 @@ export const exportState = (
   options: ExportOptions,
 ): Effect.Effect<
   ReadonlyArray<StreamState.SavedStreamState>,
-  DatabaseError | RunLock.RunLocked | State.InvalidSavedState,
+  DatabaseError | RunLock.RunLocked | SavedState.InvalidSavedState,
   Database
 > =>
   Effect.scoped(
     Effect.gen(function* () {
       // Under the lock no run is under way (PGlite's directory lock is the Target's, taken the same way).
       yield* RunLock.schema(options.schema, { owner, wait: options.wait, lease: "respect" })
-      const saved = yield* State.read(options.schema)
+      const saved = yield* SavedState.read(options.schema)
       const entries = yield* Ledger.exported(options.schema, saved)
       if (options.leaseMinutes > 0) yield* Lease.take(options, options.leaseMinutes, owner)
       return entries

@@ -7,7 +7,7 @@
 import { qualified } from "../database/Sql.ts"
 import { labelledAt } from "../history/LogDerived.ts"
 import { companyObservationsTable, technologyObservationsTable } from "../history/Observations.ts"
-import type { View } from "../history/Views.ts"
+import type { View } from "../history/View.ts"
 import { named } from "../schema/Tables.ts"
 
 /**
