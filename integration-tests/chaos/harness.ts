@@ -220,7 +220,7 @@ export const sigkillBound = (suiteConcurrency + 5) * 50 + suiteCompanies
  * pieces on their way to a commit are three such intervals. `salesintel sync` keeps the set in the
  * ledger instead (written with the records), where a checkpoint is small whatever is held and comes
  * after every page; the loader commits checkpoints as it frees up, those that arrived meanwhile
- * together, and lets at most 500 records wait behind them (packages/postgres/src/CommitGroup.ts,
+ * together, and lets at most 500 records wait behind them (packages/postgres/src/load/CommitGroup.ts,
  * `groupLimit`): the group being written, the one handed to the writer and the one forming come to
  * at most 1,500 whatever the holdings, and to a page each while the loader keeps up.
  * holdings.test.ts measures both. A search read through partitions holds no more pages than one

@@ -12,7 +12,7 @@
 
 import { ident, qualified } from "../database/Sql.ts"
 import type { ColumnShape, TableShape } from "../schema/Table.ts"
-import { mappings, named } from "../schema/Tables.ts"
+import { named } from "../schema/Tables.ts"
 import { carriedTechnologies } from "./Observations.ts"
 
 const changeId: ColumnShape = {
@@ -138,7 +138,7 @@ const columnList = (table: TableShape, skip: ReadonlyArray<string>): string =>
  */
 const newer = `coalesce(s.fetched_at, now()) >= coalesce(p.fetched_at, p."_synced_at")`
 
-const technologySql = (schema: string, staged: Staged, runId: number | undefined): string => {
+export const technologySql = (schema: string, staged: Staged, runId: number | undefined): string => {
   const companies = qualified(schema, named.companies.name)
   const technologies = qualified(schema, named.companyTechnologies.name)
   const stagedTechnologies = staged.children.get(named.companyTechnologies.name)
@@ -186,7 +186,7 @@ const jobFields: ReadonlyArray<readonly [string, string, (row: string) => string
 ]
 
 /** Job changes of the batch's contacts that were loaded before, against their rows now. */
-const jobSql = (schema: string, staged: Staged, runId: number | undefined): string => {
+export const jobSql = (schema: string, staged: Staged, runId: number | undefined): string => {
   const contacts = qualified(schema, named.contacts.name)
   // A field differs only where both observations carry it.
   const differs = ([, column, carried]: (typeof jobFields)[number]) =>
@@ -202,19 +202,4 @@ FROM ${contacts} p JOIN ${staged.parent} s ON s.match_id = p.match_id
 WHERE p.match_id = ANY(ARRAY(SELECT match_id FROM ${staged.parent})) AND ${newer}
   AND (${jobFields.map(differs).join(" OR ")})
 ORDER BY s.match_id`
-}
-
-/**
- * The statement that records a batch's changes, to run after its staging tables are filled and
- * before its rows are merged; none for streams whose changes are not kept.
- */
-export const detectSql = (
-  schema: string,
-  stream: string,
-  staged: Staged,
-  runId: number | undefined,
-): string | undefined => {
-  if (stream === mappings.companies.stream) return technologySql(schema, staged, runId)
-  if (stream === mappings.contacts.stream) return jobSql(schema, staged, runId)
-  return undefined
 }

@@ -11,7 +11,7 @@
  */
 import { ident, qualified } from "../database/Sql.ts"
 import type { ColumnShape, TableShape } from "../schema/Table.ts"
-import { mappings, named } from "../schema/Tables.ts"
+import { named } from "../schema/Tables.ts"
 
 const observedAt: ColumnShape = {
   name: "observed_at",
@@ -130,14 +130,12 @@ WHERE ${inUse}
 ORDER BY o.company_id, o.observed_at, t.product, t.vendor, t.category, t.subcategory`
 }
 
-/** The statement that records a staged batch's observations; none for streams other than companies. */
+/** The statement that records a staged batch of companies' observations (with their technologies). */
 export const recordStagedSql = (
   schema: string,
-  stream: string,
   staged: { readonly parent: string; readonly children: ReadonlyMap<string, string> },
   run: number | undefined,
-): string | undefined => {
-  if (stream !== mappings.companies.stream) return undefined
+): string => {
   const technologies = staged.children.get(named.companyTechnologies.name)
   if (technologies === undefined) throw new Error("companies are staged without their technologies")
   return recordSql(schema, staged.parent, technologies, run)

@@ -11,7 +11,7 @@
  * summary.
  */
 import { type Catalog, Message, Streams } from "@salesintel/airbyte"
-import * as Chunk from "effect/Chunk"
+import type * as Chunk from "effect/Chunk"
 import * as Duration from "effect/Duration"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
@@ -245,6 +245,31 @@ const addRejected = (
  * arrives), into the open transaction; records after the last STATE never commit. A bad record
  * ends the plan, but the jobs before it (states included) still run first.
  */
+/**
+ * Where the plan stage stands in its input, handed from one chunk's plan to the next (a value:
+ * each plan works on its own copy and returns the position it ends at).
+ */
+interface Position {
+  /** Messages planned: the 1-based index of the last, which a failure names. */
+  readonly position: number
+  /** Records received (a commit waits for its share of them: `groupShare`). */
+  readonly received: number
+  /** When the open group got its first record: a batch closes on time from there. */
+  readonly openedAt: number
+  /** When the input was made, as far as it says: the latest emitted_at of its records and traces. */
+  readonly inputTime: number | undefined
+}
+
+const inputStart: Position = { position: 0, received: 0, openedAt: 0, inputTime: undefined }
+
+/** A chunk's working copy of the position, returned as the next value when the chunk is planned. */
+type Working = { -readonly [Key in keyof Position]: Position[Key] }
+
+const stamped = (at: Working, emittedAt: number) => {
+  if (Number.isFinite(emittedAt) && (at.inputTime === undefined || emittedAt > at.inputTime))
+    at.inputTime = emittedAt
+}
+
 const planner = (summary: LoadSummary, options: LoadOptions, writerFree: () => boolean) => {
   const seen: Seen = {
     uncommitted: new Map(),
@@ -254,46 +279,42 @@ const planner = (summary: LoadSummary, options: LoadOptions, writerFree: () => b
     statusesSeen: false,
   }
   const group = new CommitGroup()
-  let position = 0
-  let openedAt = 0
   const batchSize = options.batchSize ?? 5_000
   const groupLimit = options.groupLimit ?? 500
   const groupShare = options.groupShare ?? 50
-  let received = 0
-  // When the input was made, as far as it says: the latest emitted_at of its records and traces.
-  let inputTime: number | undefined
-  const stamped = (emittedAt: number) => {
-    if (Number.isFinite(emittedAt) && (inputTime === undefined || emittedAt > inputTime))
-      inputTime = emittedAt
-  }
   const windowMillis = Duration.toMillis(options.batchWindow ?? Duration.seconds(1))
-  const onRecord = (message: Message.RecordMessage, jobs: Array<Job>): LoadFailure | undefined => {
+  const onRecord = (
+    message: Message.RecordMessage,
+    jobs: Array<Job>,
+    at: Working,
+  ): LoadFailure | undefined => {
     const { stream } = message.record
-    if (stream === Streams.rejected.name) return addRejected(summary, group, message, position)
+    if (stream === Streams.rejected.name) return addRejected(summary, group, message, at.position)
     const mapping = mappingOf(stream)
-    if (mapping === undefined) return new UnknownStream({ stream, position, known: Streams.names })
-    stamped(message.record.emitted_at)
+    if (mapping === undefined)
+      return new UnknownStream({ stream, position: at.position, known: Streams.names })
+    stamped(at, message.record.emitted_at)
     const mapped = mapping.map(message)
-    if (Either.isLeft(mapped)) return new InvalidRecord({ stream, position, ...mapped.left })
-    if (group.records === 0) openedAt = Date.now()
+    if (Either.isLeft(mapped)) return new InvalidRecord({ stream, position: at.position, ...mapped.left })
+    if (group.records === 0) at.openedAt = Date.now()
     group.add(mapping, mapped.right)
-    received++
+    at.received++
     streamSummary(summary, stream).records++
     seen.uncommitted.set(stream, (seen.uncommitted.get(stream) ?? 0) + 1)
     if (group.records >= batchSize) group.closeAll(jobs)
     return undefined
   }
-  const onState = (message: Message.StateMessage, jobs: Array<Job>): LoadFailure | undefined => {
+  const onState = (message: Message.StateMessage, jobs: Array<Job>, at: Working): LoadFailure | undefined => {
     const stream = message.state.stream.stream_descriptor.name
     // A state for a stream we have no tables for could never be read back usefully.
     if (!Streams.isStreamName(stream))
-      return new UnknownStream({ stream, position, known: Streams.names, of: "state" })
+      return new UnknownStream({ stream, position: at.position, known: Streams.names, of: "state" })
     const records: Record<string, number> = {}
     for (const [name, entry] of Object.entries(summary.streams)) records[name] = entry.records
-    group.cover(message, records, { ...summary.rejected }, inputTime)
+    group.cover(message, records, { ...summary.rejected }, at.inputTime)
     seen.uncommitted.clear()
     seen.withState.add(stream)
-    if (writerFree() || group.coveredRecords >= Math.min(groupLimit, received / groupShare))
+    if (writerFree() || group.coveredRecords >= Math.min(groupLimit, at.received / groupShare))
       group.commitWaiting(jobs)
     return undefined
   }
@@ -305,27 +326,28 @@ const planner = (summary: LoadSummary, options: LoadOptions, writerFree: () => b
     if (status.status === "STARTED" || status.status === "RUNNING") seen.running.add(stream)
     else seen.running.delete(stream)
   }
-  const plan = (input: Chunk.Chunk<Message.Message>): Planned => {
+  const plan = (from: Position, input: Chunk.Chunk<Message.Message>): [Position, Planned] => {
+    const at: Working = { ...from }
     const jobs: Array<Job> = []
     for (const message of input) {
-      position++
+      at.position++
       const failure =
         message.type === "RECORD"
-          ? onRecord(message, jobs)
+          ? onRecord(message, jobs, at)
           : message.type === "STATE"
-            ? onState(message, jobs)
+            ? onState(message, jobs, at)
             : undefined
       if (failure !== undefined) {
         group.commitWaiting(jobs)
-        return { jobs, failure }
+        return [at, { jobs, failure }]
       }
-      if (message.type === "TRACE") stamped(message.trace.emitted_at)
+      if (message.type === "TRACE") stamped(at, message.trace.emitted_at)
       if (message.type === "TRACE" && message.trace.type === "STREAM_STATUS")
         onStatus(message.trace.stream_status)
       else if (message.type === "LOG" || Message.isTraceError(message)) jobs.push({ _tag: "Notify", message })
     }
-    if (group.records > 0 && Date.now() - openedAt >= windowMillis) group.closeAll(jobs)
-    return { jobs, failure: undefined }
+    if (group.records > 0 && Date.now() - at.openedAt >= windowMillis) group.closeAll(jobs)
+    return [at, { jobs, failure: undefined }]
   }
   /** The waiting states' commit (the records after them stay): for a writer that freed up, or at the end. */
   const takeWaiting = (): Array<Job> => {
@@ -471,7 +493,8 @@ export const load = <E, R>(
     // writing the previous one (database).
     yield* messages.pipe(
       // Per chunk as it arrives (a block of lines, or one message from an in-process source).
-      Stream.mapChunks((chunk) => Chunk.of(plan(chunk))),
+      Stream.chunks,
+      Stream.mapAccum(inputStart, plan),
       Stream.concat(ended),
       Stream.catchAll((error) => Stream.concat(ended, Stream.fail(error))),
       // Only plans with work cross the buffer, so the plan stage runs a whole batch ahead of the

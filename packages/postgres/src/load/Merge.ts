@@ -11,14 +11,11 @@ import type { Catalog } from "@salesintel/airbyte"
 import * as Effect from "effect/Effect"
 import { Database, type DatabaseError } from "../database/Database.ts"
 import { ident, qualified } from "../database/Sql.ts"
-import * as ChangeTables from "../history/ChangeTables.ts"
-import * as LogDerived from "../history/LogDerived.ts"
-import * as Observations from "../history/Observations.ts"
+import { keptBy } from "../history/Kept.ts"
 import * as Ledger from "../ledger/Ledger.ts"
 import { historyOf } from "../schema/AppendHistory.ts"
 import type { StreamMapping } from "../schema/Mapping.ts"
 import type { TableShape } from "../schema/Table.ts"
-import { mappings } from "../schema/Tables.ts"
 import type { Closed } from "./Batch.ts"
 
 const stageName = (table: TableShape): string => ident(`_salesintel_stage_${table.name}`)
@@ -46,8 +43,9 @@ const stagedTables = (mapping: StreamMapping): ReadonlyArray<{ table: TableShape
  * Every staging statement runs in a transaction (the loader's, a migration's), so nothing staged
  * is emptied before its merge.
  */
-export const prepare = (mapping: StreamMapping): Effect.Effect<void, DatabaseError, Database> =>
-  Effect.flatMap(Database, (db) =>
+export const prepare = (mapping: StreamMapping): Effect.Effect<void, DatabaseError, Database> => {
+  const prepared = keptBy(mapping.stream).prepareSql
+  return Effect.flatMap(Database, (db) =>
     db.exec(
       stagedTables(mapping)
         .map(
@@ -58,9 +56,10 @@ export const prepare = (mapping: StreamMapping): Effect.Effect<void, DatabaseErr
             ].join(", ")}) ON COMMIT DELETE ROWS;\nTRUNCATE ${stageOf(table)};`,
         )
         .join("\n")
-        .concat(mapping.stream === mappings.companies.stream ? `\n${LogDerived.prepareSql};` : ""),
+        .concat(prepared === undefined ? "" : `\n${prepared};`),
     ),
   )
+}
 
 /**
  * Empties a staging table for the next batch of the transaction. A migration re-derives a whole
@@ -189,9 +188,9 @@ SELECT ${columns.join(", ")}, now() FROM ${stageOf(table)}`
  * Stages and merges one closed batch. Three round trips for a stream with one child table (the
  * two COPYs, then every statement of the merge in one go; append adds the history COPY): each
  * round trip is a moment the server may wait on this process, busy decoding the next batch.
- * Before the merge replaces rows, the batch's changes against them are recorded (ChangeTables.ts), and
- * its companies' observations (Observations.ts), stamped with `runId`, with the tables kept from
- * them (LogDerived.ts), in every mode but `rederive` (a migration observes nothing new).
+ * Before the merge replaces rows, what the stream keeps beside them is recorded from the stage
+ * (history/Kept.ts: its changes, its observations), stamped with `runId`, in every mode but
+ * `rederive` (a migration observes nothing new).
  */
 export const mergeBatch = (
   schema: string,
@@ -219,16 +218,12 @@ export const mergeBatch = (
       parent: stageOf(mapping.table),
       children: new Map(mapping.children.map((child) => [child.table.name, stageOf(child.table)])),
     }
-    const changes =
-      mode === "rederive" ? undefined : ChangeTables.detectSql(schema, mapping.stream, staged, runId)
-    const observations =
-      mode === "rederive" ? undefined : Observations.recordStagedSql(schema, mapping.stream, staged, runId)
+    // What the stream keeps beside its rows (history/Kept.ts); a migration observes nothing new.
+    const kept = mode === "rederive" ? {} : keptBy(mapping.stream)
     // `rederive` (a migration, Backfill.ts) rewrites rows that exist, children included.
     const statements = [
-      ...(changes === undefined ? [] : [changes]),
-      ...(observations === undefined
-        ? []
-        : [LogDerived.aroundRecordSql(schema, staged.parent, observations)]),
+      ...(kept.changesSql === undefined ? [] : [kept.changesSql(schema, staged, runId)]),
+      ...(kept.observationsSql === undefined ? [] : [kept.observationsSql(schema, staged, runId)]),
       mode === "rederive"
         ? rederiveSql(schema, mapping.table)
         : newerWinsSql(schema, mapping, mode, batch.rowCount),

@@ -101,7 +101,7 @@ export const migrations: ReadonlyArray<Migration> = [
     sql: () => "",
   },
   // The generated DDL adds company_sites.fetched_at and _state.as_of, which newer-wins reads
-  // (Merge.ts, State.ts); a site or state held without one is compared by when it was loaded, or
+  // (Merge.ts, SavedState.ts); a site or state held without one is compared by when it was loaded, or
   // replaced as before. Recorded so that an older loader, which would let an older file loaded
   // after a newer one take rows and states back, refuses the schema.
   {

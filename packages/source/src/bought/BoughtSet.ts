@@ -316,7 +316,7 @@ export class BoughtSet {
    * 1/50 of what it holds (every page while that is under one). In a ledger the checkpoint is small
    * whatever is held, so it is due after every page: a kill re-buys only what was not committed.
    * The loader commits a checkpoint at once when it keeps up, and several together when it falls
-   * behind (the group commit of packages/postgres/src/CommitGroup.ts), so a sync at full speed is
+   * behind (the group commit of packages/postgres/src/load/CommitGroup.ts), so a sync at full speed is
    * not held to a commit per page. `alongside`: the entries of other sets the same checkpoint
    * carries (the contacts' identities looked up), counted with this set's.
    */
