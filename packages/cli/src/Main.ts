@@ -66,7 +66,7 @@ const sync = CommandLine.command(
   {
     config: CommandLine.flag(Options.file("config"), {
       name: "--config FILE",
-      text: "the source's JSON config: api_key (or api_key_file, a file holding the key; else $SALESINTEL_API_KEY), credit_budget and what to read (see packages/source/README.md)",
+      text: "the source's JSON config: api_key (or api_key_file, a file holding the key; else $SALESINTEL_API_KEY), credit_budget and what to read (see docs/configuration.md)",
     }),
     ...targetFlags,
     streams: CommandLine.flag(Options.text("streams").pipe(Options.repeated), {
