@@ -1,20 +1,14 @@
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs"
+import { mkdtempSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
-import { afterAll, describe, expect, it } from "vitest"
+import { describe, expect, it } from "vitest"
+import { removedAfterAll } from "../../command-line/src/testing/Directories.ts"
 import * as ConfigFile from "./ConfigFile.ts"
 
 // The directories these tests make, removed when the file's tests end.
-const madeDirectories: Array<string> = []
-const made = (directory: string): string => {
-  madeDirectories.push(directory)
-  return directory
-}
-afterAll(() => {
-  for (const directory of madeDirectories) rmSync(directory, { recursive: true, force: true })
-})
+const made = removedAfterAll()
 
 const base = { credit_budget: 100 }
 

@@ -4,24 +4,18 @@
  * A database's system identifier tells them apart: every copy has the prepared one, an initdb
  * makes a new one.
  */
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs"
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import * as Effect from "effect/Effect"
-import { afterAll, describe, expect, it } from "vitest"
+import { describe, expect, it } from "vitest"
+import { removedAfterAll } from "../../../command-line/src/testing/Directories.ts"
 import { Database } from "./Database.ts"
 import * as PGliteDatabase from "./PGliteDatabase.ts"
 import * as PGliteDataDir from "./PGliteDataDir.ts"
 
 // The directories these tests make, removed when the file's tests end.
-const madeDirectories: Array<string> = []
-const made = (directory: string): string => {
-  madeDirectories.push(directory)
-  return directory
-}
-afterAll(() => {
-  for (const directory of madeDirectories) rmSync(directory, { recursive: true, force: true })
-})
+const made = removedAfterAll()
 
 const newDirectory = () => made(mkdtempSync(join(tmpdir(), "salesintel-pglite-datadir-")))
 

@@ -3,23 +3,17 @@
  * parsed rows, COPY data, Postgres errors with their detail) arrives whole, it stays one session,
  * and the thread ends with the layer's scope.
  */
-import { mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs"
+import { mkdtempSync, readdirSync, statSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import * as Effect from "effect/Effect"
-import { afterAll, describe, expect, it } from "vitest"
+import { describe, expect, it } from "vitest"
+import { removedAfterAll } from "../../../command-line/src/testing/Directories.ts"
 import { Database, DatabaseError } from "./Database.ts"
 import * as PGliteDatabase from "./PGliteDatabase.ts"
 
 // The directories these tests make, removed when the file's tests end.
-const madeDirectories: Array<string> = []
-const made = (directory: string): string => {
-  madeDirectories.push(directory)
-  return directory
-}
-afterAll(() => {
-  for (const directory of madeDirectories) rmSync(directory, { recursive: true, force: true })
-})
+const made = removedAfterAll()
 
 /** Megabytes of the WAL segment files in a data directory's pg_wal. */
 const walMb = (directory: string): number =>

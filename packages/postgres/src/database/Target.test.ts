@@ -1,21 +1,15 @@
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync } from "node:fs"
+import { existsSync, mkdirSync, mkdtempSync, readdirSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Layer from "effect/Layer"
-import { afterAll, describe, expect, it } from "vitest"
+import { describe, expect, it } from "vitest"
+import { removedAfterAll } from "../../../command-line/src/testing/Directories.ts"
 import * as Target from "./Target.ts"
 
 // The directories these tests make, removed when the file's tests end.
-const madeDirectories: Array<string> = []
-const made = (directory: string): string => {
-  madeDirectories.push(directory)
-  return directory
-}
-afterAll(() => {
-  for (const directory of madeDirectories) rmSync(directory, { recursive: true, force: true })
-})
+const made = removedAfterAll()
 
 describe("Target.resolve", () => {
   it("uses --database-url first, then DATABASE_URL, and never prints a password", () => {

@@ -3,7 +3,7 @@
  * whose process is dead cannot keep it; released with the scope; a wait ends when it is free.
  */
 import { spawnSync } from "node:child_process"
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs"
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import * as Cause from "effect/Cause"
@@ -11,19 +11,13 @@ import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Fiber from "effect/Fiber"
-import { afterAll, describe, expect, it } from "vitest"
+import { describe, expect, it } from "vitest"
+import { removedAfterAll } from "../../../command-line/src/testing/Directories.ts"
 import * as Lease from "./Lease.ts"
 import * as RunLock from "./RunLock.ts"
 
 // The directories these tests make, removed when the file's tests end.
-const madeDirectories: Array<string> = []
-const made = (directory: string): string => {
-  madeDirectories.push(directory)
-  return directory
-}
-afterAll(() => {
-  for (const directory of madeDirectories) rmSync(directory, { recursive: true, force: true })
-})
+const made = removedAfterAll()
 
 const directory = () => made(mkdtempSync(join(tmpdir(), "salesintel-lock-")))
 
