@@ -6,6 +6,7 @@
  */
 import { Changes, Database, Labels, Sql } from "@salesintel/postgres"
 import * as Effect from "effect/Effect"
+import { hasRelations, text } from "../shared/Queried.ts"
 
 export interface ProductChanges {
   readonly product: string | null
@@ -41,7 +42,6 @@ export interface ChangeReport {
 
 export const empty: ChangeReport = { products: [], runs: [], jobs: [] }
 
-const text = (value: unknown): string | null => (value === null || value === undefined ? null : String(value))
 const runOf = (value: unknown): number | null =>
   value === null || value === undefined ? null : Number(value)
 
@@ -137,18 +137,12 @@ export const jobs = (schema: string) =>
     ),
   )
 
-/** The change tables exist (a loader of schema version 4 or later has run on the schema). */
-const hasChangeTables = (schema: string) =>
-  Effect.flatMap(Database.Database, (db) =>
-    db.query(
-      "SELECT count(*)::int AS n FROM information_schema.tables WHERE table_schema = $1 AND table_name = ANY($2::text[])",
-      [schema, Changes.tables.map((table) => table.name)],
-    ),
-  ).pipe(Effect.map(([row]) => Number(row?.n ?? 0) === Changes.tables.length))
+/** The change tables: a loader of schema version 4 or later has created them. */
+const changeTables = Changes.tables.map((table) => table.name)
 
 export const read = (schema: string, productLimit: number) =>
   Effect.gen(function* () {
-    if (!(yield* hasChangeTables(schema))) return empty
+    if (!(yield* hasRelations(schema, changeTables))) return empty
     return {
       products: yield* products(schema, productLimit),
       runs: yield* runs(schema),
