@@ -1,6 +1,6 @@
 /**
  * `salesintel plan`: what the next `salesintel sync` of a config would buy and spend, and how long
- * it would take, before it spends a credit. The figures come from the source's Plan module (free
+ * it would take, before it spends a credit. The figures come from the source's CostPlan module (free
  * requests only: the preview and the taxonomy); what is already bought comes from the target's
  * saved state, read and never written. A target with no database yet has bought nothing: its
  * PGlite directory is not created (and a server's schema is not either).
@@ -24,10 +24,10 @@ import {
   Allowance,
   Commands,
   Config,
+  CostPlan,
   Definitions,
   HeldKeys,
   KnownRows,
-  Plan,
   Suppression,
 } from "@salesintel/source"
 import * as Data from "effect/Data"
@@ -213,7 +213,7 @@ const suppressionsOf = (
 export const makePlan = (options: {
   readonly config: unknown
   readonly state: ReadonlyArray<StreamState.SavedStreamState>
-  readonly mode: Plan.Mode
+  readonly mode: CostPlan.Mode
   readonly now?: number
   /** Streams refreshed in full, as `salesintel sync --full-refresh` names them. */
   readonly fullRefresh?: ReadonlyArray<string>
@@ -223,7 +223,10 @@ export const makePlan = (options: {
   readonly spentThisPeriod?: number | undefined
   /** The target's suppressions (Saved.suppressed); the config's suppress_file is added to them. */
   readonly suppressed?: ReadonlyArray<Suppression.Keyed>
-}): Effect.Effect<Plan.Plan, PlanError | ApiError.ApiError | Plan.StateError | Plan.LedgerError> =>
+}): Effect.Effect<
+  CostPlan.Plan,
+  PlanError | ApiError.ApiError | CostPlan.StateError | CostPlan.LedgerError
+> =>
   Either.match(Config.decode(options.config), {
     onLeft: (error) => Effect.fail(new PlanError({ description: error.message })),
     onRight: (config) =>
@@ -235,7 +238,7 @@ export const makePlan = (options: {
             config.credit_allowance === undefined
               ? undefined
               : Allowance.standingOf(config.credit_allowance, now, options.spentThisPeriod ?? 0, "runs")
-          return Plan.plan({
+          return CostPlan.plan({
             config,
             state: options.state,
             mode: options.mode,
@@ -285,8 +288,8 @@ const table = (
  * the credits of keys not known to match one (never looked up, or matching none when last looked
  * up) are an upper bound; the keys the state knows matched a company count one credit each.
  */
-const companiesLines = (companies: Plan.CompaniesPlan): ReadonlyArray<string> => {
-  const keys = (kind: string, k: Plan.KeysPlan) =>
+const companiesLines = (companies: CostPlan.CompaniesPlan): ReadonlyArray<string> => {
+  const keys = (kind: string, k: CostPlan.KeysPlan) =>
     `${count(k.configured)} ${kind} (${count(k.new)} new, ${count(k.stale)} due again)`
   const bound = companies.unconfirmed > 0 && companies.credits > 0
   const known = companies.due - companies.unconfirmed
@@ -301,7 +304,7 @@ const companiesLines = (companies: Plan.CompaniesPlan): ReadonlyArray<string> =>
 }
 
 /** The works the sections above show; any other (a stream's new work) gets a line of its own. */
-const sectioned = (plan: Plan.Plan) =>
+const sectioned = (plan: CostPlan.Plan) =>
   new Set([
     ...(plan.contacts?.searches ?? []).map((search) => `search ${search.name}`),
     "emails",
@@ -313,7 +316,7 @@ const sectioned = (plan: Plan.Plan) =>
   ])
 
 /** A piece of work no section shows, from its tallies alone. */
-const workLine = (work: Plan.WorkPlan): string => {
+const workLine = (work: CostPlan.WorkPlan): string => {
   const { counts } = work
   const standing = [
     counts.listed === undefined ? undefined : `${count(counts.listed)} listed`,
@@ -331,7 +334,7 @@ const workLine = (work: Plan.WorkPlan): string => {
 }
 
 /** Quick mode's header: what it takes as held, and what it could not know. */
-const quickLines = (plan: Plan.Plan): ReadonlyArray<string> => {
+const quickLines = (plan: CostPlan.Plan): ReadonlyArray<string> => {
   const estimate = plan.estimate
   if (plan.mode !== "quick" || estimate === undefined) return []
   return [
@@ -341,7 +344,7 @@ const quickLines = (plan: Plan.Plan): ReadonlyArray<string> => {
 }
 
 /** The plan as a person reads it: a table of the contact work, then companies, then the totals. */
-export const render = (plan: Plan.Plan, target: string): string => {
+export const render = (plan: CostPlan.Plan, target: string): string => {
   const lines = [
     `plan (${plan.mode}${plan.fullRefresh.length > 0 ? `, full refresh of ${plan.fullRefresh.join(", ")}` : ""}) of the next sync into ${target}`,
     ...quickLines(plan),
@@ -428,7 +431,7 @@ export const render = (plan: Plan.Plan, target: string): string => {
 const snakeCase = (key: string) => key.replace(/[A-Z]/g, (letter) => `_${letter.toLowerCase()}`)
 
 /** The plan as one JSON object (snake_case keys; a figure quick mode does not know is null). */
-export const toJson = (plan: Plan.Plan): string =>
+export const toJson = (plan: CostPlan.Plan): string =>
   JSON.stringify(
     { ...plan, allowance: plan.allowance === undefined ? undefined : Allowance.toJson(plan.allowance) },
     function (this: unknown, _key, value: unknown) {
