@@ -23,15 +23,13 @@ import { fileURLToPath } from "node:url"
 import { Message, Ndjson } from "@salesintel/airbyte"
 import { Contact } from "@salesintel/core"
 import {
-  Batch,
   Database as Db,
   Ddl,
   Loader,
-  Merge,
   PGliteDatabase,
   PgDatabase,
+  Schema as PgSchema,
   Sql,
-  Tables,
 } from "@salesintel/postgres"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
@@ -128,8 +126,8 @@ interface DatabaseTime {
 const databaseOnly = (file: string) =>
   Effect.gen(function* () {
     const db = yield* Database
-    const contacts = Tables.mappings.contacts
-    for (const mapping of Tables.allMappings) yield* Merge.prepare(mapping)
+    const contacts = PgSchema.Tables.mappings.contacts
+    for (const mapping of PgSchema.Tables.allMappings) yield* Loader.Merge.prepare(mapping)
     const time = { copy: 0, merge: 0, commit: 0 }
     const timed =
       <Args extends ReadonlyArray<unknown>, A, E>(
@@ -153,11 +151,11 @@ const databaseOnly = (file: string) =>
       query: timed(db.query, () => "merge"),
       copyIn: timed(db.copyIn, () => "copy"),
     }
-    let builder = new Batch.Builder(contacts.children.length)
+    let builder = new Loader.Batch.Builder(contacts.children.length)
     const flush = Effect.suspend(() => {
       const batch = builder.close()
-      builder = new Batch.Builder(contacts.children.length)
-      return Merge.mergeBatch(schema, contacts, batch, "append_dedup")
+      builder = new Loader.Batch.Builder(contacts.children.length)
+      return Loader.Merge.mergeBatch(schema, contacts, batch, "append_dedup")
     }).pipe(Effect.provideService(Database, clocked))
     yield* exec("BEGIN")
     yield* Ndjson.fromFile(file).pipe(
@@ -189,8 +187,8 @@ const rowByRow = (file: string) =>
     }),
     (client) =>
       Effect.gen(function* () {
-        const contacts = qualified(schema, Tables.named.contacts.name)
-        const phones = qualified(schema, Tables.named.contactPhones.name)
+        const contacts = qualified(schema, PgSchema.Tables.named.contacts.name)
+        const phones = qualified(schema, PgSchema.Tables.named.contactPhones.name)
         const run = (name: string, text: string, values: ReadonlyArray<unknown>) =>
           Effect.promise(() => client.query({ name, text, values: [...values] }))
         const exec = (text: string) => Effect.promise(() => client.query(text))
@@ -294,7 +292,7 @@ const phase = async (name: string, file: string, pgliteDir: string) => {
     }
     const db = yield* Database
     const [row] = yield* db.query(
-      `SELECT (SELECT count(*) FROM ${qualified(schema, Tables.named.contacts.name)})::int AS contacts, (SELECT count(*) FROM ${qualified(schema, Tables.named.contactPhones.name)})::int AS phones`,
+      `SELECT (SELECT count(*) FROM ${qualified(schema, PgSchema.Tables.named.contacts.name)})::int AS contacts, (SELECT count(*) FROM ${qualified(schema, PgSchema.Tables.named.contactPhones.name)})::int AS phones`,
     )
     if (target === "pg") yield* db.exec(`DROP SCHEMA IF EXISTS ${ident(schema)} CASCADE`)
     return { seconds, databaseTime, contacts: Number(row?.contacts), phones: Number(row?.phones) }

@@ -8,7 +8,7 @@
  * end; the tables the loader keeps with the log (LogDerived.ts) are then made from it, timed. Each view is timed three times (the median printed) for `SELECT count(*)` over it and for a
  * typical query, with the server's settings and again with JIT off; the aim is under a second each.
  */
-import { Database as Db, Ddl, LogDerived, PgDatabase, Sql } from "@salesintel/postgres"
+import { Database as Db, Ddl, History, PgDatabase, Sql } from "@salesintel/postgres"
 import * as Effect from "effect/Effect"
 
 const companies = Number(process.env.BENCH_COMPANIES ?? 20_000)
@@ -102,8 +102,8 @@ const program = Effect.gen(function* () {
   // The log is written here by SQL, not by the loader: the tables kept with it are made from it
   // as migration 12 makes them from a log held (what a load keeps with each batch).
   const derived = performance.now()
-  yield* db.exec(LogDerived.fillSql(schema))
-  yield* db.exec(LogDerived.tables.map((shape) => `ANALYZE ${table(shape.name)}`).join(";\n"))
+  yield* db.exec(History.LogDerived.fillSql(schema))
+  yield* db.exec(History.LogDerived.tables.map((shape) => `ANALYZE ${table(shape.name)}`).join(";\n"))
   console.log(
     `tables kept with the log made from it in ${((performance.now() - derived) / 1000).toFixed(1)} s`,
   )

@@ -3,11 +3,11 @@
  * (`BENCH_COMPANIES`, `BENCH_TECHNOLOGIES`), loaded twice into the local Postgres (a first
  * observation, then a refresh a month later, which also finds the changes), each load timed whole;
  * then the observation log's own work alone, in the same run: the log emptied and written again
- * from the held tables by the same statement the merge runs (Observations.recordSql, through
+ * from the held tables by the same statement the merge runs (History.Observations.recordSql, through
  * seedSql), timed. The share is that work over the refresh's load. Contacts loads write no
  * observations (not measured here).
  */
-import { Database as Db, Loader, Observations, PgDatabase, Sql } from "@salesintel/postgres"
+import { Database as Db, History, Loader, PgDatabase, Sql } from "@salesintel/postgres"
 import * as Effect from "effect/Effect"
 import * as Stream from "effect/Stream"
 
@@ -71,7 +71,7 @@ const program = Effect.gen(function* () {
   // The log's own work for one load: the held companies' observation written again, alone.
   yield* db.exec(`TRUNCATE ${table("company_observations")}, ${table("technology_observations")}`)
   const started = performance.now()
-  yield* db.exec(Observations.seedSql(schema))
+  yield* db.exec(History.Observations.seedSql(schema))
   const alone = seconds(started)
   yield* db.exec(`DROP SCHEMA ${Sql.ident(schema)} CASCADE`)
   return { loads, alone, counted }

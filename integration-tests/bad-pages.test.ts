@@ -15,7 +15,7 @@
 import { Readable } from "node:stream"
 import { type Message, Ndjson } from "@salesintel/airbyte"
 import { Sync } from "@salesintel/cli"
-import { Ledger, State } from "@salesintel/postgres"
+import { Ledger, Runs } from "@salesintel/postgres"
 import { Commands } from "@salesintel/source"
 import * as Effect from "effect/Effect"
 import * as Stream from "effect/Stream"
@@ -129,7 +129,9 @@ describe.each(await backends())("pages that do not decode whole, on $name", (bac
    */
   const pipe = async (json: Config, catalog: unknown = withRejected) => {
     const state = await database().run(
-      Effect.flatMap(State.read(database().schema), (saved) => Ledger.exported(database().schema, saved)),
+      Effect.flatMap(Runs.SavedState.read(database().schema), (saved) =>
+        Ledger.exported(database().schema, saved),
+      ),
     )
     const before = sandbox.charged(json.api_key)
     const messages = await Effect.runPromise(

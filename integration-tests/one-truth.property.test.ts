@@ -13,7 +13,7 @@
 import { Readable } from "node:stream"
 import { Ndjson } from "@salesintel/airbyte"
 import { Plan, Sync } from "@salesintel/cli"
-import { type Database, PgDatabase, Sql, StateExport } from "@salesintel/postgres"
+import { type Database, PgDatabase, Runs, Sql } from "@salesintel/postgres"
 import { Commands, HeldKeys } from "@salesintel/source"
 import * as Effect from "effect/Effect"
 import * as ManagedRuntime from "effect/ManagedRuntime"
@@ -206,7 +206,7 @@ const changesNothingDue = async (change: () => Promise<unknown>) => {
 const waiting = { wait: true, interval: 20 }
 /** `salesintel-pg state`'s export (under the lock, with the pipe's lease; waiting for a run under way). */
 const exported = (runner: Runner = database.run) =>
-  runner(StateExport.exportState({ schema: database.schema, wait: waiting, leaseMinutes: 10 }))
+  runner(Runs.StateExport.exportState({ schema: database.schema, wait: waiting, leaseMinutes: 10 }))
 
 /**
  * A sync and a pipe at once into one target, each waiting for the other: the pipe on a connection

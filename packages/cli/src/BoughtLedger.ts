@@ -3,7 +3,7 @@
  * `_bought` table the loader writes with the records it commits (Ledger in @salesintel/postgres).
  * Given to the source by `sync` only: the source on its own keeps its bought set in its state.
  */
-import { Database, HeldKeys as HeldOnDatabase, Ledger } from "@salesintel/postgres"
+import { Database, Ledger } from "@salesintel/postgres"
 import { BoughtLedger, type HeldKeys } from "@salesintel/source"
 import * as Effect from "effect/Effect"
 
@@ -32,7 +32,7 @@ export const onDatabase = (schema: string, db: Database.DatabaseService): Bought
 /** The keys the target's records give a substream (HeldKeys in @salesintel/source), read as it begins. */
 export const heldOnDatabase = (schema: string, db: Database.DatabaseService): HeldKeys.Held => ({
   keys: (key) =>
-    HeldOnDatabase.keys(schema, key).pipe(
+    Ledger.DerivedKeys.keys(schema, key).pipe(
       Effect.provideService(Database.Database, db),
       Effect.mapError((error) => new BoughtLedger.LedgerError({ description: error.message })),
     ),

@@ -3,7 +3,7 @@
  * a field holding a comma, a double quote, CR or LF is quoted, its quotes doubled. NULL is an
  * empty field and the empty string a quoted one (`""`), so the two stay apart (as in COPY ... CSV).
  */
-import { cellText } from "./Table.ts"
+import { cellText } from "./TextTable.ts"
 
 const field = (text: string): string =>
   /[",\r\n]/.test(text) || text.length === 0 ? `"${text.replaceAll('"', '""')}"` : text

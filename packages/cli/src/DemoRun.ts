@@ -9,7 +9,7 @@
  */
 import { readFile, rm } from "node:fs/promises"
 import { fileURLToPath } from "node:url"
-import { PGliteDatabase, Sql, Tables } from "@salesintel/postgres"
+import { PGliteDatabase, Schema, Sql } from "@salesintel/postgres"
 import { startSandbox } from "@salesintel/sandbox"
 import * as Effect from "effect/Effect"
 import * as DemoLists from "./DemoLists.ts"
@@ -54,7 +54,7 @@ export const run = async ({ directory, print, progress }: Options): Promise<numb
       const outcome = yield* Sync.sync({ config, schema, progress })
       const counts = yield* Query.sql(
         schema,
-        Tables.allTables
+        Schema.Tables.allTables
           .map((table) => `SELECT '${table.name}' AS "table", count(*) AS rows FROM ${Sql.ident(table.name)}`)
           .join(" UNION ALL "),
       )

@@ -9,7 +9,7 @@
 import { readFileSync, writeFileSync } from "node:fs"
 import { Options } from "@effect/cli"
 import { CommandLine } from "@salesintel/command-line"
-import { Database, Ddl, Forget, RunLock, Suppressions, Target } from "@salesintel/postgres"
+import { Database, Ddl, Forget, Ledger, Runs, Target } from "@salesintel/postgres"
 import { Suppression } from "@salesintel/source"
 import * as Data from "effect/Data"
 import * as Effect from "effect/Effect"
@@ -93,18 +93,18 @@ const entriesOf = (key: string, found: Forget.Found) =>
   ).flatMap(([kind, values]) => values.map((value) => ({ kind, hash: Suppression.hash(key, kind, value) })))
 
 /** Forgets `request` in one transaction under the target's lock (a dry run: counts only). */
-export const forget = (schema: string, request: Forget.Request, dryRun: boolean, lock: RunLock.Options) =>
+export const forget = (schema: string, request: Forget.Request, dryRun: boolean, lock: Runs.Lock.Options) =>
   Effect.scoped(
     Effect.gen(function* () {
-      yield* RunLock.schema(schema, lock)
+      yield* Runs.Lock.schema(schema, lock)
       if (!dryRun) yield* Ddl.ensure(schema)
       return yield* Database.transaction(
         Effect.gen(function* () {
           const found = yield* Forget.found(schema, request)
           const tables = yield* Forget.rows(schema, found, dryRun)
-          const key = dryRun ? undefined : yield* Suppressions.keyOf(schema, Suppression.newKey)
+          const key = dryRun ? undefined : yield* Ledger.Suppressions.keyOf(schema, Suppression.newKey)
           const entries = key === undefined ? [] : entriesOf(key, found)
-          const suppressed = yield* Suppressions.add(schema, entries)
+          const suppressed = yield* Ledger.Suppressions.add(schema, entries)
           const identifiers =
             found.matchIds.length + found.emails.length + found.linkedinUrls.length + found.domains.length
           return {
@@ -123,7 +123,7 @@ export const forget = (schema: string, request: Forget.Request, dryRun: boolean,
 /** The target's key and hashes, as a pipe's `suppress_file` reads them (Suppression.ExportFile). */
 export const exportTo = (schema: string, path: string) =>
   Effect.gen(function* () {
-    const held = yield* Suppressions.held(schema)
+    const held = yield* Ledger.Suppressions.held(schema)
     const file: Suppression.ExportFile = {
       salesintel_suppressions: 1,
       key: held?.key ?? Suppression.newKey(),

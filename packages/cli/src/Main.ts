@@ -11,7 +11,7 @@
 import { Args, HelpDoc, Options } from "@effect/cli"
 import { Streams } from "@salesintel/airbyte"
 import { CommandLine } from "@salesintel/command-line"
-import { CreditsAhead, RunLifecycle, StopSignal, Target } from "@salesintel/postgres"
+import { Runs, Target } from "@salesintel/postgres"
 import * as Console from "effect/Console"
 import * as Effect from "effect/Effect"
 import * as FiberRef from "effect/FiberRef"
@@ -91,7 +91,7 @@ const sync = CommandLine.command(
         const lock = { owner: "salesintel sync", wait: { wait }, lease: "respect" } as const
         const target = Target.fromOptions(io, databaseUrl, pgliteDir, lock)
         const logFormat = yield* FiberRef.get(CommandLine.currentLogFormat)
-        const stop = yield* StopSignal.listen
+        const stop = yield* Runs.StopSignal.listen
         const { config: configJson, keySource } = yield* readConfig(config)
         const options: Sync.SyncOptions = {
           config: configJson,
@@ -109,7 +109,7 @@ const sync = CommandLine.command(
           creditsAheadFile:
             target.pgliteDirectory === undefined
               ? undefined
-              : CreditsAhead.fileFor(target.pgliteDirectory, schema),
+              : Runs.CreditsAhead.fileFor(target.pgliteDirectory, schema),
         }
         // Before the database is opened: an invalid config, or a key the provider refuses, must
         // not create one.
@@ -120,11 +120,12 @@ const sync = CommandLine.command(
         const outcome = yield* Sync.sync(options).pipe(
           // A --wait for PGlite's directory lock ends on a signal too.
           Effect.provide(
-            Target.fromOptions(io, databaseUrl, pgliteDir, RunLifecycle.stoppable(lock, stop)).layer,
+            Target.fromOptions(io, databaseUrl, pgliteDir, Runs.Lifecycle.stoppable(lock, stop)).layer,
           ),
         )
         yield* Console.log(Sync.describe(outcome, target.description).trimEnd())
-        if (outcome.signal !== undefined) yield* CommandLine.setExitCode(StopSignal.exitCode(outcome.signal))
+        if (outcome.signal !== undefined)
+          yield* CommandLine.setExitCode(Runs.StopSignal.exitCode(outcome.signal))
         else if (outcome.status === "failed") yield* CommandLine.setExitCode(1)
       }).pipe(Effect.scoped),
     ),

@@ -5,7 +5,7 @@
  * are counted exactly. The plan is the source's, run dry on the provider in memory.
  */
 import { StreamState } from "@salesintel/airbyte"
-import { Allowance, Config, Plan as SourcePlan } from "@salesintel/source"
+import { Allowance, Config, CostPlan as SourcePlan } from "@salesintel/source"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import { describe, expect, it } from "vitest"

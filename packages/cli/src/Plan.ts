@@ -1,6 +1,6 @@
 /**
  * `salesintel plan`: what the next `salesintel sync` of a config would buy and spend, and how long
- * it would take, before it spends a credit. The figures come from the source's Plan module (free
+ * it would take, before it spends a credit. The figures come from the source's CostPlan module (free
  * requests only: the preview and the taxonomy); what is already bought comes from the target's
  * saved state, read and never written. A target with no database yet has bought nothing: its
  * PGlite directory is not created (and a server's schema is not either).
@@ -11,23 +11,15 @@ import { Options } from "@effect/cli"
 import { type StreamState, Streams } from "@salesintel/airbyte"
 import { CommandLine } from "@salesintel/command-line"
 import { type ApiError, Client } from "@salesintel/core"
-import {
-  Database,
-  HeldKeys as HeldOnDatabase,
-  Ledger,
-  type RunLock,
-  State,
-  Suppressions,
-  Target,
-} from "@salesintel/postgres"
+import { Database, Ledger, Runs, Target } from "@salesintel/postgres"
 import {
   Allowance,
   Commands,
   Config,
+  CostPlan,
   Definitions,
   HeldKeys,
   KnownRows,
-  Plan,
   Suppression,
 } from "@salesintel/source"
 import * as Data from "effect/Data"
@@ -66,7 +58,7 @@ export const savedState = (
   target: TargetOptions,
 ): Effect.Effect<
   ReadonlyArray<StreamState.SavedStreamState>,
-  Database.DatabaseError | State.InvalidSavedState | RunLock.RunLocked | Target.NoDatabase
+  Database.DatabaseError | Runs.SavedState.InvalidSavedState | Runs.Lock.RunLocked | Target.NoDatabase
 > => Effect.map(saved(target, [], undefined), (found) => found.state)
 
 /** The held keys `keys` asks for, read once: what the plan's substreams begin from (HeldKeys). */
@@ -93,7 +85,7 @@ export const withSaved = <A, E>(
   allowance: { readonly config: unknown; readonly now: number } | undefined,
 ): Effect.Effect<
   A,
-  E | Database.DatabaseError | State.InvalidSavedState | RunLock.RunLocked | Target.NoDatabase
+  E | Database.DatabaseError | Runs.SavedState.InvalidSavedState | Runs.Lock.RunLocked | Target.NoDatabase
 > => {
   const url = Option.getOrUndefined(target.databaseUrl) ?? target.env?.DATABASE_URL
   const onServer = url !== undefined && url.length > 0
@@ -148,11 +140,11 @@ export const savedIn = (
     state: savedStateIn(schema),
     held: Effect.map(
       Effect.forEach(keys, (key) =>
-        Effect.map(HeldOnDatabase.keys(schema, key), (found) => [key, found] as const),
+        Effect.map(Ledger.DerivedKeys.keys(schema, key), (found) => [key, found] as const),
       ),
       heldOf,
     ),
-    suppressed: Effect.map(Suppressions.held(schema), (held) =>
+    suppressed: Effect.map(Ledger.Suppressions.held(schema), (held) =>
       held === undefined ? [] : [{ key: held.key, hashes: new Set(held.hashes) }],
     ),
   })
@@ -181,7 +173,7 @@ export const heldKeysWanted = (configJson: unknown): ReadonlyArray<Streams.Deriv
  * written into it, as if the state held them (what the source would diff against).
  */
 export const savedStateIn = (schema: string) =>
-  Effect.flatMap(State.read(schema), (saved) => Ledger.exported(schema, saved))
+  Effect.flatMap(Runs.SavedState.read(schema), (saved) => Ledger.exported(schema, saved))
 
 /** `--full-refresh` names checked against the streams: a misspelt one is refused, never ignored. */
 const checkFullRefresh = (
@@ -213,7 +205,7 @@ const suppressionsOf = (
 export const makePlan = (options: {
   readonly config: unknown
   readonly state: ReadonlyArray<StreamState.SavedStreamState>
-  readonly mode: Plan.Mode
+  readonly mode: CostPlan.Mode
   readonly now?: number
   /** Streams refreshed in full, as `salesintel sync --full-refresh` names them. */
   readonly fullRefresh?: ReadonlyArray<string>
@@ -223,7 +215,10 @@ export const makePlan = (options: {
   readonly spentThisPeriod?: number | undefined
   /** The target's suppressions (Saved.suppressed); the config's suppress_file is added to them. */
   readonly suppressed?: ReadonlyArray<Suppression.Keyed>
-}): Effect.Effect<Plan.Plan, PlanError | ApiError.ApiError | Plan.StateError | Plan.LedgerError> =>
+}): Effect.Effect<
+  CostPlan.Plan,
+  PlanError | ApiError.ApiError | CostPlan.StateError | CostPlan.LedgerError
+> =>
   Either.match(Config.decode(options.config), {
     onLeft: (error) => Effect.fail(new PlanError({ description: error.message })),
     onRight: (config) =>
@@ -235,7 +230,7 @@ export const makePlan = (options: {
             config.credit_allowance === undefined
               ? undefined
               : Allowance.standingOf(config.credit_allowance, now, options.spentThisPeriod ?? 0, "runs")
-          return Plan.plan({
+          return CostPlan.plan({
             config,
             state: options.state,
             mode: options.mode,
@@ -285,8 +280,8 @@ const table = (
  * the credits of keys not known to match one (never looked up, or matching none when last looked
  * up) are an upper bound; the keys the state knows matched a company count one credit each.
  */
-const companiesLines = (companies: Plan.CompaniesPlan): ReadonlyArray<string> => {
-  const keys = (kind: string, k: Plan.KeysPlan) =>
+const companiesLines = (companies: CostPlan.CompaniesPlan): ReadonlyArray<string> => {
+  const keys = (kind: string, k: CostPlan.KeysPlan) =>
     `${count(k.configured)} ${kind} (${count(k.new)} new, ${count(k.stale)} due again)`
   const bound = companies.unconfirmed > 0 && companies.credits > 0
   const known = companies.due - companies.unconfirmed
@@ -301,7 +296,7 @@ const companiesLines = (companies: Plan.CompaniesPlan): ReadonlyArray<string> =>
 }
 
 /** The works the sections above show; any other (a stream's new work) gets a line of its own. */
-const sectioned = (plan: Plan.Plan) =>
+const sectioned = (plan: CostPlan.Plan) =>
   new Set([
     ...(plan.contacts?.searches ?? []).map((search) => `search ${search.name}`),
     "emails",
@@ -313,7 +308,7 @@ const sectioned = (plan: Plan.Plan) =>
   ])
 
 /** A piece of work no section shows, from its tallies alone. */
-const workLine = (work: Plan.WorkPlan): string => {
+const workLine = (work: CostPlan.WorkPlan): string => {
   const { counts } = work
   const standing = [
     counts.listed === undefined ? undefined : `${count(counts.listed)} listed`,
@@ -331,7 +326,7 @@ const workLine = (work: Plan.WorkPlan): string => {
 }
 
 /** Quick mode's header: what it takes as held, and what it could not know. */
-const quickLines = (plan: Plan.Plan): ReadonlyArray<string> => {
+const quickLines = (plan: CostPlan.Plan): ReadonlyArray<string> => {
   const estimate = plan.estimate
   if (plan.mode !== "quick" || estimate === undefined) return []
   return [
@@ -341,7 +336,7 @@ const quickLines = (plan: Plan.Plan): ReadonlyArray<string> => {
 }
 
 /** The plan as a person reads it: a table of the contact work, then companies, then the totals. */
-export const render = (plan: Plan.Plan, target: string): string => {
+export const render = (plan: CostPlan.Plan, target: string): string => {
   const lines = [
     `plan (${plan.mode}${plan.fullRefresh.length > 0 ? `, full refresh of ${plan.fullRefresh.join(", ")}` : ""}) of the next sync into ${target}`,
     ...quickLines(plan),
@@ -428,7 +423,7 @@ export const render = (plan: Plan.Plan, target: string): string => {
 const snakeCase = (key: string) => key.replace(/[A-Z]/g, (letter) => `_${letter.toLowerCase()}`)
 
 /** The plan as one JSON object (snake_case keys; a figure quick mode does not know is null). */
-export const toJson = (plan: Plan.Plan): string =>
+export const toJson = (plan: CostPlan.Plan): string =>
   JSON.stringify(
     { ...plan, allowance: plan.allowance === undefined ? undefined : Allowance.toJson(plan.allowance) },
     function (this: unknown, _key, value: unknown) {

@@ -11,7 +11,7 @@ import * as Csv from "./Csv.ts"
 import * as Describe from "./Describe.ts"
 import * as PsqlError from "./PsqlError.ts"
 import * as Statements from "./Statements.ts"
-import * as Table from "./Table.ts"
+import * as TextTable from "./TextTable.ts"
 import * as TextValues from "./TextValues.ts"
 
 /** The schema, or its run table, is not in the database: no sync has written there. */
@@ -82,10 +82,10 @@ const render = (result: Database.Result, options: SqlOptions): string => {
       const values = result.rows.map((row) =>
         row.map((text, index) => TextValues.jsonValue(text, result.types[index])),
       )
-      return `${JSON.stringify(Table.objects(result.columns, values))}\n`
+      return `${JSON.stringify(TextTable.objects(result.columns, values))}\n`
     }
     case "table":
-      return Table.format(result.columns, result.rows, {
+      return TextTable.format(result.columns, result.rows, {
         maxWidth: options.maxWidth,
         numeric: result.columns.map((_, index) => TextValues.isNumber(result.types[index])),
       })
@@ -201,7 +201,7 @@ export const runs = (schema: string, limit: number) =>
  * without stream figures on one line of its own; the run's error on its first line.
  */
 export const statusTable = (list: ReadonlyArray<RunStatus>): string =>
-  Table.format(
+  TextTable.format(
     ["run", "started", "finished", "status", "stream", "records", "credits", "error"],
     list.flatMap((run) => {
       const streams = Object.entries(run.streams)

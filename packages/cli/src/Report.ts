@@ -13,14 +13,14 @@ import { type Database, Target } from "@salesintel/postgres"
 import * as EffectData from "effect/Data"
 import * as Effect from "effect/Effect"
 import * as Option from "effect/Option"
-import * as Data from "./report/Data.ts"
-import * as Page from "./report/Page.ts"
+import * as Data from "./report/ReportData.ts"
+import * as Page from "./report/shared/ReportPage.ts"
 
 /**
  * The sections and their charts, loaded when a report is drawn: ECharts alone takes about 44 MB
  * of memory once imported, which every other command (a sync above all) would otherwise carry.
  */
-const loadSections = Effect.promise(() => import("./report/Sections.ts"))
+const loadSections = Effect.promise(() => import("./report/ReportSections.ts"))
 
 export class ReportError extends EffectData.TaggedError("ReportError")<{ readonly description: string }> {
   override get message(): string {

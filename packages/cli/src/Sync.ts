@@ -8,21 +8,7 @@
  */
 import { Catalog, type Message, type StreamState, Streams } from "@salesintel/airbyte"
 import { Client, CreditBudget } from "@salesintel/core"
-import {
-  CreditsAhead,
-  Database,
-  type Ddl,
-  HeldCompanies,
-  Ledger,
-  Loader,
-  Provenance,
-  RunLifecycle,
-  type RunLock,
-  Runs,
-  State,
-  type StopSignal,
-  Suppressions,
-} from "@salesintel/postgres"
+import { Database, type Ddl, Ledger, Loader, Runs } from "@salesintel/postgres"
 import {
   Allowance,
   BoughtLedger,
@@ -75,8 +61,8 @@ export interface SyncOptions {
   readonly logFormat?: "text" | "json" | undefined
   /** Where progress and the source's log lines go (stderr in the CLI). */
   readonly progress: Output
-  /** Completed on a graceful stop (StopSignal.listen in the CLI); none by default. */
-  readonly stop?: Deferred.Deferred<StopSignal.Signal> | undefined
+  /** Completed on a graceful stop (Runs.StopSignal.listen in the CLI); none by default. */
+  readonly stop?: Deferred.Deferred<Runs.StopSignal.Signal> | undefined
   /**
    * The read's "now" (epoch ms): what refresh_after_days counts from and what `fetched_at` says.
    * Default: the time the run starts. (Tests move it forward to make what was bought due again.)
@@ -85,9 +71,9 @@ export interface SyncOptions {
   /** A new connection to the target, to record the run's end if its own was lost (Target.reconnect). */
   readonly reconnect?: Layer.Layer<Database.Database, Database.DatabaseError> | undefined
   /** Who this run is (for another run's "in use by" message), and whether to wait for a holder. */
-  readonly lock?: { readonly owner: string; readonly wait?: RunLock.Wait } | undefined
+  readonly lock?: { readonly owner: string; readonly wait?: Runs.Lock.Wait } | undefined
   /**
-   * On embedded PGlite, the file the run's credits are written ahead to (CreditsAhead.fileFor);
+   * On embedded PGlite, the file the run's credits are written ahead to (Runs.CreditsAhead.fileFor);
    * on a server they go to the run's row on the `reconnect` connection (WriteAhead.ts).
    */
   readonly creditsAheadFile?: string | undefined
@@ -107,7 +93,7 @@ export interface SyncOutcome {
   /** stopped_at_budget: it ended on its own at its credit budget, the rest due next run (exit 0). */
   readonly status: "succeeded" | "stopped_at_budget" | "failed" | "interrupted"
   /** The signal that stopped it, when interrupted. */
-  readonly signal: StopSignal.Signal | undefined
+  readonly signal: Runs.StopSignal.Signal | undefined
   /** Runs found `running` (their process died) and marked abandoned. */
   readonly abandoned: ReadonlyArray<Runs.RunId>
   readonly streams: ReadonlyArray<StreamOutcome>
@@ -201,7 +187,11 @@ export const sync = (
   options: SyncOptions,
 ): Effect.Effect<
   SyncOutcome,
-  SyncConfigError | Database.DatabaseError | Ddl.SchemaTooNew | State.InvalidSavedState | RunLock.RunLocked,
+  | SyncConfigError
+  | Database.DatabaseError
+  | Ddl.SchemaTooNew
+  | Runs.SavedState.InvalidSavedState
+  | Runs.Lock.RunLocked,
   Database.Database
 > =>
   Effect.scoped(
@@ -209,14 +199,17 @@ export const sync = (
       // The config is checked before the target is locked (a typo costs no wait and no run row).
       const catalog = yield* check(options)
 
-      const stop = options.stop ?? (yield* Deferred.make<StopSignal.Signal>())
+      const stop = options.stop ?? (yield* Deferred.make<Runs.StopSignal.Signal>())
       // A run read as of another time (startedAt) is recorded so: its row says when its data is from.
       const datedBackMs = options.startedAt === undefined ? 0 : Date.now() - options.startedAt
-      const { runId, abandoned, reconciled } = yield* RunLifecycle.begin(
+      const { runId, abandoned, reconciled } = yield* Runs.Lifecycle.begin(
         options.schema,
         // A sync buys from what the target holds: a pipe's state handed out and not loaded yet
         // (Lease.ts) reserves the target as a running run would.
-        RunLifecycle.stoppable({ ...(options.lock ?? { owner: "salesintel sync" }), lease: "respect" }, stop),
+        Runs.Lifecycle.stoppable(
+          { ...(options.lock ?? { owner: "salesintel sync" }), lease: "respect" },
+          stop,
+        ),
         options.startedAt === undefined ? undefined : new Date(options.startedAt),
       )
       // The ledger was mended from the tables before anything is read: the user hears so.
@@ -228,7 +221,7 @@ export const sync = (
         error: E,
       ): Effect.Effect<never, E | Database.DatabaseError, Database.Database> =>
         Effect.zipRight(
-          RunLifecycle.end(
+          Runs.Lifecycle.end(
             options.schema,
             runId,
             { status: "failed", streams: {}, error: error.message, datedBackMs },
@@ -240,12 +233,15 @@ export const sync = (
         const streams = options.resetState
         // What they bought is forgotten with their state, both or neither: each starts afresh.
         yield* Database.transaction(
-          Effect.zipRight(State.reset(options.schema, streams), Ledger.reset(options.schema, streams)),
+          Effect.zipRight(
+            Runs.SavedState.reset(options.schema, streams),
+            Ledger.reset(options.schema, streams),
+          ),
         )
       }
       // A run killed on PGlite left its credits mark in a file: its row (abandoned now) takes it.
       if (options.creditsAheadFile !== undefined)
-        yield* Effect.catchAll(CreditsAhead.recover(options.schema, options.creditsAheadFile), failRun)
+        yield* Effect.catchAll(Runs.CreditsAhead.recover(options.schema, options.creditsAheadFile), failRun)
       // What the allowance's period spent, killed runs included: after their marks moved into their rows.
       const spentThisPeriod = yield* Effect.catchAll(
         PeriodSpending.spent(options.config, options.schema, options.startedAt ?? Date.now()),
@@ -253,13 +249,13 @@ export const sync = (
       )
       // Read under the lock: a run that waited for another starts from what that one committed.
       const state = yield* Effect.catchAll(
-        Effect.flatMap(State.read(options.schema), (saved) => mendCompanies(options, saved)),
+        Effect.flatMap(Runs.SavedState.read(options.schema), (saved) => mendCompanies(options, saved)),
         failRun,
       )
       // A signal asks the source to stop: it buys nothing more, lands the pages in flight and
       // checkpoints them, so the loader commits every page that was paid for.
       // The people and companies forgotten (salesintel forget): the read buys none of them.
-      const forgotten = yield* Effect.catchAll(Suppressions.held(options.schema), failRun)
+      const forgotten = yield* Effect.catchAll(Ledger.Suppressions.held(options.schema), failRun)
       const prepared = Commands.prepareRead({
         config: options.config,
         catalog,
@@ -318,8 +314,8 @@ const withLeft = (options: SyncOptions, outcome: SyncOutcome) =>
 const mendCompanies = (options: SyncOptions, saved: ReadonlyArray<StreamState.SavedStreamState>) =>
   options.resetState?.includes("companies") === true
     ? Effect.succeed(saved)
-    : Effect.flatMap(HeldCompanies.mend(options.schema, saved), ({ saved, mended }) => {
-        const line = HeldCompanies.describeMended(options.schema, mended)
+    : Effect.flatMap(Ledger.HeldCompanies.mend(options.schema, saved), ({ saved, mended }) => {
+        const line = Ledger.HeldCompanies.describeMended(options.schema, mended)
         return Effect.as(
           line === undefined ? Effect.void : Effect.sync(() => options.progress.write(`${line}\n`)),
           saved,
@@ -334,7 +330,7 @@ const mendCompanies = (options: SyncOptions, saved: ReadonlyArray<StreamState.Sa
 const warnDeleted = (options: SyncOptions, config: Config.SourceConfig) =>
   Effect.gen(function* () {
     const searches = config.contacts?.searches.map((search) => search.name) ?? []
-    const elsewhere = yield* Provenance.boughtElsewhere(
+    const elsewhere = yield* Loader.Provenance.boughtElsewhere(
       options.schema,
       searches,
       config.contacts?.emails ?? [],
@@ -354,7 +350,7 @@ const endRun = (
     readonly runId: Runs.RunId
     readonly abandoned: ReadonlyArray<Runs.RunId>
     readonly config: Config.SourceConfig
-    readonly stop: Deferred.Deferred<StopSignal.Signal>
+    readonly stop: Deferred.Deferred<Runs.StopSignal.Signal>
     /** How far back the run's start is dated (Runs.Finish). */
     readonly datedBackMs: number
   },
@@ -401,7 +397,7 @@ const endRun = (
       ]),
     )
     const creditsUncertain = budget.uncertain
-    yield* RunLifecycle.end(
+    yield* Runs.Lifecycle.end(
       options.schema,
       runId,
       {
@@ -418,7 +414,7 @@ const endRun = (
       options.reconnect,
     )
     // The row says what the run spent: its mark file, if any, has done its work.
-    if (options.creditsAheadFile !== undefined) yield* CreditsAhead.clear(options.creditsAheadFile)
+    if (options.creditsAheadFile !== undefined) yield* Runs.CreditsAhead.clear(options.creditsAheadFile)
     return {
       runId,
       status,
@@ -443,7 +439,7 @@ const endedOnItsOwn = (status: SyncOutcome["status"]): boolean =>
  * budget when the read left records unbought for lack of credits (not on request), else succeeded.
  */
 const statusOf = (
-  signal: StopSignal.Signal | undefined,
+  signal: Runs.StopSignal.Signal | undefined,
   error: string | undefined,
   summary: Read.ReadSummary | undefined,
 ): SyncOutcome["status"] => {

@@ -6,7 +6,7 @@
  * in SQL holds.
  */
 import { Client } from "@salesintel/core"
-import { type Database, Market as TargetMarketTable } from "@salesintel/postgres"
+import { type Database, History } from "@salesintel/postgres"
 import { Config, Market } from "@salesintel/source"
 import * as Data from "effect/Data"
 import * as Effect from "effect/Effect"
@@ -28,7 +28,7 @@ export const write = (
   Effect.gen(function* () {
     const market = config.market
     if (market === undefined) return undefined
-    const held = yield* TargetMarketTable.taxonomyNames(schema)
+    const held = yield* History.Market.taxonomyNames(schema)
     const known =
       held.products.length > 0
         ? held
@@ -46,6 +46,6 @@ export const write = (
       return yield* new MarketRefused({
         description: `invalid config: ${entries.left.map((problem) => `${problem.path}: ${problem.message}`).join("; ")}; nothing was bought`,
       })
-    yield* TargetMarketTable.replace(schema, entries.right)
+    yield* History.Market.replace(schema, entries.right)
     return entries.right.length
   })

@@ -7,7 +7,7 @@
  * UPDATE per block, never one per page, whatever the concurrency.
  */
 import { CreditBudget } from "@salesintel/core"
-import { CreditsAhead, type Database, Runs } from "@salesintel/postgres"
+import { type Database, Runs } from "@salesintel/postgres"
 import type * as Context from "effect/Context"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
@@ -67,7 +67,7 @@ export const make = (
         onLeft: (error) => fail(error.message),
         onRight: (context: Context.Context<Database.Database> | undefined) =>
           (context === undefined
-            ? CreditsAhead.write(file ?? "", runId, mark)
+            ? Runs.CreditsAhead.write(file ?? "", runId, mark)
             : Effect.provide(Runs.reserveAhead(schema, runId, mark), context)
           ).pipe(
             Effect.as(true),

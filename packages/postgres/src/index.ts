@@ -1,46 +1,24 @@
 /**
- * @salesintel/postgres: the loader as a library (the `salesintel-pg` bin wraps it). Import a
- * module as a namespace: `import { Loader, PgDatabase, State, Runs } from "@salesintel/postgres"`.
+ * @salesintel/postgres: the loader as a library (the `salesintel-pg` bin wraps it), one namespace
+ * per concern: `import { Database, Loader, Runs } from "@salesintel/postgres"`.
+ * - Database, Sql, PgDatabase, PGliteDatabase, Target: the connection, a server or embedded
+ *   PGlite, and which one a command works on (database/).
+ * - Main: the `salesintel-pg` command; Loader: a load of Airbyte messages (load/).
+ * - Runs: runs, their lock and lifecycle, stop signals, credits written ahead, saved states (runs/).
+ * - Ledger: `_bought` and what is read from the tables as held; Forget: erasure (ledger/).
+ * - Ddl: the schema made current (migrate/); Schema: the tables as data (schema/).
+ * - History: changes, observations, the views and the market (history/).
  */
-
 export * as Database from "./database/Database.ts"
 export * as PGliteDatabase from "./database/PGliteDatabase.ts"
-export * as PGliteDataDir from "./database/PGliteDataDir.ts"
 export * as PgDatabase from "./database/PgDatabase.ts"
 export * as Sql from "./database/Sql.ts"
 export * as Target from "./database/Target.ts"
-export * as Changes from "./history/ChangeTables.ts"
-export * as Intelligence from "./history/Intelligence.ts"
-export * as LogDerived from "./history/LogDerived.ts"
-export * as Market from "./history/Market.ts"
-export * as Observations from "./history/Observations.ts"
-export * as Views from "./history/Views.ts"
-export * as HeldKeys from "./ledger/DerivedKeys.ts"
+export * as History from "./history/index.ts"
 export * as Forget from "./ledger/Forget.ts"
-export * as ForgetState from "./ledger/ForgetState.ts"
-export * as HeldCompanies from "./ledger/HeldCompanies.ts"
-export * as Ledger from "./ledger/Ledger.ts"
-export * as Suppressions from "./ledger/Suppressions.ts"
-export * as Batch from "./load/Batch.ts"
-export * as LoadError from "./load/LoadError.ts"
-export * as Loader from "./load/Loader.ts"
-export * as Merge from "./load/Merge.ts"
-export * as Provenance from "./load/Provenance.ts"
+export * as Ledger from "./ledger/index.ts"
+export * as Loader from "./load/index.ts"
 export * as Main from "./Main.ts"
-export * as Backfill from "./migrate/Backfill.ts"
 export * as Ddl from "./migrate/Ddl.ts"
-export * as CreditsAhead from "./runs/CreditsAhead.ts"
-export * as Lease from "./runs/Lease.ts"
-export * as RunLifecycle from "./runs/RunLifecycle.ts"
-export * as RunLock from "./runs/RunLock.ts"
-export * as Runs from "./runs/Runs.ts"
-export * as State from "./runs/SavedState.ts"
-export * as StateExport from "./runs/StateExport.ts"
-export * as StopSignal from "./runs/StopSignal.ts"
-export * as Bookkeeping from "./schema/Bookkeeping.ts"
-export * as CopyText from "./schema/CopyText.ts"
-export * as Labels from "./schema/Labels.ts"
-export * as Location from "./schema/Location.ts"
-export * as Mapping from "./schema/Mapping.ts"
-export * as Nul from "./schema/Nul.ts"
-export * as Tables from "./schema/Tables.ts"
+export * as Runs from "./runs/index.ts"
+export * as Schema from "./schema/index.ts"

@@ -54,7 +54,7 @@ export { monthEnd, monthOf, sameProduct }
 export const latest = (column: string, at = "observed_at"): string =>
   `(array_agg(${column} ORDER BY ${at} DESC))[1]`
 
-const installBase: View = {
+export const installBase: View = {
   name: "technology_install_base",
   doc: "one row per company and product ever observed in use there: when it was first and last seen, whether the company's latest observation shows it, how often it was seen",
   columns: {
@@ -111,7 +111,7 @@ const trendColumns = {
   net: "adoptions less drops",
 }
 
-const installBaseTrend: View = {
+export const installBaseTrend: View = {
   name: "technology_install_base_trend",
   doc: "per product and month: the companies observed, those using it among them and their share, and the adoptions and drops observed",
   columns: {
@@ -184,7 +184,7 @@ ${labels.length === 0 ? "" : labelled(t, labels)}
 WHERE g.companies_using > 0 OR g.adoptions > 0 OR g.drops > 0`
 }
 
-const displacements: View = {
+export const displacements: View = {
   name: "technology_displacements",
   doc: `a company that dropped a product and adopted another of the same category and subcategory, the two observed within ${displacementWindowDays} days of each other (either order): one row per such pair`,
   columns: {
@@ -217,7 +217,7 @@ WHERE d.change = 'dropped'`
   },
 }
 
-const championMoves: View = {
+export const championMoves: View = {
   name: "champion_moves",
   doc: "contacts who moved to another company (one named: not a company left for none), one row per product in use at the company they left (at its last observation before the contact's observation that showed the move), with whether the company they joined uses it",
   columns: {

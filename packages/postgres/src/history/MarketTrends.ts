@@ -14,7 +14,7 @@ import type { View } from "./View.ts"
 /** A product's vendor as a join key: '' for none (the taxonomy's key does the same). */
 const vendorKey = (alias: string): string => `coalesce(${alias}.vendor, '')`
 
-const affinity: View = {
+export const affinity: View = {
   name: "product_affinity",
   doc: "pairs of products in use together, among the companies observed at their latest observation: how many use both, each, and the lift over chance (1: as often as chance; above: together more often)",
   columns: {
@@ -63,7 +63,7 @@ JOIN products pb ON pb.id = p.b`
   },
 }
 
-const momentum: View = {
+export const momentum: View = {
   name: "product_momentum",
   doc: "per product: its share among the companies observed in the latest month observed, against 3 and 6 months before, and the net adoptions since, with the companies behind each figure (each company at its last observation of the month)",
   columns: {
@@ -122,7 +122,7 @@ WHERE c.using_now > 0 OR c.using_3m > 0 OR c.using_6m > 0 OR c.net_3m <> 0 OR c.
   },
 }
 
-const shareTrend: View = {
+export const shareTrend: View = {
   name: "market_share_trend",
   doc: "per calendar month (UTC) and market role present in the market table: the companies observed, those using any product of that role at their last observation of the month, and their share",
   columns: {

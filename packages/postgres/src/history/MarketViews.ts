@@ -230,7 +230,7 @@ const joinedRivals = (t: Tables): string => `CROSS JOIN LATERAL (
     WHERE u.company_id = m.to_company_id AND u.observed_at = l.observed_at AND ${hasRole(t.market, "rival", "u")}
   ) j`
 
-const opportunities: View = {
+export const opportunities: View = {
   name: "displacement_opportunities",
   doc: `accounts to act on, each with the reason and its evidence, seen in the last ${displacementWindowDays} days: one that dropped a rival's product, one that adopted a complement, and one a champion of ours joined that uses a rival's (a contact who left a company using one of ours, one row per rival product there)`,
   columns: {

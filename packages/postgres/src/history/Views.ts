@@ -12,6 +12,8 @@ import { marketTrendViews } from "./MarketTrends.ts"
 import { marketViews } from "./MarketViews.ts"
 import type { View } from "./View.ts"
 
+export type { View }
+
 const companies = named.companies.name
 const technologies = named.companyTechnologies.name
 const contacts = named.contacts.name
@@ -123,16 +125,19 @@ WHERE t.in_use IS NOT FALSE
 GROUP BY ${columns.map((column) => `t.${column}`).join(", ")}`,
 })
 
+/** Companies using each category, which the report charts. */
+export const adoptionByCategory: View = adoption(
+  "technology_adoption_by_category",
+  ["category"],
+  "companies using at least one product of each category, and their share of all companies",
+)
+
 export const views: ReadonlyArray<View> = [
   ...changeViews,
   ...intelligenceViews,
   ...marketViews,
   ...marketTrendViews,
-  adoption(
-    "technology_adoption_by_category",
-    ["category"],
-    "companies using at least one product of each category, and their share of all companies",
-  ),
+  adoptionByCategory,
   adoption(
     "technology_adoption_by_subcategory",
     ["category", "subcategory"],

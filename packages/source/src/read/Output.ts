@@ -63,7 +63,7 @@ export interface Estimate {
 /**
  * What a piece of the stream's work did, as counts to add up (requests asked, records bought, how
  * the keys listed stood against the bought set): not a protocol message. A read's figures are the
- * sum of its tallies by work, and the cost plan is exactly that, of a read run dry (Plan.ts).
+ * sum of its tallies by work, and the cost plan is exactly that, of a read run dry (CostPlan.ts).
  */
 export interface Tally {
   readonly _tag: "Tally"

@@ -1,5 +1,5 @@
 /**
- * The mark a quick plan (read/Plan.ts, mode "quick") puts on its dry read: the searches' free
+ * The mark a quick plan (read/CostPlan.ts, mode "quick") puts on its dry read: the searches' free
  * listings are made up from their counts (read/StandIn.ts), every id new, so the read cannot diff
  * them against what is held. Where this is present, a search's listing passes over as many ids as
  * its last read left held and fresh (streams/contacts/LastRead.ts) before the purchase diffs the

@@ -98,7 +98,7 @@ export interface ReadSummary {
 
 /**
  * What a read yields: its protocol messages, a mark for each page of records read (for progress),
- * what each piece of a stream's work did (its tallies: the cost plan is their sum, Plan.ts), the
+ * what each piece of a stream's work did (its tallies: the cost plan is their sum, CostPlan.ts), the
  * credits a stream had spent when it wrote each checkpoint (just before that STATE message), and
  * last, once, the read's summary: a value made from what the streams yielded, never an object
  * changed while they run.

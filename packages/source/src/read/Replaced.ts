@@ -22,7 +22,7 @@ import * as Option from "effect/Option"
 import type * as Allowance from "../Allowance.ts"
 import type { SourceConfig } from "../Config.ts"
 import { definitionOf } from "../Definitions.ts"
-import * as Plan from "./Plan.ts"
+import * as CostPlan from "./CostPlan.ts"
 import type * as Read from "./Read.ts"
 import { failureTypeOf, scrubber } from "./Read.ts"
 
@@ -61,7 +61,7 @@ export interface BudgetInputs {
  */
 const refusal = (
   inputs: BudgetInputs,
-  plan: Plan.Plan,
+  plan: CostPlan.Plan,
   cut: ReadonlyArray<{ readonly entry: Catalog.ConfiguredStream; readonly ended: Read.StreamSummary }>,
 ): Message.TraceErrorMessage => {
   const names = cut.map(({ entry }) => entry.stream.name).join(" and ")
@@ -93,7 +93,7 @@ export const budgetProblem = (
   )
   if (credited.length === 0) return Effect.succeed(Option.none())
   const scrub = scrubber(inputs.config)
-  return Plan.plan({
+  return CostPlan.plan({
     config: inputs.config,
     state: inputs.state,
     mode: "exact",

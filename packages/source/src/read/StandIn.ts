@@ -17,7 +17,7 @@
  * contacts answered carry their company's domains as the free preview shows them: a purchase by
  * match_ids asks the preview for the same ids (one free request a batch), a direct read's page
  * keeps them from the preview's page; in `quick` mode the made-up contacts have made-up companies,
- * as many new ones as `newCompanies` says the first n contacts due bring (Plan.ts: from the
+ * as many new ones as `newCompanies` says the first n contacts due bring (CostPlan.ts: from the
  * contacts and companies the target holds), or one each (an upper bound) without it.
  */
 import {

@@ -19,6 +19,7 @@ import type { SourceConfig } from "../Config.ts"
 import * as Output from "../read/Output.ts"
 import * as Purchase from "../read/Purchase.ts"
 import type { ReadInput, StreamDefinition } from "../read/StreamDefinition.ts"
+import { startFrom } from "./companies/CompaniesState.ts"
 import * as FromContacts from "./companies/FromContacts.ts"
 import {
   type Company,
@@ -29,7 +30,6 @@ import {
   unmatchedWarnings,
 } from "./companies/Keys.ts"
 import * as KnownKeys from "./companies/KnownKeys.ts"
-import { startFrom } from "./companies/State.ts"
 
 const isConfigured = (config: SourceConfig) =>
   config.companies !== undefined &&

@@ -1,7 +1,7 @@
 /**
  * The contacts stream, as a description: named searches and known contacts' enrichment (by email,
  * name and company domain, profile URL or match id: contacts/Known.ts), bought into ONE set
- * of contacts (contacts/State.ts), so a contact found by two searches, by a search and an email,
+ * of contacts (contacts/ContactsState.ts), so a contact found by two searches, by a search and an email,
  * or by a full refresh and a later incremental read, is bought once, and a rerun over unchanged
  * data buys nothing. Its free work comes first (every search sized, every email looked up:
  * contacts/Estimates.ts), then its purchases in order: the searches (contacts/Searches.ts: the
@@ -19,6 +19,7 @@ import * as Suppression from "../bought/Suppression.ts"
 import type { ContactSearch } from "../Config.ts"
 import * as Purchase from "../read/Purchase.ts"
 import type { ReadInput, StreamDefinition } from "../read/StreamDefinition.ts"
+import { finish, heldAtStart, heldTally, type Start, startFrom } from "./contacts/ContactsState.ts"
 import { type ContactError, type ContactOutput, type Context, searchWork } from "./contacts/Context.ts"
 import { estimates, prepare, preparedTallies, revisedAtEnd } from "./contacts/Estimates.ts"
 import * as Known from "./contacts/Known.ts"
@@ -26,7 +27,6 @@ import * as KnownSources from "./contacts/KnownSources.ts"
 import { recordedAtEnd } from "./contacts/LastRead.ts"
 import { listedSearch } from "./contacts/Listing.ts"
 import { fullRefreshSearches, incrementalSearch } from "./contacts/Searches.ts"
-import { finish, heldAtStart, heldTally, type Start, startFrom } from "./contacts/State.ts"
 
 /** A full refresh read by the listing is unfinished once any of its purchases fell short. */
 const unfinishedWhenShort = <E, R>(

@@ -15,7 +15,7 @@ import * as Layer from "effect/Layer"
 import * as Schema from "effect/Schema"
 import * as Stream from "effect/Stream"
 import * as Config from "../../Config.ts"
-import * as Plan from "../../read/Plan.ts"
+import * as Plan from "../../read/CostPlan.ts"
 import { read } from "../../read/Read.ts"
 import { fakeProvider } from "../../testing/FakeProvider.ts"
 

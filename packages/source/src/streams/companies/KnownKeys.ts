@@ -58,7 +58,7 @@ export const check = (settings: CompaniesConfig) =>
 /**
  * The domains and names the rows give, in order (checked first: `check`). Held whole, as the
  * configured lists are (a team's accounts number thousands, not millions): each kind's keys are
- * deduplicated and diffed against what was appended as the read begins (companies/State.ts).
+ * deduplicated and diffed against what was appended as the read begins (companies/CompaniesState.ts).
  */
 export const keys = (
   settings: CompaniesConfig,

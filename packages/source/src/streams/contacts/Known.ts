@@ -7,7 +7,7 @@
  *
  * Streamed a chunk of identities at a time (look up, buy, mark done, checkpoint), so 100,000
  * identities hold one chunk's lookups in memory, never all of them. The plan stays exact: it is
- * this read, run dry (read/Plan.ts), and every lookup is free.
+ * this read, run dry (read/CostPlan.ts), and every lookup is free.
  */
 import { type ApiError, type Client, CreditBudget, Limits, Pager } from "@salesintel/core"
 import * as Chunk from "effect/Chunk"

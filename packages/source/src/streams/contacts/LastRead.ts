@@ -13,9 +13,9 @@ import * as Stream from "effect/Stream"
 import { canonicalJson } from "../../CanonicalJson.ts"
 import type { ContactSearch } from "../../Config.ts"
 import * as Output from "../../read/Output.ts"
+import type { SearchRead } from "./ContactsState.ts"
 import type { ContactError, ContactOutput } from "./Context.ts"
 import { searchWork } from "./Context.ts"
-import type { SearchRead } from "./State.ts"
 
 const reachableOf = (plan: Partitioner.Plan): number => plan.parts.reduce((sum, part) => sum + part.count, 0)
 

@@ -3,19 +3,15 @@
  * products per month, who replaced what (displacements), and the champion moves. Each says what
  * it cannot know: only what was bought is observed, as often as refresh_after_days buys it.
  */
-import { Intelligence } from "@salesintel/postgres"
-import * as Charts from "./Charts.ts"
+import { History } from "@salesintel/postgres"
+import { chartOf } from "../shared/Chart.ts"
+import { named, percent } from "../shared/Format.ts"
+import type { Section } from "../shared/ReportPage.ts"
+import { monthLabel } from "../shared/ShareLines.ts"
 import * as IntelligenceCharts from "./IntelligenceCharts.ts"
 import type * as IntelligenceData from "./IntelligenceData.ts"
-import { missing } from "./Labels.ts"
-import type { Section } from "./Page.ts"
 
-const named = (value: string | null): string => value ?? missing
-const percent = (share: number): string => `${(share * 100).toFixed(1)}%`
 const signed = (value: number): string => (value > 0 ? `+${value}` : String(value))
-
-const chartOf = (empty: boolean, chart: () => Charts.Chart): string | undefined =>
-  empty ? undefined : Charts.render(chart())
 
 const observedOnly =
   "Only the companies bought are observed, and a purchase is an observation: the months are as fine as refresh_after_days makes them."
@@ -43,7 +39,7 @@ export const installBase = (data: IntelligenceData.IntelligenceReport): Section 
       trend.points.map((point) => [
         named(trend.product),
         named(trend.vendor),
-        IntelligenceCharts.monthLabel(point.month),
+        monthLabel(point.month),
         point.companiesObserved,
         point.companiesUsing,
         percent(point.share),
@@ -58,7 +54,7 @@ export const installBase = (data: IntelligenceData.IntelligenceReport): Section 
 export const displacements = (rows: ReadonlyArray<IntelligenceData.Displacement>): Section => ({
   id: "displacements",
   title: "Install base and displacement: who replaced what",
-  description: `Companies that dropped a product and adopted another of the same subcategory, the two observed within ${Intelligence.displacementWindowDays} days of each other (technology_displacements): each replacement and how many companies made it, the most first.`,
+  description: `Companies that dropped a product and adopted another of the same subcategory, the two observed within ${History.Intelligence.displacementWindowDays} days of each other (${History.Intelligence.displacements.name}): each replacement and how many companies made it, the most first.`,
   svg: chartOf(rows.length === 0, () => IntelligenceCharts.displacements(rows)),
   data: {
     columns: ["subcategory", "from", "from vendor", "to", "to vendor", "companies"],
@@ -76,7 +72,7 @@ export const displacements = (rows: ReadonlyArray<IntelligenceData.Displacement>
 export const champions = (rows: ReadonlyArray<IntelligenceData.ChampionProduct>): Section => ({
   id: "champion-moves",
   title: "Champion moves",
-  description: `Contacts who moved to another company, by the products in use at the company they left (its last observation before the move was seen), and whether the company they joined uses the same product (champion_moves): each move counted once per product (a contact who moved twice, twice). ${observedOnly}`,
+  description: `Contacts who moved to another company, by the products in use at the company they left (its last observation before the move was seen), and whether the company they joined uses the same product (${History.Intelligence.championMoves.name}): each move counted once per product (a contact who moved twice, twice). ${observedOnly}`,
   svg: chartOf(rows.length === 0, () => IntelligenceCharts.champions(rows)),
   data: {
     columns: [

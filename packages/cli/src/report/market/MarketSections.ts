@@ -3,14 +3,13 @@
  * on, and what is used beside ours. Without a declared market, one section says how to declare
  * it. A list cut to the report's limit says "top N of M", never stops silently.
  */
-import * as Charts from "./Charts.ts"
-import { missing } from "./Labels.ts"
+import { History } from "@salesintel/postgres"
+import { chartOf } from "../shared/Chart.ts"
+import { missing } from "../shared/ContactLabels.ts"
+import { named, percent, productLabel } from "../shared/Format.ts"
+import type { Section } from "../shared/ReportPage.ts"
 import * as MarketCharts from "./MarketCharts.ts"
-import type * as MarketData from "./MarketData.ts"
-import type { Section } from "./Page.ts"
-
-const named = (value: string | null): string => value ?? missing
-const percent = (share: number): string => `${(share * 100).toFixed(1)}%`
+import * as MarketData from "./MarketData.ts"
 
 /** "" when every row is shown, else " (top 20 of 37)". */
 export const cut = (listed: MarketData.Listed<unknown>): string =>
@@ -35,9 +34,8 @@ export const undeclared = (loaded: boolean): Section => ({
 export const share = (shares: ReadonlyArray<MarketData.SharePoint>): Section => ({
   id: "market-share",
   title: "Your market: our share and the rivals' month by month",
-  description:
-    "Each month, the share of the companies observed whose observation showed at least one of our products, one of a rival's, one of a complement (market_share_trend), over the companies observed that month, counted at each company's last observation of the month. Only the companies bought are observed.",
-  svg: shares.length === 0 ? undefined : Charts.render(MarketCharts.share(shares)),
+  description: `Each month, the share of the companies observed whose observation showed at least one of our products, one of a rival's, one of a complement (${MarketData.shareView}), over the companies observed that month, counted at each company's last observation of the month. Only the companies bought are observed.`,
+  svg: chartOf(shares.length === 0, () => MarketCharts.share(shares)),
   data: {
     columns: ["month", "products", "companies observed", "using them", "share"],
     rows: shares.map((point) => [
@@ -53,8 +51,7 @@ export const share = (shares: ReadonlyArray<MarketData.SharePoint>): Section => 
 export const opportunities = (listed: MarketData.Listed<MarketData.Opportunity>): Section => ({
   id: "market-opportunities",
   title: `Your market: accounts to act on${cut(listed)}`,
-  description:
-    "Accounts that dropped a rival's product or adopted a complement in the last 90 days, and accounts a champion of ours joined that use a rival (displacement_opportunities), the latest first, each with the evidence.",
+  description: `Accounts that dropped a rival's product or adopted a complement in the last ${History.Intelligence.displacementWindowDays} days, and accounts a champion of ours joined that use a rival (${MarketData.opportunitiesView}), the latest first, each with the evidence.`,
   svg: undefined,
   tableOpen: true,
   data: {
@@ -65,7 +62,7 @@ export const opportunities = (listed: MarketData.Listed<MarketData.Opportunity>)
       named(row.companyName),
       named(row.companyDomain),
       named(row.companySizeRange),
-      MarketCharts.productLabel(row.product, row.vendor),
+      productLabel(row.product, row.vendor),
       named(row.happenedOn),
       row.contactName ?? "",
       named(row.evidence),
@@ -76,14 +73,13 @@ export const opportunities = (listed: MarketData.Listed<MarketData.Opportunity>)
 export const affinity = (listed: MarketData.Listed<MarketData.Affinity>): Section => ({
   id: "market-affinity",
   title: `Your market: what is used beside ours${cut(listed)}`,
-  description:
-    "The products most often used at the companies that use one of ours (product_affinity, among the companies observed): companies using both, and the lift, how many times more often than chance the two go together (above 1: more often).",
-  svg: listed.rows.length === 0 ? undefined : Charts.render(MarketCharts.affinity(listed.rows)),
+  description: `The products most often used at the companies that use one of ours (${MarketData.affinityView}, among the companies observed): companies using both, and the lift, how many times more often than chance the two go together (above 1: more often).`,
+  svg: chartOf(listed.rows.length === 0, () => MarketCharts.affinity(listed.rows)),
   data: {
     columns: ["ours", "beside it", "companies using both", "using ours", "using it", "observed", "lift"],
     rows: listed.rows.map((row) => [
-      MarketCharts.productLabel(row.ourProduct, row.ourVendor),
-      MarketCharts.productLabel(row.product, row.vendor),
+      productLabel(row.ourProduct, row.ourVendor),
+      productLabel(row.product, row.vendor),
       row.companiesBoth,
       row.companiesOurs,
       row.companiesOther,

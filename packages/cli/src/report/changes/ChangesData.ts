@@ -4,8 +4,9 @@
  * run, and job changes per department and level. A schema that a loader without those tables
  * synced (older than schema version 4) has no changes to show, not an error.
  */
-import { Changes, Database, Labels, Sql } from "@salesintel/postgres"
+import { Database, History, Schema, Sql } from "@salesintel/postgres"
 import * as Effect from "effect/Effect"
+import { hasRelations, text } from "../shared/Queried.ts"
 
 export interface ProductChanges {
   readonly product: string | null
@@ -41,12 +42,12 @@ export interface ChangeReport {
 
 export const empty: ChangeReport = { products: [], runs: [], jobs: [] }
 
-const text = (value: unknown): string | null => (value === null || value === undefined ? null : String(value))
 const runOf = (value: unknown): number | null =>
   value === null || value === undefined ? null : Number(value)
 
-const technologyChanges = (schema: string) => Sql.qualified(schema, Changes.technologyChangesTable.name)
-const jobChanges = (schema: string) => Sql.qualified(schema, Changes.jobChangesTable.name)
+const technologyChanges = (schema: string) =>
+  Sql.qualified(schema, History.ChangeTables.technologyChangesTable.name)
+const jobChanges = (schema: string) => Sql.qualified(schema, History.ChangeTables.jobChangesTable.name)
 
 /** Adoptions and drops per product and run; the `limit` products with the most changes. */
 export const products = (schema: string, limit: number) =>
@@ -118,8 +119,8 @@ export const jobs = (schema: string) =>
          count(*) FILTER (WHERE 'title' = ANY(j.changed))::int AS title_changes,
          count(*) FILTER (WHERE 'level' = ANY(j.changed))::int AS level_changes
        FROM ${jobChanges(schema)} j
-       LEFT JOIN ${Sql.qualified(schema, Labels.jobDepartments.table.name)} d ON d.code = j.to_job_department
-       LEFT JOIN ${Sql.qualified(schema, Labels.jobLevels.table.name)} l ON l.code = j.to_job_level
+       LEFT JOIN ${Sql.qualified(schema, Schema.Labels.jobDepartments.table.name)} d ON d.code = j.to_job_department
+       LEFT JOIN ${Sql.qualified(schema, Schema.Labels.jobLevels.table.name)} l ON l.code = j.to_job_level
        GROUP BY 1, 2 ORDER BY changes DESC, 1 NULLS LAST, 2 NULLS LAST`,
     ),
   ).pipe(
@@ -137,18 +138,12 @@ export const jobs = (schema: string) =>
     ),
   )
 
-/** The change tables exist (a loader of schema version 4 or later has run on the schema). */
-const hasChangeTables = (schema: string) =>
-  Effect.flatMap(Database.Database, (db) =>
-    db.query(
-      "SELECT count(*)::int AS n FROM information_schema.tables WHERE table_schema = $1 AND table_name = ANY($2::text[])",
-      [schema, Changes.tables.map((table) => table.name)],
-    ),
-  ).pipe(Effect.map(([row]) => Number(row?.n ?? 0) === Changes.tables.length))
+/** The change tables: a loader of schema version 4 or later has created them. */
+const changeTables = History.ChangeTables.tables.map((table) => table.name)
 
 export const read = (schema: string, productLimit: number) =>
   Effect.gen(function* () {
-    if (!(yield* hasChangeTables(schema))) return empty
+    if (!(yield* hasRelations(schema, changeTables))) return empty
     return {
       products: yield* products(schema, productLimit),
       runs: yield* runs(schema),

@@ -4,7 +4,7 @@
  * specification by the loader's DDL), and the code itself for a code they do not know. This is the
  * one place that turns codes into labels; every chart and table follows it.
  */
-import { Labels, Sql } from "@salesintel/postgres"
+import { Schema, Sql } from "@salesintel/postgres"
 
 export interface ContactLabels {
   /** Joins added after `FROM <schema>.contacts c`. */
@@ -17,14 +17,14 @@ export interface ContactLabels {
 
 /** The lookup tables the labels come from (the report requires them: a sync creates them). */
 export const lookupTables: ReadonlyArray<string> = [
-  Labels.jobDepartments.table.name,
-  Labels.jobLevels.table.name,
+  Schema.Labels.jobDepartments.table.name,
+  Schema.Labels.jobLevels.table.name,
 ]
 
 /** The label expressions of a contact's department and level in `schema`. */
 export const contactLabels = (schema: string): ContactLabels => ({
-  joins: `LEFT JOIN ${Sql.qualified(schema, Labels.jobDepartments.table.name)} d ON d.code = c.job_department
-LEFT JOIN ${Sql.qualified(schema, Labels.jobLevels.table.name)} l ON l.code = c.job_level`,
+  joins: `LEFT JOIN ${Sql.qualified(schema, Schema.Labels.jobDepartments.table.name)} d ON d.code = c.job_department
+LEFT JOIN ${Sql.qualified(schema, Schema.Labels.jobLevels.table.name)} l ON l.code = c.job_level`,
   department: "coalesce(d.label, c.job_department)",
   level: "coalesce(l.label, c.job_level)",
 })

@@ -7,14 +7,15 @@
  * market with nothing declared, has nothing to show, not an error: the section says how to
  * declare one (as IntelligenceData.ts does for a schema without the observations).
  */
-import { Database, Sql } from "@salesintel/postgres"
+import { Database, History, Sql } from "@salesintel/postgres"
 import * as Effect from "effect/Effect"
+import { hasRelations, text } from "../shared/Queried.ts"
 
 /** The table and views the sections read: all are there once a loader with the market has run. */
-export const marketTable = "market"
-export const shareView = "market_share_trend"
-export const opportunitiesView = "displacement_opportunities"
-export const affinityView = "product_affinity"
+export const marketTable = History.Market.marketTableName
+export const shareView = History.MarketTrends.shareTrend.name
+export const opportunitiesView = History.MarketViews.opportunities.name
+export const affinityView = History.MarketTrends.affinity.name
 export const requiredRelations: ReadonlyArray<string> = [
   marketTable,
   shareView,
@@ -80,7 +81,6 @@ export type MarketReport =
 /** A schema whose loader has no market (loaded: false) or whose market is empty (loaded: true). */
 export const undeclared = (loaded: boolean): MarketReport => ({ _tag: "Undeclared", loaded })
 
-const text = (value: unknown): string | null => (value === null || value === undefined ? null : String(value))
 const numberOr = (value: unknown): number | null =>
   value === null || value === undefined ? null : Number(value)
 
@@ -189,15 +189,6 @@ export const affinity = (schema: string, limit: number) =>
     } satisfies Listed<Affinity>
   })
 
-/** The market's table and views exist (a loader with the market has run on the schema). */
-const hasMarket = (schema: string) =>
-  Effect.flatMap(Database.Database, (db) =>
-    db.query(
-      "SELECT count(*)::int AS n FROM information_schema.tables WHERE table_schema = $1 AND table_name = ANY($2::text[])",
-      [schema, requiredRelations],
-    ),
-  ).pipe(Effect.map(([row]) => Number(row?.n ?? 0) === requiredRelations.length))
-
 const declaredRows = (schema: string) =>
   Effect.flatMap(Database.Database, (db) =>
     db.query(`SELECT count(*)::int AS n FROM ${Sql.qualified(schema, marketTable)}`),
@@ -212,7 +203,7 @@ export interface Limits {
 
 export const read = (schema: string, limits: Limits) =>
   Effect.gen(function* () {
-    if (!(yield* hasMarket(schema))) return undeclared(false)
+    if (!(yield* hasRelations(schema, requiredRelations))) return undeclared(false)
     if ((yield* declaredRows(schema)) === 0) return undeclared(true)
     return {
       _tag: "Declared",

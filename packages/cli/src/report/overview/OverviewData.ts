@@ -1,23 +1,15 @@
 /**
- * The report's numbers, read from a synced schema: technology adoption by category, by product
- * and by company size band, contacts by department and level, and the credits of each run. Read
- * only: it never creates or changes anything (`requireSynced` checks the tables are there first).
- * "Uses" means what the views mean: a company_technologies row whose in_use is not false.
+ * The numbers of the report's overview sections, read from a synced schema: technology adoption
+ * by category, by product and by company size band, contacts by department and level, and the
+ * credits of each run. Read only: it never creates or changes anything (ReportData.ts checks the
+ * tables are there first). "Uses" means what the views mean: a company_technologies row whose
+ * in_use is not false.
  */
-import { Database, Runs, Sql, Tables } from "@salesintel/postgres"
-import * as Data from "effect/Data"
+import { Database, History, Runs, Schema, Sql } from "@salesintel/postgres"
 import * as Effect from "effect/Effect"
-import * as ChangeData from "./ChangeData.ts"
-import * as IntelligenceData from "./IntelligenceData.ts"
-import { contactLabels, lookupTables } from "./Labels.ts"
-import * as MarketData from "./MarketData.ts"
-import * as SizeBands from "./SizeBands.ts"
-
-export class NotSynced extends Data.TaggedError("NotSynced")<{ readonly description: string }> {
-  override get message(): string {
-    return this.description
-  }
-}
+import { contactLabels, lookupTables } from "../shared/ContactLabels.ts"
+import { text } from "../shared/Queried.ts"
+import * as SizeBands from "../shared/SizeBands.ts"
 
 export interface CategoryAdoption {
   readonly category: string | null
@@ -67,7 +59,7 @@ export interface RunCredits {
   readonly credits: number
 }
 
-export interface ReportData {
+export interface Overview {
   readonly companies: number
   readonly contacts: number
   readonly categories: ReadonlyArray<CategoryAdoption>
@@ -75,12 +67,6 @@ export interface ReportData {
   readonly sizeBands: SizeBandAdoption
   readonly departmentLevels: ReadonlyArray<DepartmentLevel>
   readonly runs: ReadonlyArray<RunCredits>
-  /** What the refreshes found changed (ChangeData.ts). */
-  readonly changes: ChangeData.ChangeReport
-  /** What the observations mean: install base, displacements, champion moves (IntelligenceData.ts). */
-  readonly intelligence: IntelligenceData.IntelligenceReport
-  /** Ours against the rivals', the accounts to act on, what is used beside ours (MarketData.ts). */
-  readonly market: MarketData.MarketReport
 }
 
 export interface Limits {
@@ -90,34 +76,16 @@ export interface Limits {
   readonly bandCategories: number
   /** Runs shown (the latest). */
   readonly runs: number
-  /** Products whose install base is charted month by month (the most in use). */
-  readonly trendProducts: number
-  /** Replacements and champion products listed (the most frequent). */
-  readonly intelligenceRows: number
-  /** Market opportunities listed (the latest). */
-  readonly opportunities: number
-  /** Products listed beside ours (the most used together). */
-  readonly affinity: number
 }
 
-export const defaultLimits: Limits = {
-  products: 20,
-  bandCategories: 6,
-  runs: 100,
-  trendProducts: 6,
-  intelligenceRows: 15,
-  opportunities: 25,
-  affinity: 15,
-}
+const companiesTable = Schema.Tables.named.companies.name
+const contactsTable = Schema.Tables.named.contacts.name
+const technologiesTable = Schema.Tables.named.companyTechnologies.name
+const runsTable = Schema.Bookkeeping.runsTable.name
 
-const companiesTable = Tables.mappings.companies.table.name
-const contactsTable = Tables.mappings.contacts.table.name
-const technologiesTable = "company_technologies"
-const runsTable = "_sync_runs"
-
-/** The tables (and the view) the report reads: a sync creates them all. */
+/** The tables (and the view) the overview reads: a sync creates them all. */
 export const requiredTables: ReadonlyArray<string> = [
-  "technology_adoption_by_category",
+  History.Views.adoptionByCategory.name,
   runsTable,
   contactsTable,
   companiesTable,
@@ -125,29 +93,11 @@ export const requiredTables: ReadonlyArray<string> = [
   ...lookupTables,
 ]
 
-const text = (value: unknown): string | null => (value === null || value === undefined ? null : String(value))
-
-/** Fails with NotSynced when `schema` lacks a table the report reads (no sync has run into it). */
-export const requireSynced = (schema: string, target: string) =>
-  Effect.gen(function* () {
-    const db = yield* Database.Database
-    const rows = yield* db.query(
-      "SELECT table_name::text AS name FROM information_schema.tables WHERE table_schema = $1 AND table_name = ANY($2::text[])",
-      [schema, requiredTables],
-    )
-    const present = new Set(rows.map((row) => String(row.name)))
-    const absent = requiredTables.filter((name) => !present.has(name))
-    if (absent.length > 0)
-      return yield* new NotSynced({
-        description: `no synced data in schema "${schema}" of ${target}: ${absent.join(", ")} ${absent.length === 1 ? "is" : "are"} missing (run \`salesintel sync\` into it first, or pass the --schema it used)`,
-      })
-  })
-
 export const categories = (schema: string) =>
   Effect.flatMap(Database.Database, (db) =>
     db.query(
       `SELECT category, companies::int AS companies, share::float8 AS share
-       FROM ${Sql.qualified(schema, "technology_adoption_by_category")}
+       FROM ${Sql.qualified(schema, History.Views.adoptionByCategory.name)}
        ORDER BY companies DESC, category NULLS LAST`,
     ),
   ).pipe(
@@ -268,10 +218,9 @@ const count = (schema: string, table: string) =>
     db.query(`SELECT count(*)::int AS n FROM ${Sql.qualified(schema, table)}`),
   ).pipe(Effect.map(([row]) => Number(row?.n ?? 0)))
 
-/** Everything the report shows, after checking the schema was synced into. */
-export const read = (schema: string, target: string, limits: Limits = defaultLimits) =>
+/** The overview's numbers (the schema's tables checked by the caller, ReportData.requireSynced). */
+export const read = (schema: string, limits: Limits) =>
   Effect.gen(function* () {
-    yield* requireSynced(schema, target)
     const categoryRows = yield* categories(schema)
     const top = categoryRows
       .flatMap((row) => (row.category === null ? [] : [row.category]))
@@ -284,14 +233,5 @@ export const read = (schema: string, target: string, limits: Limits = defaultLim
       sizeBands: yield* sizeBands(schema, top),
       departmentLevels: yield* departmentLevels(schema),
       runs: yield* runs(schema, limits.runs),
-      changes: yield* ChangeData.read(schema, limits.products),
-      intelligence: yield* IntelligenceData.read(schema, {
-        trendProducts: limits.trendProducts,
-        rows: limits.intelligenceRows,
-      }),
-      market: yield* MarketData.read(schema, {
-        opportunities: limits.opportunities,
-        affinity: limits.affinity,
-      }),
-    } satisfies ReportData
+    } satisfies Overview
   })

@@ -1,12 +1,15 @@
 import { describe, expect, it } from "vitest"
 import { describeOverlaps, overlaps, textBoxes } from "../testing/TextBoxes.ts"
-import * as Charts from "./Charts.ts"
-import type { ReportData } from "./Data.ts"
-import { escapeText } from "./Html.ts"
-import * as IntelligenceCharts from "./IntelligenceCharts.ts"
-import * as MarketData from "./MarketData.ts"
-import * as Page from "./Page.ts"
-import * as Sections from "./Sections.ts"
+import * as ChangesCharts from "./changes/ChangesCharts.ts"
+import * as IntelligenceCharts from "./intelligence/IntelligenceCharts.ts"
+import * as MarketData from "./market/MarketData.ts"
+import * as OverviewCharts from "./overview/OverviewCharts.ts"
+import type { ReportData } from "./ReportData.ts"
+import * as Sections from "./ReportSections.ts"
+import * as Charts from "./shared/Chart.ts"
+import { escapeText } from "./shared/Html.ts"
+import * as Page from "./shared/ReportPage.ts"
+import * as ShareLines from "./shared/ShareLines.ts"
 
 const empty: ReportData = {
   companies: 0,
@@ -268,7 +271,7 @@ describe("Sections", () => {
   })
 
   it("draws technologies and job changes on plots of their own, one axis each, every bar with its number", () => {
-    const chart = Charts.changes([
+    const chart = ChangesCharts.changes([
       { runId: 1, adopted: 5, dropped: 4, jobChanges: 37 },
       { runId: 2, adopted: 0, dropped: 1, jobChanges: 2 },
     ])
@@ -331,7 +334,7 @@ describe("Sections", () => {
 
   it("keeps labels apart when many shares are equal, and inside the plot", () => {
     const lines = Array.from({ length: 8 }, (_, index) => ({ name: `line ${index}`, values: [50, 50, 2] }))
-    const chart = IntelligenceCharts.shareLines(["2026-09-01", "2026-10-01", "2026-11-01"], lines, 2)
+    const chart = ShareLines.shareLines(["2026-09-01", "2026-10-01", "2026-11-01"], lines, 2)
     const boxes = textBoxes(Charts.render(chart))
     expect(boxes.filter((box) => box.text === "50.0%" || box.text === "2.0%")).toHaveLength(24)
     expect(describeOverlaps(overlaps(boxes))).toEqual([])
@@ -340,7 +343,7 @@ describe("Sections", () => {
   })
 
   it("shows a department and level without contacts as 0 in the heat map, not as a blank", () => {
-    const chart = Charts.departmentLevels([
+    const chart = OverviewCharts.departmentLevels([
       { department: "it_is", level: "vp", departmentLabel: "IT", levelLabel: "VP", contacts: 3 },
       { department: "sale", level: "dir", departmentLabel: "Sales", levelLabel: "Director", contacts: 2 },
     ])
@@ -368,7 +371,7 @@ describe("Sections", () => {
   })
 
   it("leaves free streams out of the credits chart's legend", () => {
-    const chart = Charts.runs([
+    const chart = OverviewCharts.runs([
       { ...(some.runs[0] as ReportData["runs"][number]), streams: { contacts: 5, taxonomy_products: 0 } },
     ])
     const series = chart.option.series as ReadonlyArray<{ readonly name: string }>
@@ -376,7 +379,7 @@ describe("Sections", () => {
   })
 
   it("shows each size band bar's companies, so a small band's 100% is seen to be a few", () => {
-    const chart = Charts.sizeBands(some.sizeBands)
+    const chart = OverviewCharts.sizeBands(some.sizeBands)
     const [serie] = chart.option.series as ReadonlyArray<{
       readonly data: ReadonlyArray<{ readonly value: number; readonly label: { readonly formatter: string } }>
     }>

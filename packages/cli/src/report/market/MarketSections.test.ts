@@ -1,10 +1,10 @@
 import { describe, expect, it } from "vitest"
-import { describeOverlaps, overlaps, textBoxes } from "../testing/TextBoxes.ts"
-import * as Charts from "./Charts.ts"
+import { describeOverlaps, overlaps, textBoxes } from "../../testing/TextBoxes.ts"
+import * as Charts from "../shared/Chart.ts"
+import * as Page from "../shared/ReportPage.ts"
 import * as MarketCharts from "./MarketCharts.ts"
 import type * as MarketData from "./MarketData.ts"
 import * as MarketSections from "./MarketSections.ts"
-import * as Page from "./Page.ts"
 
 const month = (m: string, role: string, using: number, observed = 40): MarketData.SharePoint => ({
   month: m,

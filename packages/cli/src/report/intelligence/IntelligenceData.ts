@@ -5,8 +5,9 @@
  * contacts left. A schema no loader with the observation tables synced (schema version 6) has
  * nothing to show, not an error.
  */
-import { Database, Observations, Sql } from "@salesintel/postgres"
+import { Database, History, Sql } from "@salesintel/postgres"
 import * as Effect from "effect/Effect"
+import { hasRelations, text } from "../shared/Queried.ts"
 
 export interface TrendPoint {
   /** The calendar month (UTC) as YYYY-MM-DD, its first day. */
@@ -61,8 +62,6 @@ export interface IntelligenceReport {
 
 export const empty: IntelligenceReport = { months: [], trends: [], displacements: [], champions: [] }
 
-const text = (value: unknown): string | null => (value === null || value === undefined ? null : String(value))
-
 const view = (schema: string, name: string) => Sql.qualified(schema, name)
 
 /** The `limit` products most in use now, with their install base per month. */
@@ -71,13 +70,13 @@ export const trends = (schema: string, limit: number) =>
     db.query(
       `WITH top AS (
          SELECT product, vendor, min(category) AS category, count(*) FILTER (WHERE in_use)::int AS in_use
-         FROM ${view(schema, "technology_install_base")} GROUP BY product, vendor
+         FROM ${view(schema, History.Intelligence.installBase.name)} GROUP BY product, vendor
          ORDER BY in_use DESC, product NULLS LAST, vendor NULLS LAST LIMIT $1
        )
        SELECT top.product, top.vendor, top.category, top.in_use,
          coalesce(json_agg(json_build_array(t.month::text, t.companies_observed, t.companies_using, t.share,
            t.adoptions, t.drops) ORDER BY t.month) FILTER (WHERE t.month IS NOT NULL), '[]') AS points
-       FROM top LEFT JOIN ${view(schema, "technology_install_base_trend")} t
+       FROM top LEFT JOIN ${view(schema, History.Intelligence.installBaseTrend.name)} t
          ON t.product = top.product AND t.vendor IS NOT DISTINCT FROM top.vendor
        GROUP BY top.product, top.vendor, top.category, top.in_use
        ORDER BY top.in_use DESC, top.product NULLS LAST, top.vendor NULLS LAST`,
@@ -110,7 +109,7 @@ const months = (schema: string) =>
   Effect.flatMap(Database.Database, (db) =>
     db.query(
       `SELECT DISTINCT date_trunc('month', observed_at AT TIME ZONE 'UTC')::date::text AS month
-       FROM ${view(schema, Observations.companyObservationsTable.name)} ORDER BY 1`,
+       FROM ${view(schema, History.Observations.companyObservationsTable.name)} ORDER BY 1`,
     ),
   ).pipe(Effect.map((rows) => rows.map((row) => String(row.month))))
 
@@ -120,7 +119,7 @@ export const displacements = (schema: string, limit: number) =>
     db.query(
       `SELECT category, subcategory, dropped_product, dropped_vendor, adopted_product, adopted_vendor,
          count(DISTINCT company_id)::int AS companies
-       FROM ${view(schema, "technology_displacements")}
+       FROM ${view(schema, History.Intelligence.displacements.name)}
        GROUP BY category, subcategory, dropped_product, dropped_vendor, adopted_product, adopted_vendor
        ORDER BY companies DESC, dropped_product, dropped_vendor, adopted_product, adopted_vendor LIMIT $1`,
       [limit],
@@ -149,7 +148,7 @@ export const champions = (schema: string, limit: number) =>
          count(DISTINCT change_id) FILTER (WHERE joined_company_uses)::int AS joined_using,
          count(DISTINCT change_id) FILTER (WHERE NOT joined_company_uses)::int AS joined_not_using,
          count(DISTINCT change_id) FILTER (WHERE joined_company_uses IS NULL)::int AS joined_unobserved
-       FROM ${view(schema, "champion_moves")}
+       FROM ${view(schema, History.Intelligence.championMoves.name)}
        GROUP BY product, vendor ORDER BY moves DESC, product NULLS LAST, vendor NULLS LAST LIMIT $1`,
       [limit],
     ),
@@ -169,14 +168,8 @@ export const champions = (schema: string, limit: number) =>
     ),
   )
 
-/** The observation tables exist (a loader of schema version 6 or later has run on the schema). */
-const hasObservations = (schema: string) =>
-  Effect.flatMap(Database.Database, (db) =>
-    db.query(
-      "SELECT count(*)::int AS n FROM information_schema.tables WHERE table_schema = $1 AND table_name = ANY($2::text[])",
-      [schema, Observations.tables.map((table) => table.name)],
-    ),
-  ).pipe(Effect.map(([row]) => Number(row?.n ?? 0) === Observations.tables.length))
+/** The observation tables: a loader of schema version 6 or later has created them. */
+const observationTables = History.Observations.tables.map((table) => table.name)
 
 export interface Limits {
   /** Products whose install base is charted (the most in use). */
@@ -187,7 +180,7 @@ export interface Limits {
 
 export const read = (schema: string, limits: Limits) =>
   Effect.gen(function* () {
-    if (!(yield* hasObservations(schema))) return empty
+    if (!(yield* hasRelations(schema, observationTables))) return empty
     return {
       months: yield* months(schema),
       trends: yield* trends(schema, limits.trendProducts),

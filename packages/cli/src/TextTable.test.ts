@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest"
-import { format, objects } from "./Table.ts"
+import { format, objects } from "./TextTable.ts"
 
 describe("Table.format", () => {
   it("aligns columns, right-aligns numbers and shows NULL", () => {

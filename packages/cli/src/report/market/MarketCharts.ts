@@ -1,12 +1,12 @@
 /**
- * The charts of the "Your market" sections (MarketData.ts), drawn like the others (Charts.ts):
- * the share of ours, the rivals' and the complements per month on an axis from 0, and the
- * products most often beside ours, each bar with its companies and lift.
+ * The charts of the "Your market" sections (MarketData.ts), drawn like every chart of the report
+ * (shared/Chart.ts): the share of ours, the rivals' and the complements per month on an axis from
+ * 0, and the products most often beside ours, each bar with its companies and lift.
  */
-import type { Chart } from "./Charts.ts"
-import { shorten, textStyle, width } from "./Charts.ts"
-import { shareLines } from "./IntelligenceCharts.ts"
-import { missing } from "./Labels.ts"
+import { type Chart, shorten, textStyle, width } from "../shared/Chart.ts"
+import { missing } from "../shared/ContactLabels.ts"
+import { productLabel } from "../shared/Format.ts"
+import { shareLines } from "../shared/ShareLines.ts"
 import type * as MarketData from "./MarketData.ts"
 
 /** The roles in the order they are drawn and listed, with the names the page gives them. */
@@ -17,9 +17,6 @@ export const roles: ReadonlyArray<readonly [string, string]> = [
 ]
 
 export const roleName = (role: string): string => roles.find(([key]) => key === role)?.[1] ?? role
-
-export const productLabel = (product: string | null, vendor: string | null): string =>
-  vendor === null ? (product ?? missing) : `${product ?? missing} (${vendor})`
 
 /** The months of the shares, oldest first. */
 export const months = (shares: ReadonlyArray<MarketData.SharePoint>): ReadonlyArray<string> =>
