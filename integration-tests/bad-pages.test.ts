@@ -15,7 +15,7 @@
 import { Readable } from "node:stream"
 import { type Message, Ndjson } from "@salesintel/airbyte"
 import { Sync } from "@salesintel/cli"
-import { Ledger, Runs } from "@salesintel/postgres"
+import { Ledger, Loader } from "@salesintel/postgres"
 import { Commands } from "@salesintel/source"
 import * as Effect from "effect/Effect"
 import * as Stream from "effect/Stream"
@@ -129,7 +129,7 @@ describe.each(await backends())("pages that do not decode whole, on $name", (bac
    */
   const pipe = async (json: Config, catalog: unknown = withRejected) => {
     const state = await database().run(
-      Effect.flatMap(Runs.SavedState.read(database().schema), (saved) =>
+      Effect.flatMap(Loader.SavedState.read(database().schema), (saved) =>
         Ledger.exported(database().schema, saved),
       ),
     )

@@ -8,7 +8,7 @@
  */
 import type { Message } from "@salesintel/airbyte"
 import { Sync } from "@salesintel/cli"
-import { Ledger, Runs, Sql } from "@salesintel/postgres"
+import { Ledger, Loader, Sql } from "@salesintel/postgres"
 import { Commands } from "@salesintel/source"
 import * as Effect from "effect/Effect"
 import * as Stream from "effect/Stream"
@@ -87,7 +87,7 @@ describe.each(await backends())("the ledger of what was bought, on $name", (back
     expect(bought, "the sync's step ran first").toBeGreaterThan(0)
     // What `salesintel-pg state` prints: the ids back in the state, every one of them.
     const exported = await database.run(
-      Effect.flatMap(Runs.SavedState.read(database.schema), (saved) =>
+      Effect.flatMap(Loader.SavedState.read(database.schema), (saved) =>
         Ledger.exported(database.schema, saved),
       ),
     )
@@ -107,7 +107,7 @@ describe.each(await backends())("the ledger of what was bought, on $name", (back
     const bought = sandbox.charged(pipeKey)
     expect(piped.records).toBe(bought)
     expect(boughtIds(piped.state?.stream.stream_state?.known).size).toBe(bought)
-    await database.run(Runs.SavedState.write(database.schema, "contacts", piped.state?.stream.stream_state))
+    await database.run(Loader.SavedState.write(database.schema, "contacts", piped.state?.stream.stream_state))
 
     const key = sandbox.key()
     const next = await sync(key)

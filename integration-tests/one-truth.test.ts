@@ -9,7 +9,7 @@
  * a server. Each test buys with a key of its own, on a sandbox of 20,000 contacts (truth.ts).
  */
 import { Plan, Sync } from "@salesintel/cli"
-import { Ledger, Loader, PgDatabase, Runs, Sql } from "@salesintel/postgres"
+import { Ledger, Loader, PgDatabase, Sql } from "@salesintel/postgres"
 import { Commands } from "@salesintel/source"
 import * as Effect from "effect/Effect"
 import pg from "pg"
@@ -82,7 +82,7 @@ describe.each(await backends())("one truth for what was bought, on $name", (back
   /** What `salesintel-pg state` prints. */
   const exported = () =>
     database.run(
-      Effect.flatMap(Runs.SavedState.read(database.schema), (saved) =>
+      Effect.flatMap(Loader.SavedState.read(database.schema), (saved) =>
         Ledger.exported(database.schema, saved),
       ),
     )

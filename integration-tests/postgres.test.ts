@@ -50,7 +50,7 @@ describe("source -> loader in process", () => {
       ],
     } as const
     const sync = Effect.gen(function* () {
-      const state = yield* Runs.SavedState.read(schema)
+      const state = yield* Loader.SavedState.read(schema)
       const summary = yield* Loader.load(Commands.read({ config, catalog, state }), {
         schema,
         syncModes: Catalog.destinationSyncModes(catalog),
@@ -73,7 +73,7 @@ describe("source -> loader in process", () => {
     )
     expect(rows[0]?.contacts).toBe(contacts)
     expect(Number(rows[0]?.technologies)).toBeGreaterThan(0)
-    const saved = await runtime.runPromise(Runs.SavedState.read(schema))
+    const saved = await runtime.runPromise(Loader.SavedState.read(schema))
     expect(saved.map((entry) => entry.stream.stream_descriptor.name).sort()).toEqual([
       "companies",
       "contacts",

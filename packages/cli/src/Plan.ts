@@ -11,7 +11,7 @@ import { Options } from "@effect/cli"
 import { type StreamState, Streams } from "@salesintel/airbyte"
 import { CommandLine } from "@salesintel/command-line"
 import { type ApiError, Client } from "@salesintel/core"
-import { Database, Ledger, Runs, Target } from "@salesintel/postgres"
+import { Database, Ledger, Loader, type Runs, Target } from "@salesintel/postgres"
 import {
   Allowance,
   Commands,
@@ -58,7 +58,7 @@ export const savedState = (
   target: TargetOptions,
 ): Effect.Effect<
   ReadonlyArray<StreamState.SavedStreamState>,
-  Database.DatabaseError | Runs.SavedState.InvalidSavedState | Runs.Lock.RunLocked | Target.NoDatabase
+  Database.DatabaseError | Loader.SavedState.InvalidSavedState | Runs.Lock.RunLocked | Target.NoDatabase
 > => Effect.map(saved(target, [], undefined), (found) => found.state)
 
 /** The held keys `keys` asks for, read once: what the plan's substreams begin from (HeldKeys). */
@@ -85,7 +85,7 @@ export const withSaved = <A, E>(
   allowance: { readonly config: unknown; readonly now: number } | undefined,
 ): Effect.Effect<
   A,
-  E | Database.DatabaseError | Runs.SavedState.InvalidSavedState | Runs.Lock.RunLocked | Target.NoDatabase
+  E | Database.DatabaseError | Loader.SavedState.InvalidSavedState | Runs.Lock.RunLocked | Target.NoDatabase
 > => {
   const url = Option.getOrUndefined(target.databaseUrl) ?? target.env?.DATABASE_URL
   const onServer = url !== undefined && url.length > 0
@@ -173,7 +173,7 @@ export const heldKeysWanted = (configJson: unknown): ReadonlyArray<Streams.Deriv
  * written into it, as if the state held them (what the source would diff against).
  */
 export const savedStateIn = (schema: string) =>
-  Effect.flatMap(Runs.SavedState.read(schema), (saved) => Ledger.exported(schema, saved))
+  Effect.flatMap(Loader.SavedState.read(schema), (saved) => Ledger.exported(schema, saved))
 
 /** `--full-refresh` names checked against the streams: a misspelt one is refused, never ignored. */
 const checkFullRefresh = (

@@ -190,7 +190,7 @@ export const sync = (
   | SyncConfigError
   | Database.DatabaseError
   | Ddl.SchemaTooNew
-  | Runs.SavedState.InvalidSavedState
+  | Loader.SavedState.InvalidSavedState
   | Runs.Lock.RunLocked,
   Database.Database
 > =>
@@ -234,7 +234,7 @@ export const sync = (
         // What they bought is forgotten with their state, both or neither: each starts afresh.
         yield* Database.transaction(
           Effect.zipRight(
-            Runs.SavedState.reset(options.schema, streams),
+            Loader.SavedState.reset(options.schema, streams),
             Ledger.reset(options.schema, streams),
           ),
         )
@@ -249,7 +249,7 @@ export const sync = (
       )
       // Read under the lock: a run that waited for another starts from what that one committed.
       const state = yield* Effect.catchAll(
-        Effect.flatMap(Runs.SavedState.read(options.schema), (saved) => mendCompanies(options, saved)),
+        Effect.flatMap(Loader.SavedState.read(options.schema), (saved) => mendCompanies(options, saved)),
         failRun,
       )
       // A signal asks the source to stop: it buys nothing more, lands the pages in flight and

@@ -21,12 +21,12 @@ import { CommandLine, JsonFile } from "@salesintel/command-line"
 import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Option from "effect/Option"
-import * as Target from "./database/Target.ts"
 import { loadRun } from "./LoadRun.ts"
 import * as Lease from "./runs/Lease.ts"
 import * as RunLifecycle from "./runs/RunLifecycle.ts"
 import * as StateExport from "./runs/StateExport.ts"
 import * as StopSignal from "./runs/StopSignal.ts"
+import * as Target from "./Target.ts"
 
 const { databaseUrl, pgliteDir, schema } = Target.options
 

@@ -1,7 +1,7 @@
 /**
  * What a stream keeps beside its rows, described per stream: its changes (the change tables) and
  * its observations (with the tables kept from them), each a statement over the batch's stage,
- * run before the batch's rows replace the ones held (load/Merge.ts). A stream not listed keeps
+ * run before the batch's rows replace the ones held (merge/Merge.ts). A stream not listed keeps
  * its rows alone. A new stream with history of its own is described here, not in the merge.
  */
 import type { Streams } from "@salesintel/airbyte"

@@ -25,10 +25,10 @@ import * as Option from "effect/Option"
 import * as Stream from "effect/Stream"
 import { Database, type DatabaseError } from "../database/Database.ts"
 import { epochDaySql, fetchedDaySql, ident, literal, qualified } from "../database/Sql.ts"
-import * as Rejected from "../load/Rejected.ts"
 import { boughtTable } from "../schema/Bookkeeping.ts"
 import { mappingOf } from "../schema/Tables.ts"
 import * as HeldCompanies from "./HeldCompanies.ts"
+import * as Rejected from "./Rejected.ts"
 
 const ledgerOf = (stream: string) => (Streams.isStreamName(stream) ? Streams.ledgers[stream] : undefined)
 

@@ -17,10 +17,10 @@ import * as Stream from "effect/Stream"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { qualified } from "../database/Sql.ts"
 import * as Ddl from "../migrate/Ddl.ts"
-import * as SavedState from "../runs/SavedState.ts"
 import { type Backend, backends, open } from "../testing/Backends.ts"
 import { contact, contactMessages, record } from "../testing/Records.ts"
 import * as Loader from "./Loader.ts"
+import * as SavedState from "./SavedState.ts"
 
 const all = await backends()
 

@@ -9,8 +9,8 @@
  * loader's `groupShare` and `groupLimit`).
  */
 import type { Message, Streams } from "@salesintel/airbyte"
+import * as Batch from "../merge/Batch.ts"
 import type { Mapped, StreamMapping } from "../schema/Mapping.ts"
-import * as Batch from "./Batch.ts"
 
 /** What the plan stage hands the write stage, in input order. */
 export type Job =

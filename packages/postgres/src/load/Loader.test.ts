@@ -10,10 +10,10 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { qualified } from "../database/Sql.ts"
 import * as Ddl from "../migrate/Ddl.ts"
 import * as Runs from "../runs/Runs.ts"
-import * as SavedState from "../runs/SavedState.ts"
 import { type Backend, backends, open } from "../testing/Backends.ts"
 import { company, contact, contactMessages, record, state } from "../testing/Records.ts"
 import * as Loader from "./Loader.ts"
+import * as SavedState from "./SavedState.ts"
 
 const all = await backends()
 

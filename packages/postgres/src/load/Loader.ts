@@ -19,15 +19,15 @@ import * as Stream from "effect/Stream"
 import { Database, type DatabaseError, type DatabaseService, transaction } from "../database/Database.ts"
 import { defaultSchema, ident, qualified } from "../database/Sql.ts"
 import * as Ledger from "../ledger/Ledger.ts"
+import * as Rejected from "../ledger/Rejected.ts"
+import * as Merge from "../merge/Merge.ts"
 import * as Ddl from "../migrate/Ddl.ts"
-import * as SavedState from "../runs/SavedState.ts"
 import { stateTable } from "../schema/Bookkeeping.ts"
 import type { StreamMapping } from "../schema/Mapping.ts"
 import { allMappings, mappingOf } from "../schema/Tables.ts"
 import { CommitGroup, type Job } from "./CommitGroup.ts"
 import { InvalidRecord, UnknownStream } from "./LoadError.ts"
-import * as Merge from "./Merge.ts"
-import * as Rejected from "./Rejected.ts"
+import * as SavedState from "./SavedState.ts"
 
 export interface LoadOptions {
   /** Default `salesintel`. */

@@ -10,8 +10,8 @@ import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import { Database, type DatabaseError } from "../database/Database.ts"
 import { ident, qualified } from "../database/Sql.ts"
-import * as Batch from "../load/Batch.ts"
-import * as Merge from "../load/Merge.ts"
+import * as Batch from "../merge/Batch.ts"
+import * as Merge from "../merge/Merge.ts"
 import type { StreamMapping } from "../schema/Mapping.ts"
 
 /** What a backfill did, per stream. */

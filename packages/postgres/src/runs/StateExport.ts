@@ -7,9 +7,9 @@ import type { StreamState } from "@salesintel/airbyte"
 import * as Effect from "effect/Effect"
 import type { Database, DatabaseError } from "../database/Database.ts"
 import * as Ledger from "../ledger/Ledger.ts"
+import * as SavedState from "../load/SavedState.ts"
 import * as Lease from "./Lease.ts"
 import * as RunLock from "./RunLock.ts"
-import * as SavedState from "./SavedState.ts"
 
 export interface ExportOptions {
   readonly schema: string

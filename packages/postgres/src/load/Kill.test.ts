@@ -11,14 +11,14 @@ import { fileURLToPath } from "node:url"
 import * as Effect from "effect/Effect"
 import * as Stream from "effect/Stream"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { Database } from "./database/Database.ts"
-import { ident, qualified } from "./database/Sql.ts"
-import * as Loader from "./load/Loader.ts"
-import * as SavedState from "./runs/SavedState.ts"
-import { type Backend, backends, open } from "./testing/Backends.ts"
-import { contactMessages } from "./testing/Records.ts"
+import { Database } from "../database/Database.ts"
+import { ident, qualified } from "../database/Sql.ts"
+import { type Backend, backends, open } from "../testing/Backends.ts"
+import { contactMessages } from "../testing/Records.ts"
+import * as Loader from "./Loader.ts"
+import * as SavedState from "./SavedState.ts"
 
-const bin = join(dirname(fileURLToPath(import.meta.url)), "..", "dist", "bin.js")
+const bin = join(dirname(fileURLToPath(import.meta.url)), "..", "..", "dist", "bin.js")
 const total = 1_000
 /** Messages written to the child (5 commits' worth): past the third commit, short of the end. */
 const given = 600

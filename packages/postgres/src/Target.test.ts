@@ -5,7 +5,7 @@ import * as Effect from "effect/Effect"
 import * as Exit from "effect/Exit"
 import * as Layer from "effect/Layer"
 import { describe, expect, it } from "vitest"
-import { removedAfterAll } from "../../../command-line/src/testing/Directories.ts"
+import { removedAfterAll } from "../../command-line/src/testing/Directories.ts"
 import * as Target from "./Target.ts"
 
 // The directories these tests make, removed when the file's tests end.

@@ -11,12 +11,12 @@ import * as Data from "effect/Data"
 import * as Effect from "effect/Effect"
 import * as Layer from "effect/Layer"
 import * as Option from "effect/Option"
-import type * as Lease from "../runs/Lease.ts"
-import * as RunLock from "../runs/RunLock.ts"
-import * as Database from "./Database.ts"
-import * as PGliteDatabase from "./PGliteDatabase.ts"
-import * as PgDatabase from "./PgDatabase.ts"
-import { defaultSchema } from "./Sql.ts"
+import * as Database from "./database/Database.ts"
+import * as PGliteDatabase from "./database/PGliteDatabase.ts"
+import * as PgDatabase from "./database/PgDatabase.ts"
+import { defaultSchema } from "./database/Sql.ts"
+import type * as Lease from "./runs/Lease.ts"
+import * as RunLock from "./runs/RunLock.ts"
 
 export interface Target {
   /** For people: the server without its password, or the PGlite directory. */
