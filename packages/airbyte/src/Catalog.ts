@@ -7,8 +7,9 @@ import * as Either from "effect/Either"
 import * as Schema from "effect/Schema"
 import * as Streams from "./Streams.ts"
 
-export const SyncMode = Schema.Literal("full_refresh", "incremental")
-export type SyncMode = typeof SyncMode.Type
+// Defined with the registry, whose streams list the modes they support; part of the catalog's protocol.
+export const SyncMode = Streams.SyncMode
+export type SyncMode = Streams.SyncMode
 /** The destination modes this connector's loader writes (`salesintel-pg load`). */
 export const DestinationSyncMode = Schema.Literal("append", "overwrite", "append_dedup")
 export type DestinationSyncMode = typeof DestinationSyncMode.Type

@@ -9,9 +9,12 @@
 import { FastDecode, Nearest, ParseIssue } from "@salesintel/core"
 import * as Either from "effect/Either"
 import * as Schema from "effect/Schema"
-import type { SyncMode } from "./Catalog.ts"
 import { conformer } from "./Conform.ts"
 import { type Json, recordSchema } from "./JsonSchema.ts"
+
+/** How a source reads a stream (the protocol's SyncMode): the modes each stream supports are listed below. */
+export const SyncMode = Schema.Literal("full_refresh", "incremental")
+export type SyncMode = typeof SyncMode.Type
 
 /** The fields the source adds to a record beside the provider's JSON. */
 export const addedFields = {
