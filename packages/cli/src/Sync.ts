@@ -15,11 +15,11 @@ import {
   Check,
   Commands,
   Config,
-  Definitions,
   HeldKeys,
   KnownRows,
   Read,
 } from "@salesintel/source"
+import * as Chunk from "effect/Chunk"
 import * as Data from "effect/Data"
 import * as Deferred from "effect/Deferred"
 import * as Effect from "effect/Effect"
@@ -29,9 +29,10 @@ import * as Ref from "effect/Ref"
 import * as Stream from "effect/Stream"
 import * as Bought from "./BoughtLedger.ts"
 import * as PeriodSpending from "./PeriodSpending.ts"
-import { type Counts, type Output, Reporter } from "./Progress.ts"
+import { type Output, Reporter } from "./Progress.ts"
 import * as QueryRows from "./QueryRows.ts"
 import * as Remaining from "./Remaining.ts"
+import * as RunFigures from "./RunFigures.ts"
 import * as TargetMarket from "./TargetMarket.ts"
 import * as WriteAhead from "./WriteAhead.ts"
 
@@ -354,18 +355,11 @@ const endRun = (
     /** How far back the run's start is dated (Runs.Finish). */
     readonly datedBackMs: number
   },
-  {
-    loaded,
-    budget,
-    summary,
-    seen,
-    checkpoints,
-    committed,
-    aheadFailure,
-  }: Effect.Effect.Success<ReturnType<typeof loadRead>>,
+  { loaded, budget, figures: followed, aheadFailure }: Effect.Effect.Success<ReturnType<typeof loadRead>>,
 ) =>
   Effect.gen(function* () {
     const { runId, abandoned, config, stop } = run
+    const { summary, recorded: committed } = followed
     const signal = (yield* Deferred.isDone(stop)) ? yield* Deferred.await(stop) : undefined
     const loadError = Either.isLeft(loaded) ? loaded.left.message : undefined
     const error = loadError ?? summary?.failure?.message ?? aheadFailure
@@ -384,7 +378,12 @@ const endRun = (
           credits: stream.creditsSpent,
           recordsLeft: stream.recordsLeft,
         })) ??
-      spentByStream(seen, budget).map((stream) => ({ ...stream, records: 0, rejected: 0, recordsLeft: 0 }))
+      spentByStream(RunFigures.seen(followed), budget).map((stream) => ({
+        ...stream,
+        records: 0,
+        rejected: 0,
+        recordsLeft: 0,
+      }))
     const streams = read.map((stream) => ({
       ...stream,
       records: endedOnItsOwn(status) ? stream.records : (committed[stream.stream]?.records ?? 0),
@@ -424,7 +423,7 @@ const endRun = (
       creditsSpent: budget.spent,
       creditsUncertain,
       creditBudget: config.credit_budget,
-      checkpoints,
+      checkpoints: followed.checkpoints,
       error,
       deleted: Either.isRight(loaded) ? loaded.right.deleted : {},
     } satisfies SyncOutcome
@@ -487,91 +486,49 @@ const logLine =
     })
 
 /**
- * The read's items as they pass on their way to the loader, and the loader's commits: the progress
- * line's counts (records and credits committed, credits spent, estimates, pages), and the credits
- * each stream had spent at each STATE (the read says so just before the STATE), which that STATE's
- * commit records in the run row. The read's summary is its last item.
+ * The read's items as they pass on their way to the loader, and the loader's commits, folded into
+ * the run's figures (RunFigures.ts) in one Ref: the progress line is drawn from them as they change,
+ * and each STATE's commit records in the run row the credits each stream had spent at that STATE.
  */
 const follower = (
   options: SyncOptions,
+  runId: Runs.RunId,
   /** What the run may spend (its budget, or less where the allowance has less left): the progress line's "of". */
   limit: number,
-) => {
-  const reporter = new Reporter(options.progress)
-  const started = Date.now()
-  // Records the read emitted, per stream: the streams that read (the run's figures if no summary).
-  const readByStream = new Map<string, number>()
-  const estimatedByStream = new Map<string, number>()
-  const creditsByStream = new Map<string, number>()
-  const creditsAtState = new WeakMap<Message.StateMessage, ReadonlyMap<string, number>>()
-  const recordsAtState = new WeakMap<Message.StateMessage, Readonly<Record<string, number>>>()
-  const rejectedAtState = new WeakMap<Message.StateMessage, Readonly<Record<string, number>>>()
-  const live = { pages: 0, checkpoints: 0, creditsSpent: 0, creditsUncertain: 0 }
-  // What the last commit covered: its records per stream, and the credits its STATE accounts for.
-  let committed = { recordsByStream: new Map<string, number>(), credits: 0 }
-  let summary: Read.ReadSummary | undefined
-  const counts = (): Counts => ({
-    ...live,
-    records: [...committed.recordsByStream.values()].reduce((sum, n) => sum + n, 0),
-    recordsByStream: committed.recordsByStream,
-    creditsCommitted: committed.credits,
-    estimatedByStream,
-    creditBudget: limit,
-    elapsedMillis: Date.now() - started,
+) =>
+  Effect.map(Ref.make(RunFigures.initial(limit, Date.now())), (figures) => {
+    const reporter = new Reporter(options.progress)
+    const show = (now: RunFigures.RunFigures) =>
+      Effect.sync(() => reporter.update(RunFigures.countsOf(now, Date.now()), Date.now()))
+    return {
+      figures,
+      /** A chunk of the read's items, with the budget as it stood when the chunk passed. */
+      see: (chunk: Chunk.Chunk<Read.Item>, budget: CreditBudget.Snapshot) =>
+        Effect.flatMap(
+          Ref.updateAndGet(figures, (before) =>
+            Chunk.reduce(chunk, before, (folded, item) => RunFigures.step(folded, item, budget)),
+          ),
+          (now) => (Chunk.every(chunk, (item) => item._tag === "Tally") ? Effect.void : show(now)),
+        ),
+      /** In a STATE's transaction: the run row's figures, then the STATE waits for its COMMIT. */
+      beforeCommit: ({ state, records, rejected }: Loader.Committed) =>
+        Effect.flatMap(Ref.get(figures), (before) => {
+          const recorded = RunFigures.recordedAt(before, state, Runs.figuresOf(records, rejected))
+          return Effect.zipRight(
+            Runs.progress(options.schema, runId, recorded),
+            Ref.update(figures, (now) => RunFigures.committing(now, state, records, recorded)),
+          )
+        }),
+      committed: (state: Message.StateMessage) =>
+        Effect.flatMap(
+          Ref.updateAndGet(figures, (before) => RunFigures.committed(before, state)),
+          show,
+        ),
+      finish: Effect.flatMap(Ref.get(figures), (now) =>
+        Effect.sync(() => reporter.finish(RunFigures.countsOf(now, Date.now()))),
+      ),
+    }
   })
-  const see = (item: Read.Item, spent: { readonly spent: number; readonly uncertain: number }) => {
-    live.creditsSpent = spent.spent
-    live.creditsUncertain = spent.uncertain
-    if (item._tag === "Summary") summary = item.summary
-    else if (item._tag === "PageRead") live.pages++
-    else if (item._tag === "Spent") creditsByStream.set(item.stream, item.credits)
-    else if (item._tag === "Tally") return
-    else if (item.message.type === "RECORD") {
-      const stream = item.message.record.stream
-      readByStream.set(stream, (readByStream.get(stream) ?? 0) + 1)
-    } else if (item.message.type === "STATE") creditsAtState.set(item.message, new Map(creditsByStream))
-    else if (item.message.type === "TRACE" && item.message.trace.type === "ESTIMATE") {
-      const { name, row_estimate } = item.message.trace.estimate
-      if (row_estimate !== undefined) estimatedByStream.set(name, row_estimate)
-    }
-    reporter.update(counts(), Date.now())
-  }
-  /** A STATE committed: the last of a group carries the records up to it (`committing`). */
-  const stateCommitted = (state: Message.StateMessage) => {
-    live.checkpoints++
-    const records = recordsAtState.get(state)
-    if (records !== undefined) {
-      // One credit a record of a credited stream (the taxonomy is free): what was spent on pages
-      // not committed yet (read ahead, waiting for the loader) is in flight.
-      // A rejected record (`_rejected`) was paid for all the same.
-      const credits = [
-        ...Object.entries(records),
-        ...Object.entries(rejectedAtState.get(state) ?? {}),
-      ].reduce((sum, [stream, n]) => sum + (Definitions.definitionOf(stream)?.credited === true ? n : 0), 0)
-      committed = { recordsByStream: new Map(Object.entries(records)), credits }
-    }
-    reporter.update(counts(), Date.now())
-  }
-  return {
-    see,
-    creditsAt: (state: Message.StateMessage) => creditsAtState.get(state),
-    committing: (
-      state: Message.StateMessage,
-      records: Readonly<Record<string, number>>,
-      rejected: Readonly<Record<string, number>>,
-    ) => {
-      recordsAtState.set(state, records)
-      rejectedAtState.set(state, rejected)
-    },
-    committed: stateCommitted,
-    finish: () => reporter.finish(counts()),
-    summary: () => summary,
-    checkpoints: () => live.checkpoints,
-    /** The streams that read records or spent credits (their credits are the budget's: spentByStream). */
-    seen: (): ReadonlyArray<{ readonly stream: string }> =>
-      [...new Set([...readByStream.keys(), ...creditsByStream.keys()])].map((stream) => ({ stream })),
-  }
-}
 
 /** The read's items loaded into the target, each STATE committed with the run row's figures so far. */
 const loadRead = (
@@ -583,8 +540,7 @@ const loadRead = (
   limit: number,
 ) =>
   Effect.gen(function* () {
-    const follow = follower(options, limit)
-    const committed = yield* Ref.make<Readonly<Record<string, Runs.StreamFigures>>>({})
+    const follow = yield* follower(options, runId, limit)
     const ahead = yield* WriteAhead.make(options.schema, runId, config.credit_budget, {
       connection: options.reconnect,
       file: options.creditsAheadFile,
@@ -605,10 +561,7 @@ const loadRead = (
         Stream.provideService(KnownRows.QueryRows, QueryRows.onDatabase(yield* Database.Database)),
         // One snapshot a chunk: a tap per item would cut the stream into chunks of one.
         Stream.mapChunksEffect((chunk) =>
-          Effect.map(budget.snapshot, (snapshot) => {
-            for (const item of chunk) follow.see(item, snapshot)
-            return chunk
-          }),
+          Effect.flatMap(budget.snapshot, (snapshot) => Effect.as(follow.see(chunk, snapshot), chunk)),
         ),
       )
       const result = yield* Effect.either(
@@ -620,18 +573,8 @@ const loadRead = (
           endedOnItsOwn:
             stop === undefined ? Effect.succeed(true) : Effect.map(Deferred.isDone(stop), (done) => !done),
           onMessage: logLine(options),
-          beforeCommit: ({ state, records, rejected }) => {
-            follow.committing(state, records, rejected)
-            const credits = follow.creditsAt(state)
-            const figures = Object.fromEntries(
-              Object.entries(Runs.figuresOf(records, rejected)).map(([stream, counted]) => [
-                stream,
-                { ...counted, credits: credits?.get(stream) ?? 0 },
-              ]),
-            )
-            return Effect.zipRight(Runs.progress(options.schema, runId, figures), Ref.set(committed, figures))
-          },
-          onStateCommitted: (state) => Effect.sync(() => follow.committed(state)),
+          beforeCommit: follow.beforeCommit,
+          onStateCommitted: follow.committed,
         }),
       )
       // What the provider was charged, however the load ended: the budget counts every credited
@@ -645,14 +588,11 @@ const loadRead = (
       ),
       Effect.provide(Commands.layerFor(config, { keySource: options.keySource }, limit)),
     )
-    follow.finish()
+    yield* follow.finish
     return {
       loaded: loaded.result,
       budget: loaded.budget,
-      summary: follow.summary(),
-      seen: follow.seen(),
-      checkpoints: follow.checkpoints(),
-      committed: yield* Ref.get(committed),
+      figures: yield* Ref.get(follow.figures),
       aheadFailure: yield* ahead.failure,
     }
   })
