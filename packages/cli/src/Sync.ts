@@ -27,12 +27,12 @@ import * as Either from "effect/Either"
 import type * as Layer from "effect/Layer"
 import * as Ref from "effect/Ref"
 import * as Stream from "effect/Stream"
-import * as Bought from "./BoughtLedger.ts"
 import * as PeriodSpending from "./PeriodSpending.ts"
 import { type Output, Reporter } from "./Progress.ts"
 import * as QueryRows from "./QueryRows.ts"
 import * as Remaining from "./Remaining.ts"
 import * as RunFigures from "./RunFigures.ts"
+import * as TargetLedger from "./TargetLedger.ts"
 import * as TargetMarket from "./TargetMarket.ts"
 import * as WriteAhead from "./WriteAhead.ts"
 
@@ -549,13 +549,13 @@ const loadRead = (
     const loaded = yield* Effect.gen(function* () {
       const budget = yield* CreditBudget.CreditBudget
       // The bought sets live in this database's ledger, written with the records they cover.
-      const ledger = Bought.onDatabase(options.schema, yield* Database.Database)
+      const ledger = TargetLedger.onDatabase(options.schema, yield* Database.Database)
       // The budget is read for the progress line only; the run's figures come from the read's items.
       const seen = items.pipe(
         Stream.provideService(BoughtLedger.BoughtLedger, ledger),
         Stream.provideService(
           HeldKeys.HeldKeys,
-          Bought.heldOnDatabase(options.schema, yield* Database.Database),
+          TargetLedger.heldOnDatabase(options.schema, yield* Database.Database),
         ),
         // A config's SQL query of known contacts or companies runs on this database.
         Stream.provideService(KnownRows.QueryRows, QueryRows.onDatabase(yield* Database.Database)),
