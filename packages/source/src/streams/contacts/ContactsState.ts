@@ -8,6 +8,7 @@
  * read, the next page), written after every part, so a killed run resumes where it stopped.
  */
 import { Streams } from "@salesintel/airbyte"
+import type { Contact } from "@salesintel/core"
 import * as Effect from "effect/Effect"
 import * as Ref from "effect/Ref"
 import * as Schema from "effect/Schema"
@@ -19,8 +20,6 @@ import type * as PagedQuery from "../../components/PagedQuery.ts"
 import * as Output from "../../read/Output.ts"
 import type { ReadInput } from "../../read/StreamDefinition.ts"
 import { decodeState } from "../common.ts"
-import type { ContactOutput } from "./Context.ts"
-import type { HeldAtStart } from "./LastRead.ts"
 
 const FullRefreshProgress = Schema.Struct({
   /** Keys of the partitions read to the end in the current full refresh. */
@@ -139,7 +138,14 @@ export const startFrom = (input: ReadInput) =>
   })
 
 /** What the bought set holds as the read begins (the plan's "contacts in the saved state"). */
-export const heldTally = (held: HeldAtStart): ContactOutput => Output.tally("contacts held", { ...held })
+/** The bought set as the read began: its keys, and those due again. */
+export interface HeldAtStart {
+  readonly inState: number
+  readonly staleInState: number
+}
+
+export const heldTally = (held: HeldAtStart): Output.Output<Contact.Contact> =>
+  Output.tally("contacts held", { ...held })
 
 /** What the bought set holds as the read begins. */
 export const heldAtStart = (known: BoughtSet): HeldAtStart => ({
@@ -157,7 +163,7 @@ export const finish = (start: Start, incremental: boolean, unfinished: Ref.Ref<b
       Stream.concat(
         incremental || left
           ? Stream.empty
-          : Stream.make<Array<ContactOutput>>(
+          : Stream.make<Array<Output.Output<Contact.Contact>>>(
               Output.tally("contacts held", { notReadAgain: start.known.heldNotBoughtAgain() }),
             ),
         Stream.fromEffect(start.stateNow(!incremental && left)),

@@ -15,8 +15,7 @@ import type { ContactSearch, SourceConfig } from "../../Config.ts"
 import type { KnownInputError } from "../../known/Rows.ts"
 import * as Output from "../../read/Output.ts"
 import * as Purchase from "../../read/Purchase.ts"
-import type { SearchRead } from "./ContactsState.ts"
-import type { HeldAtStart } from "./LastRead.ts"
+import type { HeldAtStart, SearchRead } from "./ContactsState.ts"
 
 export type ContactOutput = Output.Output<Contact.Contact>
 

@@ -13,7 +13,7 @@ import * as Stream from "effect/Stream"
 import { canonicalJson } from "../../CanonicalJson.ts"
 import type { ContactSearch } from "../../Config.ts"
 import * as Output from "../../read/Output.ts"
-import type { SearchRead } from "./ContactsState.ts"
+import type { HeldAtStart, SearchRead } from "./ContactsState.ts"
 import type { ContactError, ContactOutput } from "./Context.ts"
 import { searchWork } from "./Context.ts"
 
@@ -90,12 +90,6 @@ const recorded = (
     ...(overlap === undefined ? {} : { overlap }),
   }
   return { ...others, [search.name]: read }
-}
-
-/** The bought set as the read began: its keys, and those due again. */
-export interface HeldAtStart {
-  readonly inState: number
-  readonly staleInState: number
 }
 
 /** What a quick plan takes a search to hold, from its last read, and what it could not know. */
