@@ -33,8 +33,7 @@ const commit = (
       },
     ]),
   )
-  const recorded = RunFigures.recordedAt(figures, state, counted)
-  return RunFigures.committing(figures, state, records, recorded)
+  return RunFigures.committing(figures, state, counted, records)[1]
 }
 
 describe("RunFigures.step", () => {

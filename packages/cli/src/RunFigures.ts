@@ -63,7 +63,13 @@ export interface RunFigures {
   /** What the run row says per stream: the figures of the last STATE's transaction. */
   readonly recorded: Readonly<Record<string, StreamFigures>>
   /** The commit in its transaction (its COMMIT not done yet): committed once its STATE is. */
-  readonly committing: (Committed & { readonly state: Message.StateMessage }) | undefined
+  readonly committing:
+    | {
+        readonly state: Message.StateMessage
+        readonly recordsByStream: ReadonlyMap<string, number>
+        readonly recorded: Readonly<Record<string, StreamFigures>>
+      }
+    | undefined
   readonly committed: Committed
   /** The read's summary: its last item (none when the load failed first). */
   readonly summary: Read.ReadSummary | undefined
@@ -129,38 +135,35 @@ export const step = (
 }
 
 /**
- * What a STATE's transaction records in the run row: `counted`, the records (and rejected) per
- * stream up to it (the loader's), each with the credits the stream had spent at that STATE.
+ * A STATE's transaction, just before its COMMIT: what it records in the run row (`counted`, the
+ * records and rejected per stream up to it, each with the credits the stream had spent at that
+ * STATE), and the figures with the STATEs up to it out of `awaiting` and it waiting for its COMMIT
+ * with its `records` per stream. A pair: the run row's figures, and the next value.
  */
-export const recordedAt = (
+export const committing = (
   figures: RunFigures,
   state: Message.StateMessage,
   counted: Readonly<Record<string, { readonly records: number; readonly rejected?: number }>>,
-): Readonly<Record<string, StreamFigures>> => {
-  const credits = figures.awaiting.find((awaiting) => awaiting.state === state)?.credits
-  return Object.fromEntries(
+  records: Readonly<Record<string, number>>,
+): readonly [Readonly<Record<string, StreamFigures>>, RunFigures] => {
+  const at = figures.awaiting.findIndex((awaiting) => awaiting.state === state)
+  const credits = figures.awaiting[at]?.credits
+  const recorded = Object.fromEntries(
     Object.entries(counted).map(([stream, count]) => [
       stream,
       { ...count, credits: credits?.get(stream) ?? 0 },
     ]),
   )
+  return [
+    recorded,
+    {
+      ...figures,
+      awaiting: figures.awaiting.slice(at + 1),
+      recorded,
+      committing: { state, recordsByStream: new Map(Object.entries(records)), recorded },
+    },
+  ]
 }
-
-/**
- * A STATE's transaction recorded (`recorded`, recordedAt) and about to COMMIT, with `records` per
- * stream up to it: the STATEs up to it leave `awaiting`, and it commits once its COMMIT is done.
- */
-export const committing = (
-  figures: RunFigures,
-  state: Message.StateMessage,
-  records: Readonly<Record<string, number>>,
-  recorded: Readonly<Record<string, StreamFigures>>,
-): RunFigures => ({
-  ...figures,
-  awaiting: figures.awaiting.slice(figures.awaiting.findIndex((awaiting) => awaiting.state === state) + 1),
-  recorded,
-  committing: { state, recordsByStream: new Map(Object.entries(records)), credits: creditsOf(recorded) },
-})
 
 /**
  * The credits of the records a commit covers, as the progress line shows them committed: one a
@@ -184,7 +187,7 @@ export const committed = (figures: RunFigures, state: Message.StateMessage): Run
     ...figures,
     checkpoints: figures.checkpoints + 1,
     committing: undefined,
-    committed: { recordsByStream: commit.recordsByStream, credits: commit.credits },
+    committed: { recordsByStream: commit.recordsByStream, credits: creditsOf(commit.recorded) },
   }
 }
 

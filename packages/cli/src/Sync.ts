@@ -510,15 +510,22 @@ const follower = (
           ),
           (now) => (Chunk.every(chunk, (item) => item._tag === "Tally") ? Effect.void : show(now)),
         ),
-      /** In a STATE's transaction: the run row's figures, then the STATE waits for its COMMIT. */
-      beforeCommit: ({ state, records, rejected }: Loader.Committed) =>
-        Effect.flatMap(Ref.get(figures), (before) => {
-          const recorded = RunFigures.recordedAt(before, state, Runs.figuresOf(records, rejected))
-          return Effect.zipRight(
-            Runs.progress(options.schema, runId, recorded),
-            Ref.update(figures, (now) => RunFigures.committing(now, state, records, recorded)),
-          )
-        }),
+      /**
+       * In a STATE's transaction: the run row's figures written, then the STATE waits for its
+       * COMMIT. The value changes only once the write is done (a failed write leaves it as it was),
+       * folded into the value as it is then: the read goes on meanwhile.
+       */
+      beforeCommit: ({ state, records, rejected }: Loader.Committed) => {
+        const counted = Runs.figuresOf(records, rejected)
+        const commit = (figures: RunFigures.RunFigures) =>
+          RunFigures.committing(figures, state, counted, records)
+        return Effect.flatMap(Ref.get(figures), (before) =>
+          Effect.zipRight(
+            Runs.progress(options.schema, runId, commit(before)[0]),
+            Ref.update(figures, (now) => commit(now)[1]),
+          ),
+        )
+      },
       committed: (state: Message.StateMessage) =>
         Effect.flatMap(
           Ref.updateAndGet(figures, (before) => RunFigures.committed(before, state)),
