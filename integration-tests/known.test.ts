@@ -132,9 +132,32 @@ describe.each(await backends())("known contacts and accounts on $name", (backend
     expect(first.printed).toMatch(/known contacts: \d+ looked up, 4 matched no one \(/)
     expect(first.printed).toContain("nobody-csv@nowhere-known.example")
     expect(first.printed).toContain("match_id no-such-match-id-csv")
+    // The identities done are kept in the target, not the state: each once (the repeats are one).
+    const lookedUp = Number(/known contacts: (\d+) looked up/.exec(first.printed)?.[1])
+    expect(lookedUp).toBeGreaterThan(1_900)
+    expect(await target.rows("_known_done")).toBe(lookedUp)
+    const [saved] = await target.database.query(
+      `SELECT state->>'emails' AS emails FROM ${target.table("_state")} WHERE stream = 'contacts'`,
+    )
+    expect(saved?.emails).toBe("ledger")
     const again = await target.sync(json)
     expect(again.charged).toBe(0)
+    expect(again.printed).toContain("known contacts: every identity is up to date")
     expect((await target.plan(json)).credits).toBe(0)
+    // The pipe's state holds them, as the target does.
+    const exported = await target.command("salesintel-pg", ["state", "--lease-minutes", "0"])
+    expect(exported.code).toBe(0)
+    const contactsState = (
+      JSON.parse(exported.stdout) as ReadonlyArray<{
+        stream: {
+          stream_descriptor: { name: string }
+          stream_state: { emails: Record<string, ReadonlyArray<string>> }
+        }
+      }>
+    ).find((entry) => entry.stream.stream_descriptor.name === "contacts")
+    const keys = Object.values(contactsState?.stream.stream_state.emails ?? {}).flat()
+    expect(keys).toHaveLength(lookedUp)
+    expect(keys).toContain("nobody-csv@nowhere-known.example")
   })
 
   it("the NDJSON form, and a bad row refused by file and line before a credit", {

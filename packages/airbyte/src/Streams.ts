@@ -241,6 +241,32 @@ export const rejected = {
 } as const
 
 /**
+ * The known records' identities (contacts.known, a file's or a query's rows) looked up on a day and
+ * found held whole: each matched no one, or every contact it matched was bought. Sent only under
+ * `salesintel sync`, whose loader keeps them in its `_known_done` table in the transaction of the
+ * STATE that follows them (the contacts' `emails` state field then says "ledger"), so a run looks
+ * up again only what is due, and its checkpoints stay small however many identities a team keeps.
+ * Never offered by discover: a source without the sync's database keeps them in its state.
+ */
+export const KnownDoneRecord = Schema.Struct({
+  stream: Schema.String,
+  /** The identities' keys (an email, `name:...`, `linkedin:...`, `match_id:...`). */
+  keys: Schema.Array(Schema.String),
+  [addedFields.fetchedAt]: Schema.String,
+})
+export type KnownDoneRecord = typeof KnownDoneRecord.Type
+
+const decodeKnownDone = Schema.decodeUnknownEither(KnownDoneRecord)
+
+export const knownDone = {
+  name: "_known_done",
+  /** The state field that holds a stream's identities done, "ledger" when they are in `_known_done`. */
+  stateFields: { contacts: "emails" } as Partial<Readonly<Record<StreamName, string>>>,
+  decode: (data: unknown): Either.Either<KnownDoneRecord, ParseIssue.ParseIssue> =>
+    Either.mapLeft(decodeKnownDone(data), (error) => ParseIssue.fromParseError(error)),
+} as const
+
+/**
  * A record's primary key as text, read from its raw JSON by `entry`'s key paths: the one value of a
  * one-field key, a JSON array of several; undefined when a part is missing or not a string or number.
  */

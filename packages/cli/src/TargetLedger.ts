@@ -1,6 +1,7 @@
 /**
  * The source's bought ledger (BoughtLedger in @salesintel/source) on the sync's own database: the
- * `_bought` table the loader writes with the records it commits (Ledger in @salesintel/postgres).
+ * `_bought` table the loader writes with the records it commits (Ledger in @salesintel/postgres),
+ * and `_known_done`, the known contacts looked up, written from the `_known_done` stream's records.
  * Given to the source by `sync` only: the source on its own keeps its bought set in its state.
  */
 import { Database, Ledger } from "@salesintel/postgres"
@@ -23,6 +24,16 @@ export const onDatabase = (schema: string, db: Database.DatabaseService): Bought
       ),
     adopt: (stream, entries) =>
       Ledger.adopt(schema, stream, entries).pipe(
+        Effect.provideService(Database.Database, db),
+        Effect.mapError(failed),
+      ),
+    lookupDone: (stream, keys) =>
+      Ledger.KnownDone.lookup(schema, stream, keys).pipe(
+        Effect.provideService(Database.Database, db),
+        Effect.mapError(failed),
+      ),
+    adoptDone: (stream, entries) =>
+      Ledger.KnownDone.adopt(schema, stream, entries).pipe(
         Effect.provideService(Database.Database, db),
         Effect.mapError(failed),
       ),

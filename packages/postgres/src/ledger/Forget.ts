@@ -2,7 +2,8 @@
  * Erasure: the rows of people (by match id, email or LinkedIn URL) and companies (by domain)
  * deleted from every table that holds them: the stream tables, their children and histories, the
  * change and observation tables (and the tables kept from the observations: LogDerived.ts),
- * `_rejected`, the ledger `_bought` and the saved states' bought sets. The views (champion_moves, ...) are over these tables and lose them with them. Which rows
+ * `_rejected`, the ledger `_bought`, the known identities done (`_known_done`) and the saved
+ * states' bought sets. The views (champion_moves, ...) are over these tables and lose them with them. Which rows
  * go is found first (`found`), then counted (a dry run) or deleted, all in the caller's transaction.
  */
 import * as Effect from "effect/Effect"
@@ -26,6 +27,11 @@ export interface Found {
   readonly linkedinUrls: ReadonlyArray<string>
   readonly companyIds: ReadonlyArray<string>
   readonly domains: ReadonlyArray<string>
+  /**
+   * The people's names at their companies' domains, as a known identity's key writes them
+   * (`name:first|last|domain`): the identities done (`_known_done`) that name them.
+   */
+  readonly names: ReadonlyArray<string>
 }
 
 export interface TableCount {
@@ -52,6 +58,17 @@ const texts = (rows: ReadonlyArray<Row>, column: string): ReadonlyArray<string> 
   ),
 ]
 
+/** The held rows' names at each of their company's domains, as a known identity's key (Identity.keyOf). */
+const namesOf = (rows: ReadonlyArray<Row>): ReadonlyArray<string> => [
+  ...new Set(
+    rows.flatMap((row) =>
+      typeof row.name === "string" && Array.isArray(row.company_domains)
+        ? row.company_domains.map((domain) => `${row.name}${String(domain).trim().toLowerCase()}`)
+        : [],
+    ),
+  ),
+]
+
 /** The people a request names, held or not: the match ids given and those the rows of the emails and URLs hold. */
 const people = (schema: string, request: Request) =>
   Effect.gen(function* () {
@@ -72,13 +89,16 @@ UNION SELECT unnest($1::text[])`,
     )
     const matchIds = texts(ids, "match_id")
     const held = (table: string) =>
-      `SELECT lower(btrim(email)) AS email, lower(btrim(personal_email)) AS personal, linkedin_url AS url FROM ${t(table)} WHERE match_id = ANY($1)`
+      `SELECT lower(btrim(email)) AS email, lower(btrim(personal_email)) AS personal, linkedin_url AS url,
+              'name:' || lower(first_name) || '|' || lower(last_name) || '|' AS name, company_domains
+         FROM ${t(table)} WHERE match_id = ANY($1)`
     const rows = yield* db.query(
       `${held("contacts")} UNION ${held("contacts_history")}
-UNION SELECT NULL, NULL, url FROM ${t("contact_social_profiles")} WHERE match_id = ANY($1) AND lower(type) = 'linkedin'`,
+UNION SELECT NULL, NULL, url, NULL, NULL FROM ${t("contact_social_profiles")} WHERE match_id = ANY($1) AND lower(type) = 'linkedin'`,
       [matchIds],
     )
     return {
+      names: namesOf(rows),
       matchIds,
       emails: [...new Set([...texts(rows, "email"), ...texts(rows, "personal"), ...lowered(request.emails)])],
       linkedinUrls: [...new Set([...texts(rows, "url"), ...bareValues(request.linkedinUrls)])],
@@ -145,6 +165,17 @@ const wheres = (found: Found): ReadonlyArray<Where> => [
     where:
       "(stream = 'contacts' AND key = ANY($1)) OR (stream = 'companies' AND (key = ANY($2) OR lower(key) = ANY($3)))",
     params: [found.matchIds, found.companyIds, found.domains],
+  },
+  {
+    table: "_known_done",
+    where: `stream = 'contacts' AND (key = ANY($1) OR key = ANY($2) OR key = ANY($3)
+      OR (key LIKE 'linkedin:%' AND ${bare("substr(key, 10)")} = ANY($4)))`,
+    params: [
+      found.emails,
+      found.matchIds.map((id) => `match_id:${id}`),
+      found.names,
+      bareValues(found.linkedinUrls),
+    ],
   },
   {
     table: "_rejected",

@@ -28,6 +28,7 @@ import { epochDaySql, fetchedDaySql, ident, literal, qualified } from "../databa
 import { boughtTable } from "../schema/Bookkeeping.ts"
 import { mappingOf } from "../schema/Tables.ts"
 import * as HeldCompanies from "./HeldCompanies.ts"
+import * as KnownDone from "./KnownDone.ts"
 import * as Rejected from "./Rejected.ts"
 
 const ledgerOf = (stream: string) => (Streams.isStreamName(stream) ? Streams.ledgers[stream] : undefined)
@@ -357,19 +358,25 @@ export const adopt = (
     }
   })
 
-/** Forgets what `streams` bought (`--reset-state`: each starts afresh, and re-buys, on purpose). */
+/**
+ * Forgets what `streams` bought, and the known identities they looked up (`--reset-state`: each
+ * starts afresh, and re-buys, on purpose).
+ */
 export const reset = (
   schema: string,
   streams: ReadonlyArray<string>,
 ): Effect.Effect<void, DatabaseError, Database> =>
-  Effect.flatMap(exists(schema), (present) =>
-    !present
-      ? Effect.void
-      : Effect.flatMap(Database, (db) =>
-          db.query(`DELETE FROM ${qualified(schema, boughtTable.name)} WHERE stream = ANY($1::text[])`, [
-            [...streams],
-          ]),
-        ),
+  Effect.zipRight(
+    Effect.flatMap(exists(schema), (present) =>
+      !present
+        ? Effect.void
+        : Effect.flatMap(Database, (db) =>
+            db.query(`DELETE FROM ${qualified(schema, boughtTable.name)} WHERE stream = ANY($1::text[])`, [
+              [...streams],
+            ]),
+          ),
+    ),
+    KnownDone.reset(schema, streams),
   )
 
 /**
@@ -462,9 +469,14 @@ const heldByDay = (
     ),
   )
 
+/** A state's dated set (days to keys), not the ledger's marker. */
+const isDated = (value: unknown): value is Readonly<Record<string, unknown>> =>
+  typeof value === "object" && value !== null && !Array.isArray(value)
+
 /**
  * Every saved state with the bought set of each ledger stream written in as the tables hold it,
- * whatever the state said (a marker, a set of its own, or no state at all), and the companies'
+ * whatever the state said (a marker, a set of its own, or no state at all), its known identities
+ * done (KnownDone.ts) likewise, and the companies'
  * mended from their table (HeldCompanies.ts): the source's --state
  * input for the pipe, and what the plan diffs against, so both see everything the database holds
  * and nothing it does not.
@@ -480,8 +492,23 @@ export const exported = (
       if (ledger === undefined) continue
       const state = out.get(stream)?.stream.stream_state ?? {}
       const set = yield* heldByDay(schema, stream)
-      if (set === undefined && !out.has(stream)) continue
-      out.set(stream, StreamState.saved(stream, { ...state, [ledger.stateField]: set ?? {} }))
+      const doneField = Streams.knownDone.stateFields[stream]
+      const savedDone = doneField === undefined ? undefined : state[doneField]
+      // A state that said "ledger" gets the table's set, even an empty one; one that had no field, none.
+      const done =
+        doneField === undefined
+          ? undefined
+          : ((yield* KnownDone.intoState(schema, stream, isDated(savedDone) ? savedDone : undefined)) ??
+            (savedDone === Streams.inLedger ? {} : undefined))
+      if (set === undefined && done === undefined && !out.has(stream)) continue
+      out.set(
+        stream,
+        StreamState.saved(stream, {
+          ...state,
+          [ledger.stateField]: set ?? {},
+          ...(doneField === undefined || done === undefined ? {} : { [doneField]: done }),
+        }),
+      )
     }
     // In the order saved, then any stream only the tables had; the companies' set mended from
     // their table as a sync mends it (HeldCompanies.ts).

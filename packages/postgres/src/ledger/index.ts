@@ -5,5 +5,6 @@
  */
 export * as DerivedKeys from "./DerivedKeys.ts"
 export * as HeldCompanies from "./HeldCompanies.ts"
+export * as KnownDone from "./KnownDone.ts"
 export * from "./Ledger.ts"
 export * as Suppressions from "./Suppressions.ts"

@@ -26,9 +26,17 @@ export type Job =
       /** When the input was made, as of the last of them (State.write's `asOf`). */
       readonly asOf: number | undefined
     }
-  /** Rejected records (Rejected.ts), written in the open transaction like a batch. */
-  | { readonly _tag: "Rejected"; readonly rows: ReadonlyArray<Streams.RejectedRecord> }
+  /** Records of the internal streams, written in the open transaction like a batch. */
+  | { readonly _tag: "Internal"; readonly rows: ReadonlyArray<Internal> }
   | { readonly _tag: "Notify"; readonly message: Message.LogMessage | Message.TraceErrorMessage }
+
+/**
+ * A record of an internal stream: a rejected record (Rejected.ts), or known identities done
+ * (KnownDone.ts). Neither has a typed table; each commits with the STATE that covers it.
+ */
+export type Internal =
+  | { readonly _tag: "Rejected"; readonly row: Streams.RejectedRecord }
+  | { readonly _tag: "KnownDone"; readonly row: Streams.KnownDoneRecord }
 
 export class CommitGroup {
   private readonly open = new Map<StreamMapping, Batch.Builder>()
@@ -36,9 +44,9 @@ export class CommitGroup {
   private waiting: Array<Message.StateMessage> = []
   private waitingRecords: Readonly<Record<string, number>> = {}
   private waitingRejected: Readonly<Record<string, number>> = {}
-  /** Rejected records no STATE covers yet, and those the waiting STATEs cover. */
-  private openRejected: Array<Streams.RejectedRecord> = []
-  private coveredRejected: Array<Streams.RejectedRecord> = []
+  /** Internal records no STATE covers yet, and those the waiting STATEs cover. */
+  private openInternal: Array<Internal> = []
+  private coveredInternal: Array<Internal> = []
   private waitingAsOf: number | undefined = undefined
   /** Records no STATE covers yet. */
   openRecords = 0
@@ -64,9 +72,9 @@ export class CommitGroup {
     this.openRecords++
   }
 
-  /** A rejected record: it waits with the records, and commits with the STATE that covers it. */
-  addRejected(row: Streams.RejectedRecord): void {
-    this.openRejected.push(row)
+  /** An internal record: it waits with the records, and commits with the STATE that covers it. */
+  addInternal(row: Internal): void {
+    this.openInternal.push(row)
   }
 
   /**
@@ -79,8 +87,8 @@ export class CommitGroup {
     rejected: Readonly<Record<string, number>>,
     asOf?: number,
   ): void {
-    this.coveredRejected.push(...this.openRejected)
-    this.openRejected = []
+    this.coveredInternal.push(...this.openInternal)
+    this.openInternal = []
     // Moved when nothing of its stream waits yet; else copied over, and the open one kept for the
     // next page (a page a STATE would otherwise allocate a fresh builder's 1.5 MB).
     for (const [mapping, builder] of this.open) {
@@ -106,7 +114,7 @@ export class CommitGroup {
     if (this.waiting.length === 0) return
     for (const [mapping, builder] of this.covered)
       if (builder.size > 0) jobs.push({ _tag: "Batch", mapping, batch: builder.close() })
-    if (this.coveredRejected.length > 0) jobs.push({ _tag: "Rejected", rows: this.coveredRejected })
+    if (this.coveredInternal.length > 0) jobs.push({ _tag: "Internal", rows: this.coveredInternal })
     jobs.push({
       _tag: "Commit",
       states: this.waiting,
@@ -114,7 +122,7 @@ export class CommitGroup {
       rejected: this.waitingRejected,
       asOf: this.waitingAsOf,
     })
-    this.coveredRejected = []
+    this.coveredInternal = []
     this.covered.clear()
     this.coveredRecords = 0
     this.waiting = []
@@ -128,8 +136,8 @@ export class CommitGroup {
     this.commitWaiting(jobs)
     for (const [mapping, builder] of this.open)
       if (builder.size > 0) jobs.push({ _tag: "Batch", mapping, batch: builder.close() })
-    if (this.openRejected.length > 0) jobs.push({ _tag: "Rejected", rows: this.openRejected })
-    this.openRejected = []
+    if (this.openInternal.length > 0) jobs.push({ _tag: "Internal", rows: this.openInternal })
+    this.openInternal = []
     this.open.clear()
     this.openRecords = 0
   }

@@ -18,6 +18,7 @@ import * as Either from "effect/Either"
 import * as Stream from "effect/Stream"
 import { Database, type DatabaseError, type DatabaseService, transaction } from "../database/Database.ts"
 import { defaultSchema, ident, qualified } from "../database/Sql.ts"
+import * as KnownDone from "../ledger/KnownDone.ts"
 import * as Ledger from "../ledger/Ledger.ts"
 import * as Rejected from "../ledger/Rejected.ts"
 import * as Merge from "../merge/Merge.ts"
@@ -25,7 +26,7 @@ import * as Ddl from "../migrate/Ddl.ts"
 import { stateTable } from "../schema/Bookkeeping.ts"
 import type { StreamMapping } from "../schema/Mapping.ts"
 import { allMappings, mappingOf } from "../schema/Tables.ts"
-import { CommitGroup, type Job } from "./CommitGroup.ts"
+import { CommitGroup, type Internal, type Job } from "./CommitGroup.ts"
 import { InvalidRecord, UnknownStream } from "./LoadError.ts"
 import * as SavedState from "./SavedState.ts"
 
@@ -167,6 +168,9 @@ const finishOverwrite = (schema: string, mapping: StreamMapping) =>
     // The ledger indexes the rows: what the overwrite deleted it forgets, in the same transaction.
     const forget = Ledger.forgetDeletedSql(schema, mapping.stream)
     if (forget !== undefined) yield* db.exec(forget)
+    // The known identities it did not look up again go too, as its state's set would have.
+    if (Streams.knownDone.stateFields[mapping.stream] !== undefined)
+      yield* db.query(KnownDone.forgetOlderSql(schema, since), [mapping.stream])
     // A stream that never checkpointed has no state to keep: its row goes (see Ddl.ts, version 3).
     yield* db.query(`DELETE FROM ${qualified(schema, stateTable.name)} WHERE stream = $1 AND state IS NULL`, [
       mapping.stream,
@@ -177,6 +181,20 @@ const finishOverwrite = (schema: string, mapping: StreamMapping) =>
     )
     return Number(gone?.n ?? 0)
   })
+
+/** The internal records of a job: the rejected ones, then the identities done. */
+const writeInternal = (schema: string, rows: ReadonlyArray<Internal>, runId: number | undefined) =>
+  Effect.zipRight(
+    Rejected.write(
+      schema,
+      rows.flatMap((row) => (row._tag === "Rejected" ? [row.row] : [])),
+      runId,
+    ),
+    KnownDone.write(
+      schema,
+      rows.flatMap((row) => (row._tag === "KnownDone" ? [row.row] : [])),
+    ),
+  )
 
 /** Why a load stops on a record of its input. */
 export type LoadFailure = UnknownStream | InvalidRecord
@@ -230,9 +248,25 @@ const addRejected = (
   const decoded = Streams.rejected.decode(message.record.data)
   if (Either.isLeft(decoded))
     return new InvalidRecord({ stream: Streams.rejected.name, position, ...decoded.left })
-  group.addRejected(decoded.right)
+  group.addInternal({ _tag: "Rejected", row: decoded.right })
   const stream = decoded.right.stream
   summary.rejected[stream] = (summary.rejected[stream] ?? 0) + 1
+  return undefined
+}
+
+/**
+ * Known identities done (Streams.knownDone): they wait with the records around them and commit
+ * with the STATE that covers them (KnownDone.ts).
+ */
+const addKnownDone = (
+  group: CommitGroup,
+  message: Message.RecordMessage,
+  position: number,
+): LoadFailure | undefined => {
+  const decoded = Streams.knownDone.decode(message.record.data)
+  if (Either.isLeft(decoded))
+    return new InvalidRecord({ stream: Streams.knownDone.name, position, ...decoded.left })
+  group.addInternal({ _tag: "KnownDone", row: decoded.right })
   return undefined
 }
 
@@ -290,6 +324,7 @@ const planner = (summary: LoadSummary, options: LoadOptions, writerFree: () => b
   ): LoadFailure | undefined => {
     const { stream } = message.record
     if (stream === Streams.rejected.name) return addRejected(summary, group, message, at.position)
+    if (stream === Streams.knownDone.name) return addKnownDone(group, message, at.position)
     const mapping = mappingOf(stream)
     if (mapping === undefined)
       return new UnknownStream({ stream, position: at.position, known: Streams.names })
@@ -403,8 +438,8 @@ const writer = (summary: LoadSummary, options: LoadOptions, schema: string, db: 
         return mergeBatch(job)
       case "Commit":
         return commit(job)
-      case "Rejected":
-        return Effect.zipRight(begin, Rejected.write(schema, job.rows, options.runId))
+      case "Internal":
+        return Effect.zipRight(begin, writeInternal(schema, job.rows, options.runId))
       case "Notify":
         if (job.message.type === "TRACE") summary.sourceErrors.push(job.message)
         return options.onMessage ? options.onMessage(job.message) : Effect.void

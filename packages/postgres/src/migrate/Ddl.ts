@@ -14,6 +14,7 @@ import * as LogDerived from "../history/LogDerived.ts"
 import * as Market from "../history/Market.ts"
 import * as Observations from "../history/Observations.ts"
 import { views } from "../history/Views.ts"
+import * as KnownDone from "../ledger/KnownDone.ts"
 import * as Rejected from "../ledger/Rejected.ts"
 import * as Suppressions from "../ledger/Suppressions.ts"
 import { historyOf } from "../schema/AppendHistory.ts"
@@ -144,6 +145,14 @@ export const migrations: ReadonlyArray<Migration> = [
       "technology_log_changes, technology_sightings, technology_in_use and the monthly usage counts, kept with the observation log and read by its views",
     sql: (schema) => LogDerived.fillSql(schema),
   },
+  // The generated DDL creates `_known_done` (KnownDone.ts). Recorded so that an older loader, which
+  // would refuse the records of the `_known_done` stream, refuses the schema instead.
+  {
+    version: 13,
+    description:
+      "_known_done: the known contacts' identities looked up under salesintel sync, kept out of the state",
+    sql: () => "",
+  },
 ]
 
 export const currentVersion = Math.max(...migrations.map((migration) => migration.version))
@@ -163,6 +172,7 @@ export const tables: ReadonlyArray<TableShape> = [
   runsTable,
   boughtTable,
   Rejected.rejectedTable,
+  KnownDone.knownDoneTable,
   Suppressions.suppressedTable,
   Suppressions.keyTable,
 ]

@@ -64,6 +64,17 @@ export interface Ledger {
    * the set.
    */
   readonly adopt: (stream: string, entries: ReadonlyArray<Entry>) => Effect.Effect<void, LedgerError>
+  /**
+   * Which of `keys` (identities of `stream`'s known records, streams/contacts/KnownDone.ts) were
+   * looked up and found held, each with its latest day; those not done are left out. The
+   * destination writes them from the records of the `_known_done` stream (Streams.knownDone).
+   */
+  readonly lookupDone: (
+    stream: string,
+    keys: ReadonlyArray<string>,
+  ) => Effect.Effect<ReadonlyArray<Entry>, LedgerError>
+  /** Records `entries` (identities done a state held) as done; durable as `adopt` is. */
+  readonly adoptDone: (stream: string, entries: ReadonlyArray<Entry>) => Effect.Effect<void, LedgerError>
 }
 
 export class BoughtLedger extends Context.Tag("@salesintel/source/BoughtLedger")<BoughtLedger, Ledger>() {}

@@ -30,7 +30,7 @@ const checkFile = (path: string) =>
         "known contacts",
         File.rows("contacts.known_file", path, Identity.fields),
         Rows.decodeRow(Identity.fields, Identity.fromFields),
-        () => true,
+        (values) => Effect.succeed(values.length),
       ),
     ),
   )

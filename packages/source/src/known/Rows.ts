@@ -81,29 +81,48 @@ interface Checked {
 
 const nothingChecked: Checked = { count: 0, counted: 0, bad: 0, lines: [] }
 
+/** Rows decoded at a time, and those of them counted in one call (a lookup each, when it asks a database). */
+const checkedChunk = 500
+
 /**
  * Every row of `rows` decoded with `decode`, before anything is bought: the source refused whole,
  * each bad row named by where it is and what was expected of it (the first 20, then a count).
+ * `counts` says how many of a chunk's decoded values count (e.g. those due a lookup): it may ask
+ * the destination's ledger, a chunk at a time.
  */
-export const checked = <A>(
+export const checked = <A, E = never>(
   what: string,
   rows: Stream.Stream<Row, KnownInputError>,
   decode: (row: Row) => Either.Either<A, string>,
-  /** Which rows the count returned counts (e.g. those due a lookup). */
-  counts: (value: A) => boolean,
-): Effect.Effect<number, KnownInputError> =>
+  counts: (values: ReadonlyArray<A>) => Effect.Effect<number, E>,
+): Effect.Effect<number, KnownInputError | E> =>
   Effect.flatMap(
-    Stream.runFold(rows, nothingChecked, (acc, row): Checked => {
-      const decoded = decode(row)
-      if (Either.isRight(decoded))
-        return { ...acc, count: acc.count + 1, counted: acc.counted + (counts(decoded.right) ? 1 : 0) }
-      return {
-        ...acc,
-        count: acc.count + 1,
-        bad: acc.bad + 1,
-        lines: acc.lines.length < named ? [...acc.lines, `${row.where}: ${decoded.left}`] : acc.lines,
-      }
-    }),
+    Stream.runFoldEffect(
+      Stream.rechunk(rows, checkedChunk).pipe(Stream.chunks),
+      nothingChecked,
+      (acc, chunk) => {
+        let next = acc
+        const decodedValues: Array<A> = []
+        for (const row of chunk) {
+          const decoded = decode(row)
+          next = { ...next, count: next.count + 1 }
+          if (Either.isRight(decoded)) decodedValues.push(decoded.right)
+          else
+            next = {
+              ...next,
+              bad: next.bad + 1,
+              lines:
+                next.lines.length < named ? [...next.lines, `${row.where}: ${decoded.left}`] : next.lines,
+            }
+        }
+        // Once a row is bad nothing is bought: the rest are only decoded, to name them.
+        if (next.bad > 0) return Effect.succeed(next)
+        return Effect.map(
+          counts(decodedValues),
+          (counted): Checked => ({ ...next, counted: next.counted + counted }),
+        )
+      },
+    ),
     ({ count, counted, bad, lines }) =>
       bad === 0
         ? Effect.succeed(counted)

@@ -23,6 +23,16 @@ export interface RejectedOutput {
   readonly rejected: Page.Rejected
 }
 
+/**
+ * Known identities of the stream looked up and found held, where they are kept in the
+ * destination's `_known_done` (Streams.knownDone, under `salesintel sync` only): emitted as a
+ * record of that stream before the checkpoint that counts them done.
+ */
+export interface KnownDoneOutput {
+  readonly _tag: "KnownDone"
+  readonly keys: ReadonlyArray<string>
+}
+
 export interface Checkpoint {
   readonly _tag: "Checkpoint"
   readonly state: Message.JsonObject
@@ -128,6 +138,7 @@ export type Count =
 export type Output<A> =
   | RecordOutput<A>
   | RejectedOutput
+  | KnownDoneOutput
   | Checkpoint
   | Log
   | Shortfall
@@ -200,3 +211,5 @@ export const shortfall = (
   detail,
   ...(because === undefined ? {} : { because }),
 })
+
+export const knownDone = <A = never>(keys: ReadonlyArray<string>): Output<A> => ({ _tag: "KnownDone", keys })

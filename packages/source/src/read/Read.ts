@@ -320,6 +320,24 @@ const rejectedItems = (stream: StreamRun, output: Output.RejectedOutput) =>
   })
 
 /**
+ * Known identities done, kept in the destination's `_known_done` (Streams.knownDone): a record of
+ * that stream. Like a rejected record it is not one of the stream's records (its STATE does not
+ * count it), and is sent only where the destination keeps them (`salesintel sync`).
+ */
+const knownDoneItem = (stream: StreamRun, output: Output.KnownDoneOutput): Item =>
+  message(
+    Message.record(
+      Streams.knownDone.name,
+      {
+        stream: stream.name,
+        keys: [...output.keys],
+        [Streams.addedFields.fetchedAt]: new Date(stream.run.options.startedAt).toISOString(),
+      },
+      Date.now(),
+    ),
+  )
+
+/**
  * A checkpoint: the credits the stream has spent, then its STATE counting the records since the
  * last; a credited stream's STATE carries what the allowance's period has spent so far, this run's
  * spending included (Allowance.ts), where there is an allowance.
@@ -372,6 +390,8 @@ const itemsOf = (stream: StreamRun, output: Output.Output<unknown>): Effect.Effe
       return recordItems(stream, output)
     case "Rejected":
       return rejectedItems(stream, output)
+    case "KnownDone":
+      return Effect.succeed([knownDoneItem(stream, output)])
     case "Estimate":
       for (const [key, records] of output.records) stream.estimate.set(key, records)
       return Effect.map(Ref.get(stream.figures), (figures) => [estimateItem(stream, figures.records)])

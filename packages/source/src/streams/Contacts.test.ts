@@ -23,6 +23,7 @@ import type * as Output from "../read/Output.ts"
 import { fakeProvider } from "../testing/FakeProvider.ts"
 import { memoryLedger } from "../testing/MemoryLedger.ts"
 import { contacts } from "./Contacts.ts"
+import * as KnownDone from "./contacts/KnownDone.ts"
 
 const now = Date.UTC(2026, 10, 24)
 
@@ -387,6 +388,8 @@ const ledgerOfRun = () => {
     for (const output of ran.outputs)
       if (output._tag === "Record")
         memory.rows.set(String(output.data.match_id), Math.floor(now / 86_400_000))
+      else if (output._tag === "KnownDone")
+        for (const key of output.keys) memory.done.set(key, Math.floor(now / 86_400_000))
   }
   return { ...memory, commit }
 }
@@ -449,6 +452,47 @@ describe("contacts with the bought set in a ledger (salesintel sync)", () => {
       // Once, as they are looked up: what that said is kept until the emails are marked done.
       expect(asked).toEqual([2])
     }),
+  )
+
+  it.effect(
+    "known contacts done go out as records before their checkpoint: the state says 'ledger', a rerun looks up none",
+    () =>
+      Effect.gen(function* () {
+        const provider = fakeProvider({ contacts: 30 })
+        const { ledger, done, adoptedDone, askedDone, commit } = ledgerOfRun()
+        const emails = [provider.contact(3)?.email, provider.contact(20)?.email, "nobody@example.com"]
+        const config = configOf({ searches: [], emails })
+        // A state from before the ledger: its identities move into it first.
+        const saved = {
+          known: {},
+          emails: { [String(Math.floor(now / 86_400_000) - 1)]: ["old@example.com"] },
+        }
+        const first = yield* readWith(provider, config, saved, "incremental", false, ledger)
+        expect(first.failure).toBeUndefined()
+        expect(adoptedDone.map(([key]) => key)).toEqual(["old@example.com"])
+        expect(first.state).toMatchObject({ known: "ledger", emails: "ledger" })
+        const tags = first.outputs.map((output) => output._tag)
+        const marked = tags.indexOf("KnownDone")
+        expect(tags.slice(marked + 1)).toContain("Checkpoint")
+        const keys = first.outputs.flatMap((output) => (output._tag === "KnownDone" ? output.keys : []))
+        expect([...keys].sort()).toEqual([...emails].map(String).sort())
+        expect(records(first)).toBe(2)
+        commit(first)
+        expect(done.size).toBe(4)
+        const previews = provider.requests.preview
+        const again = yield* readWith(provider, config, first.state, "incremental", false, ledger)
+        expect(again.failure).toBeUndefined()
+        expect(provider.requests.preview).toBe(previews)
+        expect(again.outputs.some((output) => output._tag === "KnownDone")).toBe(false)
+        // Asked once each by the check before the read and by the read: a chunk at a time.
+        expect(askedDone.slice(-2)).toEqual([3, 3])
+        // Without the ledger, a state that says it is there is refused, never read as empty.
+        const piped = yield* readWith(provider, config, { known: {}, emails: "ledger" }, "incremental", false)
+        expect(piped.failure).toBe("StateError")
+        const refused = yield* Effect.flip(KnownDone.saved("ledger", 20_000, undefined, true))
+        expect(refused.message).toContain("not readable at emails")
+        expect(refused.message).toContain("_known_done")
+      }),
   )
 
   it.effect("keeps no held key it met: a second search listing the same contacts looks them up again", () =>

@@ -87,7 +87,7 @@ const read = (input: ReadInput) =>
         suppressions: input.suppressed ?? Suppression.none,
         alsoInState: () => start.emailsDone.inState(),
       }
-      const prepared = yield* prepare(context, start.emailsDone, incremental)
+      const prepared = yield* prepare(context, start.emailsDone)
       const { available } = yield* (yield* CreditBudget.CreditBudget).snapshot
       const position = yield* Ref.get(start.position)
       const estimated = estimates(context, prepared, position, incremental, available)
@@ -104,7 +104,7 @@ const read = (input: ReadInput) =>
         Known.work,
         prepared.knownDue === undefined
           ? Stream.empty
-          : Known.enrichKnown(context, start.emailsDone, incremental, prepared.knownDue),
+          : Known.enrichKnown(context, start.emailsDone, prepared.knownDue),
       )
       const purchases = Purchase.inOrder(KnownSources.configured(settings) ? [searches, known] : [searches])
       return Stream.concat(opening, Stream.concat(purchases, finish(start, incremental, unfinished)))

@@ -7,9 +7,14 @@ import * as Effect from "effect/Effect"
 import type { Entry, Ledger } from "../bought/BoughtLedger.ts"
 import { isDue } from "../bought/DatedSet.ts"
 
-export const memoryLedger = (entries: Iterable<Entry> = []) => {
+export const memoryLedger = (entries: Iterable<Entry> = [], doneEntries: Iterable<Entry> = []) => {
   const rows = new Map<string, number>(entries)
   const adopted: Array<Entry> = []
+  /** The known identities done (`_known_done`), and those moved into it from a state. */
+  const done = new Map<string, number>(doneEntries)
+  const adoptedDone: Array<Entry> = []
+  /** The identities each lookup of those done asked about. */
+  const askedDone: Array<number> = []
   /** The keys each lookup asked about. */
   const asked: Array<number> = []
   const ledger: Ledger = {
@@ -46,6 +51,19 @@ export const memoryLedger = (entries: Iterable<Entry> = []) => {
         adopted.push(...moved)
         for (const [key, day] of moved) rows.set(key, Math.max(day, rows.get(key) ?? day))
       }),
+    lookupDone: (_, keys) =>
+      Effect.sync(() => {
+        askedDone.push(keys.length)
+        return keys.flatMap((key): Array<Entry> => {
+          const day = done.get(key)
+          return day === undefined ? [] : [[key, day]]
+        })
+      }),
+    adoptDone: (_, moved) =>
+      Effect.sync(() => {
+        adoptedDone.push(...moved)
+        for (const [key, day] of moved) done.set(key, Math.max(day, done.get(key) ?? day))
+      }),
   }
-  return { ledger, rows, adopted, asked }
+  return { ledger, rows, adopted, asked, done, adoptedDone, askedDone }
 }

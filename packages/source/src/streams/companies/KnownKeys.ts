@@ -53,7 +53,7 @@ const rows = (settings: CompaniesConfig): Stream.Stream<Rows.Row, Rows.KnownInpu
 
 /** Every row checked, before anything is bought. */
 export const check = (settings: CompaniesConfig) =>
-  Rows.checked("companies", rows(settings), decode, () => true)
+  Rows.checked("companies", rows(settings), decode, (values) => Effect.succeed(values.length))
 
 /**
  * The domains and names the rows give, in order (checked first: `check`). Held whole, as the

@@ -20,6 +20,7 @@ import type * as PagedQuery from "../../components/PagedQuery.ts"
 import * as Output from "../../read/Output.ts"
 import type { ReadInput } from "../../read/StreamDefinition.ts"
 import { decodeState } from "../common.ts"
+import * as KnownDone from "./KnownDone.ts"
 
 const FullRefreshProgress = Schema.Struct({
   /** Keys of the partitions read to the end in the current full refresh. */
@@ -68,8 +69,13 @@ export const ContactsState = Schema.Struct({
   known: Schema.optionalWith(Schema.Union(DatedSetJson, Schema.Literal(Streams.inLedger)), {
     default: () => ({}),
   }),
-  /** Emails looked up for enrichment, by the day. */
-  emails: Schema.optionalWith(DatedSetJson, { default: () => ({}) }),
+  /**
+   * The known contacts' identities looked up and found held, by the day (named for the emails, the
+   * first kind); or "ledger" when they are in the destination's `_known_done` (KnownDone.ts).
+   */
+  emails: Schema.optionalWith(Schema.Union(DatedSetJson, Schema.Literal(Streams.inLedger)), {
+    default: () => ({}),
+  }),
   /** Present while a full refresh is unfinished. */
   full_refresh: Schema.optional(FullRefreshProgress),
   /** Each search's last read, by its name (SearchRead). */
@@ -81,7 +87,7 @@ export const ContactsState = Schema.Struct({
 /** Where a read starts: the sets, a full refresh's position, and the checkpoint of them as they stand. */
 export interface Start {
   readonly known: BoughtSet
-  readonly emailsDone: BoughtSet
+  readonly emailsDone: KnownDone.KnownDone
   readonly position: Ref.Ref<PagedQuery.Position>
   /** Each search's last read: as saved, and as this read's searches end (SearchRead). */
   readonly searches: Ref.Ref<Readonly<Record<string, SearchRead>>>
@@ -99,16 +105,14 @@ export const startFrom = (input: ReadInput) =>
     const refresh = input.config.contacts?.refresh_after_days
     const incremental = input.syncMode === "incremental"
     const known = yield* BoughtSet.saved(state.known, "contacts", today, refresh)
-    // A full refresh looks every configured email up again (free), and ends holding those alone:
-    // an email no longer configured is not left "done" while the overwrite deletes its contacts.
-    const emailsDone = BoughtSet.fromJson(incremental ? state.emails : {}, today, refresh)
+    const emailsDone = yield* KnownDone.saved(state.emails, today, refresh, incremental)
     // A set moved into a ledger takes its rows' days there: what the ledger dates ahead is said.
     const warnings = Ahead.warning(
       [
         known.inLedger || state.known === Streams.inLedger
           ? Ahead.inLedger(known.aheadInLedger, ["contact", "contacts"])
           : Ahead.ahead(state.known, "known", ["contact", "contacts"], today),
-        incremental ? Ahead.ahead(state.emails, "emails", ["email", "emails"], today) : undefined,
+        emailsDone.ahead,
       ],
       today,
       Ahead.dueAnyway(incremental, refresh),

@@ -10,11 +10,11 @@ import * as Effect from "effect/Effect"
 import * as Ref from "effect/Ref"
 import type * as Scope from "effect/Scope"
 import * as Stream from "effect/Stream"
-import type { BoughtSet } from "../../bought/BoughtSet.ts"
 import * as PagedQuery from "../../components/PagedQuery.ts"
 import * as Output from "../../read/Output.ts"
 import { type ContactError, type ContactOutput, type Context, searchWork } from "./Context.ts"
 import * as Known from "./Known.ts"
+import type * as KnownDone from "./KnownDone.ts"
 import * as KnownSources from "./KnownSources.ts"
 
 export interface Prepared {
@@ -32,8 +32,7 @@ export interface Prepared {
  */
 export const prepare = (
   context: Context,
-  emailsDone: BoughtSet,
-  incremental: boolean,
+  emailsDone: KnownDone.KnownDone,
 ): Effect.Effect<Prepared, ContactError, CreditBudget.CreditBudget | Scope.Scope> =>
   Effect.gen(function* () {
     const budget = yield* CreditBudget.CreditBudget
@@ -59,7 +58,7 @@ export const prepare = (
     const knownDue =
       settings === undefined || !KnownSources.configured(settings)
         ? Effect.succeed(0)
-        : KnownSources.check(settings, emailsDone, incremental)
+        : KnownSources.check(settings, emailsDone)
     const [planned, due] = yield* Effect.all([plans, knownDue], { concurrency: 2 })
     return { plans: new Map(planned), knownDue: due } satisfies Prepared
   })

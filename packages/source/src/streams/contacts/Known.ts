@@ -14,11 +14,11 @@ import * as Chunk from "effect/Chunk"
 import * as Effect from "effect/Effect"
 import * as Ref from "effect/Ref"
 import * as Stream from "effect/Stream"
-import type { BoughtSet } from "../../bought/BoughtSet.ts"
 import { KeyTable } from "../../bought/KeyTable.ts"
 import * as Output from "../../read/Output.ts"
 import { buyNew, type ContactError, type ContactOutput, type Context } from "./Context.ts"
 import * as Identity from "./Identity.ts"
+import type * as KnownDone from "./KnownDone.ts"
 import * as KnownSources from "./KnownSources.ts"
 
 /** The work known contacts are tallied and estimated under (the plan's "emails" section, as it was named first). */
@@ -170,7 +170,7 @@ const folded = (summary: Summary, lookups: ReadonlyArray<Lookup>): Summary => {
  */
 const buyChunk = (
   context: Context,
-  done: BoughtSet,
+  done: KnownDone.KnownDone,
   lookups: ReadonlyArray<Lookup>,
 ): Stream.Stream<ContactOutput, ContactError, CreditBudget.CreditBudget> =>
   Stream.unwrapScoped(
@@ -182,14 +182,15 @@ const buyChunk = (
       const where = { search: null, detail: "contacts known enrichment", work }
       const refused = looked.length < lookups.length
       const bought = buyNew(context, Stream.make(ids), where, Effect.succeed(refused))
-      const markDone = Stream.fromEffect(
-        Effect.suspend(() => {
-          done.record(
+      // Marked done once bought (in the state, or as records the checkpoint after them commits).
+      const markDone = Stream.unwrap(
+        Effect.sync(() => {
+          const recorded = done.record(
             looked
               .filter((lookup) => lookup.ids.every((id) => !context.known.due(id)))
               .map((lookup) => lookup.key),
           )
-          return context.checkpoint
+          return Stream.concat(Stream.fromIterable(recorded), Stream.fromEffect(context.checkpoint))
         }),
       )
       return Stream.concat(bought, markDone)
@@ -215,7 +216,7 @@ const closing = (summary: Summary, configured: number, due: number): ReadonlyArr
  * The known contacts' lookups and purchases, a chunk at a time; `due` is how many identities the
  * check before the read found due (KnownSources.check).
  */
-export const enrichKnown = (context: Context, done: BoughtSet, incremental: boolean, due: number) =>
+export const enrichKnown = (context: Context, done: KnownDone.KnownDone, due: number) =>
   Stream.unwrap(
     Effect.gen(function* () {
       const settings = context.config.contacts
@@ -238,11 +239,17 @@ export const enrichKnown = (context: Context, done: BoughtSet, incremental: bool
       const budget = yield* CreditBudget.CreditBudget
       const chunks = KnownSources.identities(settings).pipe(
         Stream.filter((identity) => {
-          const key = Identity.keyOf(identity)
           const before = seen.size
-          if (seen.add(key) < before) return false
-          return !incremental || done.due(key)
+          return seen.add(Identity.keyOf(identity)) >= before
         }),
+        // Those due, a chunk at a time (one lookup each where the destination keeps them).
+        Stream.grouped(chunkSize),
+        Stream.mapEffect((chunk) =>
+          Effect.map(done.dueOf(Chunk.toReadonlyArray(chunk).map(Identity.keyOf)), (isDue) =>
+            Chunk.filter(chunk, (identity) => isDue.has(Identity.keyOf(identity))),
+          ),
+        ),
+        Stream.flattenChunks,
         // A forgotten person is not even looked up: whatever they match is never to be bought.
         Stream.filterEffect((identity) =>
           isForgotten(context, identity)

@@ -5,13 +5,15 @@
  * (Identity.fromFields). `check` reads them all once before the first credit: a bad row anywhere
  * refuses the run, named by where it is.
  */
+
+import * as Effect from "effect/Effect"
 import * as Either from "effect/Either"
 import * as Stream from "effect/Stream"
-import type { BoughtSet } from "../../bought/BoughtSet.ts"
 import type { ContactsConfig } from "../../Config.ts"
 import * as File from "../../known/File.ts"
 import * as Rows from "../../known/Rows.ts"
 import * as Identity from "./Identity.ts"
+import type * as KnownDone from "./KnownDone.ts"
 
 /** Some known contact is configured, by any of the ways in. */
 export const configured = (settings: ContactsConfig): boolean =>
@@ -39,15 +41,14 @@ const rows = (settings: ContactsConfig): Stream.Stream<Rows.Row, Rows.KnownInput
 const decode = Rows.decodeRow(Identity.fields, Identity.fromFields)
 
 /**
- * Every row checked before the first credit; the identities due a lookup, counted (duplicates
- * counted each time: an upper bound the read revises as it ends).
+ * Every row checked before the first credit; the identities due a lookup, counted a chunk at a
+ * time (duplicates counted each time: an upper bound the read revises as it ends).
  */
-export const check = (settings: ContactsConfig, done: BoughtSet, incremental: boolean) =>
-  Rows.checked(
-    "known contacts",
-    rows(settings),
-    decode,
-    (identity) => !incremental || done.due(Identity.keyOf(identity)),
+export const check = (settings: ContactsConfig, done: KnownDone.KnownDone) =>
+  Rows.checked("known contacts", rows(settings), decode, (identities) =>
+    Effect.map(done.dueOf(identities.map(Identity.keyOf)), (due) =>
+      identities.reduce((sum, identity) => sum + (due.has(Identity.keyOf(identity)) ? 1 : 0), 0),
+    ),
   )
 
 /** The identities, in order (checked first: `check`). */
