@@ -495,6 +495,32 @@ describe("contacts with the bought set in a ledger (salesintel sync)", () => {
       }),
   )
 
+  it.effect(
+    "a full refresh moves no identity of the state into the ledger, and looks every one up again",
+    () =>
+      Effect.gen(function* () {
+        const provider = fakeProvider({ contacts: 30 })
+        const { ledger, done, adoptedDone, commit } = ledgerOfRun()
+        const emails = [provider.contact(3)?.email, "nobody@example.com"]
+        const day = String(Math.floor(now / 86_400_000))
+        // A state from before the ledger, its set naming one configured email and one no longer configured.
+        const saved = { known: {}, emails: { [day]: [String(emails[0]), "old@example.com"] } }
+        const full = yield* readWith(
+          provider,
+          configOf({ searches: [], emails }),
+          saved,
+          "full_refresh",
+          false,
+          ledger,
+        )
+        expect(full.failure).toBeUndefined()
+        expect(adoptedDone).toEqual([])
+        expect(records(full)).toBe(1)
+        commit(full)
+        expect([...done.keys()].sort()).toEqual([...emails].map(String).sort())
+      }),
+  )
+
   it.effect("keeps no held key it met: a second search listing the same contacts looks them up again", () =>
     Effect.gen(function* () {
       const provider = fakeProvider({ contacts: 95 })

@@ -106,7 +106,9 @@ export const saved = (
       const set = json === Streams.inLedger ? undefined : json
       if (Option.isSome(ledger))
         return Effect.as(
-          set === undefined
+          // A full refresh adopts nothing: it ends holding only what it looked up again, and an
+          // adopted row, written after the overwrite began, would outlive the overwrite's cleanup.
+          set === undefined || !incremental
             ? Effect.void
             : ledger.value.adoptDone(stream, [...DatedSet.fromJson(set).entries()]),
           inLedger(ledger.value, today, refreshAfterDays, incremental),
