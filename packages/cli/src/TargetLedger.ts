@@ -37,6 +37,11 @@ export const onDatabase = (schema: string, db: Database.DatabaseService): Bought
         Effect.provideService(Database.Database, db),
         Effect.mapError(failed),
       ),
+    aheadDone: (stream, today) =>
+      Ledger.KnownDone.ahead(schema, stream, today).pipe(
+        Effect.provideService(Database.Database, db),
+        Effect.mapError(failed),
+      ),
   }
 }
 

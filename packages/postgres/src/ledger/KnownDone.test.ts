@@ -62,6 +62,24 @@ describe.each(all.map((backend): [string, Backend] => [backend.name, backend]))(
       expect(found).toEqual([["a@x.com", day("2026-11-21T00:00:00Z")]])
     })
 
+    it("says what it dates after tomorrow (a clock ahead wrote it), and nothing when none is", async () => {
+      const today = day("2026-11-21T00:00:00Z")
+      await load([done(["a@x.com"], "2026-11-22T10:00:00Z"), state("contacts", {})])
+      expect(await env.run(KnownDone.ahead(env.schema, "contacts", today))).toBeUndefined()
+      await load([
+        done(["b@x.com", "c@x.com"], "2029-08-20T10:00:00Z"),
+        done(["d@x.com"], "2029-08-22T10:00:00Z"),
+        state("contacts", {}),
+      ])
+      expect(await env.run(KnownDone.ahead(env.schema, "contacts", today))).toEqual({
+        keys: 3,
+        days: 2,
+        first: day("2029-08-20T00:00:00Z"),
+        last: day("2029-08-22T00:00:00Z"),
+      })
+      expect(await env.run(KnownDone.ahead(env.schema, "companies", today))).toBeUndefined()
+    })
+
     it("refuses a record that is not one, naming the stream", async () => {
       const failed = await env.run(
         Effect.flip(

@@ -18,6 +18,7 @@ import * as Effect from "effect/Effect"
 import { Database, type DatabaseError } from "../database/Database.ts"
 import { epochDaySql, qualified } from "../database/Sql.ts"
 import type { TableShape } from "../schema/Table.ts"
+import type { DatedAhead } from "./Ledger.ts"
 
 export const knownDoneTable: TableShape = {
   name: "_known_done",
@@ -88,6 +89,34 @@ export const lookup = (
           (rows) => rows.map((row): Entry => [String(row.key), Number(row.day)]),
         ),
       )
+
+/**
+ * The identities `stream` has done on days after tomorrow (written by a worker whose clock was
+ * ahead), which the source names in a WARN as it does `_bought`'s: undefined when there are none.
+ */
+export const ahead = (
+  schema: string,
+  stream: string,
+  today: number,
+): Effect.Effect<DatedAhead | undefined, DatabaseError, Database> =>
+  Effect.flatMap(Database, (db) =>
+    Effect.map(
+      db.query(
+        `SELECT count(*)::integer AS keys, count(DISTINCT day)::integer AS days, min(day) AS first, max(day) AS last
+         FROM ${table(schema)} WHERE stream = $1 AND day > $2::integer + 1`,
+        [stream, today],
+      ),
+      ([row]) =>
+        Number(row?.keys ?? 0) === 0
+          ? undefined
+          : {
+              keys: Number(row?.keys),
+              days: Number(row?.days),
+              first: Number(row?.first),
+              last: Number(row?.last),
+            },
+    ),
+  )
 
 /** Rows written at a time when a state's set moves here. */
 const adoptSlice = 20_000

@@ -52,9 +52,13 @@ export const ahead = (
   }
 }
 
-/** What a ledger dates after tomorrow (BoughtLedger.Holdings), as a set's `ahead` says it. */
-export const inLedger = (dated: DatedAhead | undefined, noun: Ahead["noun"]): Ahead | undefined =>
-  dated === undefined || dated.keys === 0 ? undefined : { path: "_bought", inLedger: true, ...dated, noun }
+/** What a ledger's table (`_bought`, `_known_done`) dates after tomorrow, as a set's `ahead` says it. */
+export const inLedger = (
+  dated: DatedAhead | undefined,
+  noun: Ahead["noun"],
+  table = "_bought",
+): Ahead | undefined =>
+  dated === undefined || dated.keys === 0 ? undefined : { path: table, inLedger: true, ...dated, noun }
 
 /** A day number as its date: 99999 is 2243-10-16. */
 export const dateOf = (day: number): string => new Date(day * 86_400_000).toISOString().slice(0, 10)

@@ -75,6 +75,8 @@ export interface Ledger {
   ) => Effect.Effect<ReadonlyArray<Entry>, LedgerError>
   /** Records `entries` (identities done a state held) as done; durable as `adopt` is. */
   readonly adoptDone: (stream: string, entries: ReadonlyArray<Entry>) => Effect.Effect<void, LedgerError>
+  /** The identities done that `stream`'s ledger dates after tomorrow, or undefined when none is. */
+  readonly aheadDone: (stream: string, today: number) => Effect.Effect<DatedAhead | undefined, LedgerError>
 }
 
 export class BoughtLedger extends Context.Tag("@salesintel/source/BoughtLedger")<BoughtLedger, Ledger>() {}

@@ -679,6 +679,47 @@ describe("a saved state whose day is in the future", () => {
     }),
   )
 
+  it.effect(
+    "in a ledger (salesintel sync): the known identities _known_done dates ahead are held, and said",
+    () =>
+      Effect.gen(function* () {
+        const provider = fakeProvider({ contacts: 25 })
+        const emails = [
+          provider.contact(3)?.email ?? "",
+          provider.contact(4)?.email ?? "",
+          "nobody@example.com",
+        ]
+        // Two identities done on a day a clock ahead wrote, one looked up yesterday.
+        const { ledger } = memoryLedger(
+          [],
+          emails.map((email, i) => [email, i < 2 ? today + 1_000 : today - 1]),
+        )
+        const config = configOf({ refresh_after_days: 30, searches: [], emails })
+        const ran = yield* readWith(
+          provider,
+          config,
+          { known: "ledger", emails: "ledger" },
+          "incremental",
+          false,
+          ledger,
+        )
+        expect([ran.failure, provider.charged(), provider.requests.preview]).toEqual([undefined, 0, 0])
+        expect(warnings(ran)).toEqual([
+          "the ledger (_known_done) dates 2 identities 2029-08-20, after today (2026-11-24): they are held as bought and not due until then; if the worker's clock was wrong, remove the stream's state to start it afresh (salesintel sync --reset-state with the stream's name)",
+        ])
+        // A full refresh looks every identity up again: nothing to say.
+        const full = yield* readWith(
+          provider,
+          config,
+          { known: "ledger", emails: "ledger" },
+          "full_refresh",
+          false,
+          ledger,
+        )
+        expect([full.failure, warnings(full)]).toEqual([undefined, []])
+      }),
+  )
+
   it.effect("tomorrow is not ahead: held, and nothing said", () =>
     Effect.gen(function* () {
       const provider = fakeProvider({ contacts: 25 })

@@ -4,8 +4,16 @@
  * lookup asked about, so a test can say what a read looked up.
  */
 import * as Effect from "effect/Effect"
-import type { Entry, Ledger } from "../bought/BoughtLedger.ts"
+import type { DatedAhead, Entry, Ledger } from "../bought/BoughtLedger.ts"
 import { isDue } from "../bought/DatedSet.ts"
+
+/** What `days` holds after tomorrow, as a ledger says it. */
+const aheadOf = (days: ReadonlyArray<number>, today: number): DatedAhead | undefined => {
+  const ahead = days.filter((day) => day > today + 1)
+  return ahead.length === 0
+    ? undefined
+    : { keys: ahead.length, days: new Set(ahead).size, first: Math.min(...ahead), last: Math.max(...ahead) }
+}
 
 export const memoryLedger = (entries: Iterable<Entry> = [], doneEntries: Iterable<Entry> = []) => {
   const rows = new Map<string, number>(entries)
@@ -29,21 +37,12 @@ export const memoryLedger = (entries: Iterable<Entry> = [], doneEntries: Iterabl
     holdings: (_, today, refreshAfterDays) =>
       Effect.sync(() => {
         const days = [...rows.values()]
-        const ahead = days.filter((day) => day > today + 1)
+        const ahead = aheadOf(days, today)
         return {
           held: rows.size,
           fresh: days.filter((day) => refreshAfterDays === undefined || !isDue(day, today, refreshAfterDays))
             .length,
-          ...(ahead.length === 0
-            ? {}
-            : {
-                ahead: {
-                  keys: ahead.length,
-                  days: new Set(ahead).size,
-                  first: Math.min(...ahead),
-                  last: Math.max(...ahead),
-                },
-              }),
+          ...(ahead === undefined ? {} : { ahead }),
         }
       }),
     adopt: (_, moved) =>
@@ -64,6 +63,7 @@ export const memoryLedger = (entries: Iterable<Entry> = [], doneEntries: Iterabl
         adoptedDone.push(...moved)
         for (const [key, day] of moved) done.set(key, Math.max(day, done.get(key) ?? day))
       }),
+    aheadDone: (_, today) => Effect.sync(() => aheadOf([...done.values()], today)),
   }
   return { ledger, rows, adopted, asked, done, adoptedDone, askedDone }
 }

@@ -30,7 +30,7 @@ export interface KnownDone {
   readonly toJson: () => DatedSetOutput | typeof Streams.inLedger
   /** The entries a checkpoint writes of it (what the checkpoints' cadence counts). */
   readonly inState: () => number
-  /** What the read says of it as it begins: keys the state dates after today. */
+  /** What the read says of it as it begins: keys the state (or `_known_done`) dates after tomorrow. */
   readonly ahead: Ahead.Ahead | undefined
 }
 
@@ -57,6 +57,7 @@ const inLedger = (
   today: number,
   refreshAfterDays: number | undefined,
   incremental: boolean,
+  ahead: Ahead.Ahead | undefined,
 ): KnownDone => ({
   // A full refresh looks every identity up again: nothing to ask.
   dueOf: (keys) =>
@@ -84,7 +85,7 @@ const inLedger = (
   record: (keys) => (keys.length === 0 ? [] : [Output.knownDone(keys)]),
   toJson: () => Streams.inLedger,
   inState: () => 0,
-  ahead: undefined,
+  ahead,
 })
 
 /**
@@ -105,14 +106,17 @@ export const saved = (
     (ledger): Effect.Effect<KnownDone, StateError | LedgerError> => {
       const set = json === Streams.inLedger ? undefined : json
       if (Option.isSome(ledger))
-        return Effect.as(
+        return Effect.gen(function* () {
           // A full refresh adopts nothing: it ends holding only what it looked up again, and an
           // adopted row, written after the overwrite began, would outlive the overwrite's cleanup.
-          set === undefined || !incremental
-            ? Effect.void
-            : ledger.value.adoptDone(stream, [...DatedSet.fromJson(set).entries()]),
-          inLedger(ledger.value, today, refreshAfterDays, incremental),
-        )
+          if (set !== undefined && incremental)
+            yield* ledger.value.adoptDone(stream, [...DatedSet.fromJson(set).entries()])
+          // What the table dates ahead is said, as the state's set's days are (a full refresh
+          // looks every identity up again: nothing to say).
+          const dated = incremental ? yield* ledger.value.aheadDone(stream, today) : undefined
+          const ahead = Ahead.inLedger(dated, ["identity", "identities"], Streams.knownDone.name)
+          return inLedger(ledger.value, today, refreshAfterDays, incremental, ahead)
+        })
       if (json === Streams.inLedger)
         return Effect.fail(
           new StateError({
